@@ -1,0 +1,12 @@
+export { HarnessError, type HarnessErrorCode } from './errors.js';
+export { startCluster, fakeNode, KWOK_NODE_ANNOTATION, type Cluster, type ClusterOptions } from './cluster.js';
+export { startEnvironment, type Environment, type EnvironmentOptions } from './environment.js';
+export { startEtcd, type Etcd } from './etcd.js';
+export { createPki, issueServingCert, type Pki } from './pki.js';
+export { createTestDatabase, localPostgres, type TestDatabase, type PostgresServer } from './postgres.js';
+export { startNats, renderNatsConfig, type NatsServer, type NatsUser, type NatsPermissions } from './nats.js';
+export { startProcess, stopAll, waitFor, readLogTail, type ManagedProcess } from './process.js';
+export { freePort, assertPortFree } from './ports.js';
+export { readRssBytes } from './memory.js';
+export { toolPath, hasTool, toolsDir, readVersions, criApiProto, type ToolName } from './tools.js';
+export { run } from './exec.js';

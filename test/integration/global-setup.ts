@@ -1,0 +1,34 @@
+import type { TestProject } from 'vitest/node';
+import { startEnvironment } from '@flotilla/test';
+import type { ClusterInfo, PkiInfo } from './helpers/context.js';
+
+/**
+ * Starts the run's clusters once; every integration suite shares them and isolates itself by
+ * namespace. FLOTILLA_TEST_CLUSTERS sets how many (default 3), FLOTILLA_KEEP_ENV keeps logs.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const count = Number(process.env.FLOTILLA_TEST_CLUSTERS ?? 3);
+  const t0 = performance.now();
+  const env = await startEnvironment({
+    clusters: Array.from({ length: count }, (_, i) => ({ name: `c${i + 1}`, nodes: 3 })),
+    keep: Boolean(process.env.FLOTILLA_KEEP_ENV),
+  });
+  const clusters: ClusterInfo[] = env.clusters.map((c) => ({
+    name: c.name,
+    server: c.server,
+    kubeconfig: c.kubeconfig,
+    kubeconfigPath: c.kubeconfigPath,
+    nodeNames: c.nodeNames,
+  }));
+  const pki: PkiInfo = { dir: env.pki.dir, caCert: env.pki.caCert, caKey: env.pki.caKey, caPem: env.pki.caPem };
+  project.provide('clusters', clusters);
+  project.provide('pki', pki);
+  project.provide('envDir', env.dir);
+  console.log(
+    `[global-setup] ${count} clusters up in ${((performance.now() - t0) / 1000).toFixed(1)} s ` +
+      `(per cluster: ${env.startSeconds.map((s) => s.toFixed(1)).join(', ')} s); logs in ${env.dir}`,
+  );
+  return async () => {
+    await env.stop();
+  };
+}
