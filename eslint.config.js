@@ -9,7 +9,10 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.ts'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['*.js', '*.ts'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
@@ -28,7 +31,15 @@ export default tseslint.config(
   },
   {
     // Entry points and configuration loaders are where the environment is read.
-    files: ['**/config.ts', '**/main.ts', '**/cli.ts', 'test/env/src/**', 'test/integration/**', 'test/demo/**', '*.config.ts'],
+    files: [
+      '**/config.ts',
+      '**/main.ts',
+      '**/cli.ts',
+      'test/env/src/**',
+      'test/integration/**',
+      'test/demo/**',
+      '*.config.ts',
+    ],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {

@@ -45,7 +45,14 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-function apiserverArgs(o: { name: string; port: number; etcd: string; pki: Pki; dir: string; extra: string[] }): string[] {
+function apiserverArgs(o: {
+  name: string;
+  port: number;
+  etcd: string;
+  pki: Pki;
+  dir: string;
+  extra: string[];
+}): string[] {
   const { pki } = o;
   return [
     `--etcd-servers=${o.etcd}`,

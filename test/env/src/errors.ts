@@ -1,11 +1,6 @@
 /** Why a harness component failed; stable so callers and CI logs can match on it. */
 export type HarnessErrorCode =
-  | 'TOOL_MISSING'
-  | 'START_FAILED'
-  | 'EXITED_EARLY'
-  | 'NOT_READY'
-  | 'PORT_TAKEN'
-  | 'COMMAND_FAILED';
+  'TOOL_MISSING' | 'START_FAILED' | 'EXITED_EARLY' | 'NOT_READY' | 'PORT_TAKEN' | 'COMMAND_FAILED';
 
 /**
  * A component of the test environment could not start or run. The message names the component
@@ -20,6 +15,9 @@ export class HarnessError extends Error {
     readonly logTail = '',
     options?: ErrorOptions,
   ) {
-    super(`[${component}] ${code}: ${message}${logTail ? `\n--- last lines of ${component} log ---\n${logTail}` : ''}`, options);
+    super(
+      `[${component}] ${code}: ${message}${logTail ? `\n--- last lines of ${component} log ---\n${logTail}` : ''}`,
+      options,
+    );
   }
 }

@@ -16,9 +16,15 @@ export async function run(
       (err, stdout, stderr) => {
         if (err) {
           reject(
-            new HarnessError('COMMAND_FAILED', component, `${command} ${args.join(' ')} failed: ${err.message}`, stderr, {
-              cause: err,
-            }),
+            new HarnessError(
+              'COMMAND_FAILED',
+              component,
+              `${command} ${args.join(' ')} failed: ${err.message}`,
+              stderr,
+              {
+                cause: err,
+              },
+            ),
           );
         } else resolve(stdout);
       },

@@ -7,7 +7,10 @@ export interface ProbeResponse {
 }
 
 /** A tiny GET for readiness probes (fetch in Node 20 cannot take a custom CA). */
-export async function get(url: string, opts: { ca?: string; token?: string; timeoutMs?: number } = {}): Promise<ProbeResponse> {
+export async function get(
+  url: string,
+  opts: { ca?: string; token?: string; timeoutMs?: number } = {},
+): Promise<ProbeResponse> {
   const mod = url.startsWith('https:') ? https : http;
   return new Promise((resolve, reject) => {
     const req = mod.get(

@@ -1,7 +1,13 @@
 import { stringify } from 'yaml';
 
 /** An admin kubeconfig for one harness cluster (token auth, CA pinned inline). */
-export function renderKubeconfig(opts: { name: string; server: string; caPem: string; token: string; user?: string }): string {
+export function renderKubeconfig(opts: {
+  name: string;
+  server: string;
+  caPem: string;
+  token: string;
+  user?: string;
+}): string {
   const user = opts.user ?? 'admin';
   return stringify({
     apiVersion: 'v1',

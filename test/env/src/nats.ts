@@ -45,7 +45,12 @@ function renderPermissions(p: NatsPermissions): string {
 }
 
 /** Renders a nats-server config: loopback listener, monitoring, JetStream, static users. */
-export function renderNatsConfig(o: { port: number; monitorPort: number; storeDir: string; users: NatsUser[] }): string {
+export function renderNatsConfig(o: {
+  port: number;
+  monitorPort: number;
+  storeDir: string;
+  users: NatsUser[];
+}): string {
   const lines = [
     `listen: "127.0.0.1:${o.port}"`,
     `http: "127.0.0.1:${o.monitorPort}"`,

@@ -23,7 +23,19 @@ const openssl = (dir: string, args: string[]): Promise<string> => run('openssl',
 export async function createPki(dir: string): Promise<Pki> {
   mkdirSync(dir, { recursive: true });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  await openssl(dir, ['req', '-x509', ...ec, '-days', '3650', '-subj', '/CN=flotilla-test-ca', '-keyout', 'ca.key', '-out', 'ca.crt']);
+  await openssl(dir, [
+    'req',
+    '-x509',
+    ...ec,
+    '-days',
+    '3650',
+    '-subj',
+    '/CN=flotilla-test-ca',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.crt',
+  ]);
   const cert = await issueServingCert(
     { dir, caCert: path.join(dir, 'ca.crt'), caKey: path.join(dir, 'ca.key') },
     'apiserver',

@@ -20,7 +20,8 @@ const adminUrl = (s: PostgresServer): string => `postgres://${s.user}@${s.host}:
 
 /** Creates a fresh, uniquely named database; `drop` removes it and ends its connections. */
 export async function createTestDatabase(prefix = 'flotilla_test', server = localPostgres): Promise<TestDatabase> {
-  const name = `${prefix}_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`.toLowerCase();
+  const name =
+    `${prefix}_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`.toLowerCase();
   const client = new pg.Client({ connectionString: adminUrl(server) });
   try {
     await client.connect();

@@ -38,7 +38,12 @@ export function readLogTail(file: string, lines = 40): string {
     const len = Math.min(size, 16 * 1024);
     const buf = Buffer.alloc(len);
     readSync(fd, buf, 0, len, size - len);
-    return buf.toString('utf8').split('\n').slice(-lines - 1).join('\n').trimEnd();
+    return buf
+      .toString('utf8')
+      .split('\n')
+      .slice(-lines - 1)
+      .join('\n')
+      .trimEnd();
   } catch {
     return '';
   } finally {
@@ -142,7 +147,12 @@ export async function waitFor(component: string, probe: () => Promise<boolean>, 
   for (;;) {
     if (opts.process?.hasExited()) {
       const code = await opts.process.exited;
-      throw new HarnessError('EXITED_EARLY', component, `exited with code ${code} before it was ready`, opts.process.logTail());
+      throw new HarnessError(
+        'EXITED_EARLY',
+        component,
+        `exited with code ${code} before it was ready`,
+        opts.process.logTail(),
+      );
     }
     try {
       if (await probe()) return;

@@ -53,7 +53,9 @@ describe('the harness fails loudly and cleans up', () => {
       args: ['-c', 'echo "fatal: cannot bind"; exit 3'],
       logFile: path.join(dir, 'crasher.log'),
     });
-    const err = await catchError(waitFor('crasher', () => Promise.resolve(false), { timeoutMs: 10_000, process: proc }));
+    const err = await catchError(
+      waitFor('crasher', () => Promise.resolve(false), { timeoutMs: 10_000, process: proc }),
+    );
     expect(err.code).toBe('EXITED_EARLY');
     expect(err.message).toContain('[crasher]');
     expect(err.message).toContain('code 3');

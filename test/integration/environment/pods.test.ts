@@ -36,7 +36,10 @@ describe('test clusters behave like real ones for pods', () => {
             spec: {
               replicas: 3,
               selector: { matchLabels: { app: 'web' } },
-              template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } },
+              template: {
+                metadata: { labels: { app: 'web' } },
+                spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] },
+              },
             },
           },
         });
@@ -99,7 +102,9 @@ describe('test clusters behave like real ones for pods', () => {
       {
         name: 'gated',
         namespace: ns,
-        body: { status: { conditions: [{ type: 'example.com/gate', status: 'True', lastTransitionTime: new Date() }] } },
+        body: {
+          status: { conditions: [{ type: 'example.com/gate', status: 'True', lastTransitionTime: new Date() }] },
+        },
       },
       strategicPatch,
     );
@@ -111,7 +116,11 @@ describe('test clusters behave like real ones for pods', () => {
 
     // Setting the gate back to False makes the pod unready again.
     await k.core.patchNamespacedPodStatus(
-      { name: 'gated', namespace: ns, body: { status: { conditions: [{ type: 'example.com/gate', status: 'False' }] } } },
+      {
+        name: 'gated',
+        namespace: ns,
+        body: { status: { conditions: [{ type: 'example.com/gate', status: 'False' }] } },
+      },
       strategicPatch,
     );
     await eventually('pod unready after gate False', async () => {
@@ -129,7 +138,10 @@ describe('test clusters behave like real ones for pods', () => {
     await new Promise((r) => setTimeout(r, 1500));
     const terminating = await k.core.readNamespacedPod({ name: 'held', namespace: ns });
     expect(terminating.metadata?.deletionTimestamp).toBeTruthy();
-    await k.core.patchNamespacedPod({ name: 'held', namespace: ns, body: { metadata: { finalizers: null } } }, mergePatch);
+    await k.core.patchNamespacedPod(
+      { name: 'held', namespace: ns, body: { metadata: { finalizers: null } } },
+      mergePatch,
+    );
     await eventually('pod gone', async () => {
       const list = await k.core.listNamespacedPod({ namespace: ns });
       return list.items.length === 0;
@@ -145,7 +157,10 @@ describe('test clusters behave like real ones for pods', () => {
         spec: {
           replicas: 2,
           selector: { matchLabels: { app: 'rs' } },
-          template: { metadata: { labels: { app: 'rs' } }, spec: { containers: [{ name: 'c', image: 'registry.local/app:v1' }] } },
+          template: {
+            metadata: { labels: { app: 'rs' } },
+            spec: { containers: [{ name: 'c', image: 'registry.local/app:v1' }] },
+          },
         },
       },
     });
@@ -175,9 +190,15 @@ describe('test clusters behave like real ones for pods', () => {
 
     // Fixing the image in place makes it Ready: a rollback of a broken canary.
     await k.core.patchNamespacedPod(
-      { name: 'bad', namespace: ns, body: { spec: { containers: [{ name: 'main', image: 'registry.local/app:v1' }] } } },
+      {
+        name: 'bad',
+        namespace: ns,
+        body: { spec: { containers: [{ name: 'main', image: 'registry.local/app:v1' }] } },
+      },
       strategicPatch,
     );
-    await eventually('fixed pod Ready', async () => isPodReady(await k.core.readNamespacedPod({ name: 'bad', namespace: ns })));
+    await eventually('fixed pod Ready', async () =>
+      isPodReady(await k.core.readNamespacedPod({ name: 'bad', namespace: ns })),
+    );
   });
 });

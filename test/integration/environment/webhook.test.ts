@@ -20,7 +20,12 @@ describe('admission webhooks', () => {
 
   it('calls a mutating webhook served by the test over https on 127.0.0.1', async () => {
     const pki = inject('pki');
-    const tls = await issueServingCert(pki, `webhook-${process.pid}`, ['IP:127.0.0.1', 'DNS:localhost'], mkdtempSync(path.join(os.tmpdir(), 'wh-')));
+    const tls = await issueServingCert(
+      pki,
+      `webhook-${process.pid}`,
+      ['IP:127.0.0.1', 'DNS:localhost'],
+      mkdtempSync(path.join(os.tmpdir(), 'wh-')),
+    );
     const seen: string[] = [];
     const server = https.createServer({ cert: tls.certPem, key: tls.keyPem }, (req, res) => {
       let body = '';
@@ -59,7 +64,10 @@ describe('admission webhooks', () => {
             admissionReviewVersions: ['v1'],
             sideEffects: 'None',
             failurePolicy: 'Fail',
-            clientConfig: { url: `https://127.0.0.1:${port}/mutate`, caBundle: Buffer.from(pki.caPem).toString('base64') },
+            clientConfig: {
+              url: `https://127.0.0.1:${port}/mutate`,
+              caBundle: Buffer.from(pki.caPem).toString('base64'),
+            },
             namespaceSelector: { matchLabels: { 'flotilla.test/ns': ns } },
             rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }],
           },
@@ -69,10 +77,17 @@ describe('admission webhooks', () => {
     try {
       // Webhook configurations take effect asynchronously; probe with dry-run creates.
       await eventually('webhook active', async () => {
-        const p = await k.core.createNamespacedPod({ namespace: ns, body: simplePod('probe', 'registry.local/app:v1'), dryRun: 'All' });
+        const p = await k.core.createNamespacedPod({
+          namespace: ns,
+          body: simplePod('probe', 'registry.local/app:v1'),
+          dryRun: 'All',
+        });
         return p.metadata?.labels?.['mutated-by'] === 'test-webhook';
       });
-      const created = await k.core.createNamespacedPod({ namespace: ns, body: simplePod('real', 'registry.local/app:v1') });
+      const created = await k.core.createNamespacedPod({
+        namespace: ns,
+        body: simplePod('real', 'registry.local/app:v1'),
+      });
       expect(created.metadata?.labels?.['mutated-by']).toBe('test-webhook');
       expect(seen).toContain('real');
     } finally {

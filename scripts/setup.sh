@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Makes a fresh machine ready to run Flotilla's demo and tests: starts Postgres and NATS if they
+# are down, installs the OS packages and npm dependencies, and builds (or reuses) the pinned
+# Kubernetes, etcd, kwok, helm and nats-server binaries. Safe to run again; warm runs take seconds.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+export PATH="$PATH:/usr/local/go/bin"
+log() { printf '[setup] %s\n' "$*" >&2; }
+
+# OS tools the harness shells out to.
+missing=()
+command -v openssl >/dev/null || missing+=(openssl)
+command -v setpriv >/dev/null || missing+=(util-linux)
+command -v pg_isready >/dev/null || missing+=(postgresql-client)
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing ${missing[*]}"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# Postgres on 127.0.0.1:5432 (trust auth), as the machine image provides it.
+if ! pg_isready -q -h 127.0.0.1 -p 5432; then
+  log "starting PostgreSQL"
+  pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -n1)" main start
+  for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+fi
+pg_isready -h 127.0.0.1 -p 5432 >/dev/null || { log "PostgreSQL did not come up"; exit 1; }
+
+# NATS with JetStream on 127.0.0.1:4222 (tests start their own servers; the demo and smoke tests use this one).
+if ! (exec 3<>/dev/tcp/127.0.0.1/4222) 2>/dev/null; then
+  log "starting nats-server"
+  mkdir -p /var/lib/nats-server
+  start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- \
+    -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server -l /var/log/nats-server.log
+  for _ in $(seq 1 30); do (exec 3<>/dev/tcp/127.0.0.1/4222) 2>/dev/null && break; sleep 1; done
+fi
+
+# npm dependencies: a clean install when the lockfile changed since the last one.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ] || [ -n "${CI:-}" ]; then
+  log "npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+bash test/env/build-tools.sh
