@@ -1,0 +1,14 @@
+export { goJsonMarshal } from './goJson.js';
+export { quoteGoString } from './goString.js';
+export { formatGoFloat64 } from './goFloat.js';
+export { compareUtf8 } from './utf8.js';
+export { fnv1Hash32 } from './fnv1.js';
+export { SAFE_ALPHABET, safeEncodeString } from './safeEncode.js';
+export { QuantityError, canonicalQuantity } from './quantity.js';
+export { GoDecodeError, encodeGoTyped } from './typedJson.js';
+export { REVISION_NAME_PREFIX_MAX, controllerRevisionHash, controllerRevisionName } from './controllerRevision.js';
+export { normalizePodTemplateForRevision } from './podTemplate.js';
+export type { CloneSetRevision, CloneSetRevisionSource } from './cloneSetRevision.js';
+export { cloneSetRevision, cloneSetRevisionData, cloneSetRevisionName } from './cloneSetRevision.js';
+export type { SidecarSetHashSource } from './sidecarSetHash.js';
+export { sidecarSetHash, sidecarSetHashDocument, sidecarSetHashWithoutImage } from './sidecarSetHash.js';
