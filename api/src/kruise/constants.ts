@@ -1,0 +1,145 @@
+/**
+ * Names of the OpenKruise API and the labels, annotations, conditions and finalizers OpenKruise
+ * writes on objects. Flotilla writes the same keys so that pods and tools stay compatible.
+ */
+
+export const KRUISE_GROUP = 'apps.kruise.io';
+export const KRUISE_VERSION = 'v1alpha1';
+export const KRUISE_API_VERSION = `${KRUISE_GROUP}/${KRUISE_VERSION}` as const;
+
+/** The kinds Flotilla serves, by kind name. */
+export const KruiseKind = {
+  CloneSet: 'CloneSet',
+  SidecarSet: 'SidecarSet',
+  ImagePullJob: 'ImagePullJob',
+  NodeImage: 'NodeImage',
+} as const;
+export type KruiseKindName = (typeof KruiseKind)[keyof typeof KruiseKind];
+export const KRUISE_KINDS: readonly KruiseKindName[] = Object.values(KruiseKind);
+
+/** Resource names (plurals) as used in URLs and RBAC rules. */
+export const KruisePlural: Readonly<Record<KruiseKindName, string>> = {
+  CloneSet: 'clonesets',
+  SidecarSet: 'sidecarsets',
+  ImagePullJob: 'imagepulljobs',
+  NodeImage: 'nodeimages',
+};
+
+// --- Pod labels -------------------------------------------------------------------------------
+
+/** Full revision name (`<cloneset>-<hash>`) of the revision a pod was created from or updated to. */
+export const LABEL_CONTROLLER_REVISION_HASH = 'controller-revision-hash';
+/** The short hash alone (the text after the last '-'). */
+export const LABEL_POD_TEMPLATE_HASH = 'pod-template-hash';
+/** Random 5-character id of a CloneSet pod; also on its PVCs. */
+export const LABEL_CLONESET_INSTANCE_ID = 'apps.kruise.io/cloneset-instance-id';
+/** Set to "true" on a pod to have the CloneSet delete (and replace) it. */
+export const LABEL_SPECIFIED_DELETE = 'apps.kruise.io/specified-delete';
+/** Lifecycle state of a pod: PreparingNormal, Normal, PreparingUpdate, Updating, Updated, PreparingDelete. */
+export const LABEL_LIFECYCLE_STATE = 'lifecycle.apps.kruise.io/state';
+/** On a CloneSet: "true" excludes PreparingDelete pods from the replica count. */
+export const LABEL_CLONESET_SCALING_EXCLUDE_PREPARING_DELETE =
+  'apps.kruise.io/cloneset-scaling-exclude-preparing-delete';
+/** On a SidecarSet (copied to its revisions): the user's version name for injection by revision. */
+export const LABEL_SIDECARSET_CUSTOM_VERSION = 'apps.kruise.io/sidecarset-custom-version';
+/** On SidecarSet ControllerRevisions: the owning SidecarSet's name. */
+export const LABEL_SIDECARSET_NAME = 'kruise.io/sidecarset-name';
+/** On NodeImages created by tests: keeps the NodeImage when no Node exists. */
+export const LABEL_FAKE_NODEIMAGE = 'apps.kruise.io/fake-nodeimage';
+/** On ControllerRevisions: the revision's hash. */
+export const LABEL_CONTROLLER_HASH = 'controller.kubernetes.io/hash';
+/** Opt-in label for resource deletion protection: "Always" or "Cascading". */
+export const LABEL_DELETE_PROTECTION = 'policy.kruise.io/delete-protection';
+
+// --- Pod annotations --------------------------------------------------------------------------
+
+/** RFC 3339 time of the last lifecycle state change. */
+export const ANNOTATION_LIFECYCLE_TIMESTAMP = 'lifecycle.apps.kruise.io/timestamp';
+/** JSON record of an in-place update in progress (revision, last container statuses, batches). */
+export const ANNOTATION_INPLACE_UPDATE_STATE = 'apps.kruise.io/inplace-update-state';
+/** The older key for the same record, still read. */
+export const ANNOTATION_INPLACE_UPDATE_STATE_OLD = 'inplace-update-state';
+/** Pending in-place update spec while gracePeriodSeconds runs. */
+export const ANNOTATION_INPLACE_UPDATE_GRACE = 'apps.kruise.io/inplace-update-grace';
+/** The older key for the same spec, still read. */
+export const ANNOTATION_INPLACE_UPDATE_GRACE_OLD = 'inplace-update-grace';
+/** Container ids and hashes written by kruise-daemon; tells when an in-place update finished. */
+export const ANNOTATION_RUNTIME_CONTAINERS_META = 'apps.kruise.io/runtime-containers-meta';
+/** "Ordered": start and update containers by priority. */
+export const ANNOTATION_CONTAINER_LAUNCH_PRIORITY = 'apps.kruise.io/container-launch-priority';
+/** Kubernetes' pod deletion cost, honoured when choosing pods to scale in. */
+export const ANNOTATION_POD_DELETION_COST = 'controller.kubernetes.io/pod-deletion-cost';
+/** On CloneSet ControllerRevisions: hash of the volumeClaimTemplates. */
+export const ANNOTATION_VOLUME_CLAIM_TEMPLATE_HASH = 'kruise.io/cloneset-volumeclaimtemplate-hash';
+/** On SidecarSets and pods: hash of the sidecar containers (pods: a JSON map per SidecarSet). */
+export const ANNOTATION_SIDECARSET_HASH = 'kruise.io/sidecarset-hash';
+/** Same as ANNOTATION_SIDECARSET_HASH with every image blanked; equal means image-only change. */
+export const ANNOTATION_SIDECARSET_HASH_WITHOUT_IMAGE = 'kruise.io/sidecarset-hash-without-image';
+/** Sorted, comma-separated names of the SidecarSets injected into a pod. */
+export const ANNOTATION_SIDECARSET_INJECTED_LIST = 'kruise.io/sidecarset-injected-list';
+/** Map from SidecarSet name to its in-place update state on a pod. */
+export const ANNOTATION_SIDECARSET_INPLACE_UPDATE_STATE = 'kruise.io/sidecarset-inplace-update-state';
+/** Hot upgrade: which of the two containers of a sidecar is working, e.g. {"X":"X-1"}. */
+export const ANNOTATION_SIDECARSET_WORKING_HOTUPGRADE_CONTAINER = 'kruise.io/sidecarset-working-hotupgrade-container';
+/** Hot upgrade: per-container version annotations are this prefix + container name. */
+export const ANNOTATION_PREFIX_SIDECARSET_VERSION = 'version.sidecarset.kruise.io/';
+export const ANNOTATION_PREFIX_SIDECARSET_VERSION_ALT = 'versionalt.sidecarset.kruise.io/';
+/** CloneSet image pre-download tuning. */
+export const ANNOTATION_IMAGE_PREDOWNLOAD_PARALLELISM = 'apps.kruise.io/image-predownload-parallelism';
+export const ANNOTATION_IMAGE_PREDOWNLOAD_TIMEOUT_SECONDS = 'apps.kruise.io/image-predownload-timeout-seconds';
+export const ANNOTATION_IMAGE_PREDOWNLOAD_MIN_UPDATED_READY_PODS =
+  'apps.kruise.io/image-predownload-min-updated-ready-pods';
+/** ImagePullJob pull-secret copies in kruise-daemon-config. */
+export const LABEL_IMAGEPULLJOB_SOURCE_UID = 'imagepulljobs.kruise.io/source-uid';
+export const ANNOTATION_IMAGEPULLJOB_SOURCE_KEY = 'imagepulljobs.kruise.io/source-key';
+export const ANNOTATION_IMAGEPULLJOB_REFERENCES = 'imagepulljobs.kruise.io/references';
+
+// --- Pod conditions, env and finalizers ---------------------------------------------------------
+
+/** Readiness gate the CloneSet controller adds; False while an in-place update runs. */
+export const CONDITION_INPLACE_UPDATE_READY = 'InPlaceUpdateReady';
+/** Readiness gate injected for pods owned by apps.kruise.io workloads; lifecycle hooks use it. */
+export const CONDITION_KRUISE_POD_READY = 'KruisePodReady';
+/** Pod condition: False when a sidecar change is more than an image change. */
+export const CONDITION_SIDECARSET_UPGRADABLE = 'SidecarSetUpgradable';
+/** Env var set to "true" on every injected sidecar container. */
+export const ENV_SIDECAR_INJECTED = 'IS_INJECTED';
+/** Hot-upgrade env vars fed from the version annotations. */
+export const ENV_SIDECARSET_VERSION = 'SIDECARSET_VERSION';
+export const ENV_SIDECARSET_VERSION_ALT = 'SIDECARSET_VERSION_ALT';
+/** Env var giving a container's launch/update priority. */
+export const ENV_CONTAINER_PRIORITY = 'KRUISE_CONTAINER_PRIORITY';
+/** Finalizer OpenKruise adds to new ImagePullJobs so their pull secrets are cleaned up. */
+export const FINALIZER_DELETION_PROTECTION = 'apps.kruise.io/deletion-protection';
+/** Namespace where OpenKruise keeps SidecarSet revisions. */
+export const KRUISE_SYSTEM_NAMESPACE = 'kruise-system';
+/** Namespace where ImagePullJob pull secrets are copied for kruise-daemon. */
+export const KRUISE_DAEMON_CONFIG_NAMESPACE = 'kruise-daemon-config';
+
+// --- Enumerations -----------------------------------------------------------------------------
+
+/** Pod lifecycle states (label LABEL_LIFECYCLE_STATE). */
+export const LifecycleState = {
+  PreparingNormal: 'PreparingNormal',
+  Normal: 'Normal',
+  PreparingUpdate: 'PreparingUpdate',
+  Updating: 'Updating',
+  Updated: 'Updated',
+  PreparingDelete: 'PreparingDelete',
+} as const;
+
+export const CLONESET_UPDATE_STRATEGY_TYPES = ['ReCreate', 'InPlaceIfPossible', 'InPlaceOnly'] as const;
+export type CloneSetUpdateStrategyType = (typeof CLONESET_UPDATE_STRATEGY_TYPES)[number];
+export const CLONESET_CONDITION_TYPES = ['FailedScale', 'FailedUpdate'] as const;
+
+export const SIDECARSET_UPDATE_STRATEGY_TYPES = ['NotUpdate', 'RollingUpdate'] as const;
+export const POD_INJECT_POLICIES = ['BeforeAppContainer', 'AfterAppContainer'] as const;
+export const SIDECAR_UPGRADE_TYPES = ['ColdUpgrade', 'HotUpgrade'] as const;
+export const SHARE_VOLUME_POLICY_TYPES = ['enabled', 'disabled'] as const;
+export const SIDECARSET_PATCH_POLICIES = ['Retain', 'Overwrite', 'MergePatchJson'] as const;
+export const SIDECARSET_INJECT_REVISION_POLICIES = ['Always', 'Partial'] as const;
+
+export const COMPLETION_POLICY_TYPES = ['Always', 'Never'] as const;
+export const IMAGE_PULL_POLICIES = ['Always', 'IfNotPresent'] as const;
+export const IMAGE_PULL_PHASES = ['Waiting', 'Pulling', 'Succeeded', 'Failed'] as const;
+export const SYNC_STATUS_PHASES = ['Succeeded', 'Failed'] as const;

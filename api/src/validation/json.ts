@@ -1,0 +1,95 @@
+/**
+ * Small helpers for JSON-shaped values of unknown origin. Everything here is iterative, never
+ * recursive, so a hostile or accidentally deep document cannot overflow the stack.
+ */
+
+/** A plain JSON object (not an array, not null, not a Date/Map/class instance). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && Object.prototype.toString.call(value) === '[object Object]';
+}
+
+/**
+ * Sets an own, enumerable property. Plain assignment would treat a key named `__proto__` as the
+ * prototype setter; documents from users can contain that key.
+ */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** Deep copy of a JSON-shaped value; non-plain objects are shared, not copied. */
+export function cloneJson<T>(value: T): T {
+  const copyOf = (v: unknown): unknown => (Array.isArray(v) ? new Array<unknown>(v.length) : isRecord(v) ? {} : v);
+  const root = copyOf(value);
+  const work: Array<[unknown, unknown]> = [[value, root]];
+  for (let item = work.pop(); item !== undefined; item = work.pop()) {
+    const [from, to] = item;
+    if (Array.isArray(from) && Array.isArray(to)) {
+      for (let i = 0; i < from.length; i++) {
+        const child = copyOf(from[i]);
+        to[i] = child;
+        if (child !== from[i]) work.push([from[i], child]);
+      }
+    } else if (isRecord(from) && isRecord(to)) {
+      for (const [key, v] of Object.entries(from)) {
+        const child = copyOf(v);
+        setOwn(to, key, child);
+        if (child !== v) work.push([v, child]);
+      }
+    }
+  }
+  return root as T;
+}
+
+/** One step of a path into a JSON document: an object key or an array index. */
+export type JsonPathSegment = string | number;
+
+/** Where two documents first differ, and how (named after JSON-patch operations). */
+export interface JsonDifference {
+  readonly path: readonly JsonPathSegment[];
+  readonly op: 'add' | 'remove' | 'replace';
+}
+
+/**
+ * A place where `a` and `b` differ, or undefined when they are equal as JSON (key order does not
+ * matter, array order does). Added and removed keys of a level are reported before differences
+ * deeper down; among siblings the earlier one wins.
+ */
+export function firstDifference(a: unknown, b: unknown): JsonDifference | undefined {
+  const work: Array<[unknown, unknown, JsonPathSegment[]]> = [[a, b, []]];
+  for (let item = work.pop(); item !== undefined; item = work.pop()) {
+    const [x, y, path] = item;
+    if (Object.is(x, y) || (typeof x === 'number' && x === y)) continue;
+    if (Array.isArray(x) && Array.isArray(y)) {
+      const children: Array<[unknown, unknown, JsonPathSegment[]]> = [];
+      for (let i = 0; i < Math.max(x.length, y.length); i++) {
+        if (i >= y.length) return { path: [...path, i], op: 'remove' };
+        if (i >= x.length) return { path: [...path, i], op: 'add' };
+        children.push([x[i], y[i], [...path, i]]);
+      }
+      pushReversed(work, children);
+    } else if (isRecord(x) && isRecord(y)) {
+      const children: Array<[unknown, unknown, JsonPathSegment[]]> = [];
+      for (const key of Object.keys(x)) {
+        if (!Object.hasOwn(y, key)) return { path: [...path, key], op: 'remove' };
+        children.push([x[key], y[key], [...path, key]]);
+      }
+      for (const key of Object.keys(y)) {
+        if (!Object.hasOwn(x, key)) return { path: [...path, key], op: 'add' };
+      }
+      pushReversed(work, children);
+    } else {
+      return { path, op: 'replace' };
+    }
+  }
+  return undefined;
+}
+
+/** True when both values are equal as JSON documents. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  return firstDifference(a, b) === undefined;
+}
+
+/** Pushes in reverse so that popping visits the items in their original order. */
+function pushReversed<T>(stack: T[], items: readonly T[]): void {
+  for (let i = items.length - 1; i >= 0; i--) stack.push(items[i] as T);
+}
