@@ -43,6 +43,10 @@ const vectors = JSON.parse(readFileSync(new URL('./testdata/vectors.json', impor
 // the revision data is unaffected because Go re-reads that text as float64 as well.
 const TYPED_TEXT_LOSES_INT64_PRECISION = new Set(['large and negative integers']);
 
+// A pointer to the zero time encodes as null, which decodes as no pointer: Go's round trip is
+// not idempotent there either. Every other template must come back unchanged.
+const NOT_IDEMPOTENT = new Set(['fractional and zero time']);
+
 interface ParsedCloneSet {
   metadata?: { name?: string };
   spec?: { template?: unknown };
@@ -84,7 +88,9 @@ describe('Go vectors: CloneSet revisions', () => {
     const typed = encodeGoTyped('core.PodTemplateSpec', cloneSet.spec?.template);
     if (TYPED_TEXT_LOSES_INT64_PRECISION.has(v.name)) expect(JSON.parse(typed)).toEqual(JSON.parse(v.typedTemplate!));
     else expect(typed).toBe(v.typedTemplate);
-    expect(normalizePodTemplateForRevision(cloneSet.spec?.template)).toEqual(JSON.parse(v.typedTemplate!));
+    const normalized = normalizePodTemplateForRevision(cloneSet.spec?.template);
+    expect(normalized).toEqual(JSON.parse(v.typedTemplate!));
+    if (!NOT_IDEMPOTENT.has(v.name)) expect(normalizePodTemplateForRevision(normalized)).toEqual(normalized);
     expect(cloneSetRevision(cloneSet, v.collisionCount)).toEqual({ data: v.data, hash: v.hash, name: v.revisionName });
   });
 });
