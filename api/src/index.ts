@@ -1,1 +1,3 @@
 export {};
+export * from './revision/index.js';
+export * from './health/index.js';
