@@ -1,0 +1,4 @@
+export * from './subjects.js';
+export * from './messages.js';
+export * from './decode.js';
+export * from './status-order.js';

@@ -1,0 +1,116 @@
+/**
+ * Message envelopes of the hub ↔ agent protocol. Each message carries a schema version `v`;
+ * receivers validate every message against these schemas and drop (and count) anything that
+ * does not match, so a malformed or foreign message can never crash them.
+ *
+ * Ordering and idempotency: `generation` is the hub's per-(cluster, object) sequence of desired
+ * changes. An agent never applies a desired message older than what it already applied, and the
+ * hub never lets a status report for an older generation (or an older observedGeneration of the
+ * same generation) overwrite a newer one.
+ */
+import { Type, type Static } from 'typebox';
+
+export const PROTOCOL_VERSION = 1;
+
+/** Kinds the hub distributes. */
+export const WorkloadKind = Type.Union([
+  Type.Literal('CloneSet'),
+  Type.Literal('SidecarSet'),
+  Type.Literal('ImagePullJob'),
+]);
+export type WorkloadKind = Static<typeof WorkloadKind>;
+
+export const WORKLOAD_KINDS: readonly WorkloadKind[] = ['CloneSet', 'SidecarSet', 'ImagePullJob'];
+
+/** Health of one object in one cluster, as the agent judges it. */
+export const ObjectHealth = Type.Union([
+  Type.Literal('Healthy'),
+  Type.Literal('Progressing'),
+  Type.Literal('Degraded'),
+  Type.Literal('Missing'),
+  Type.Literal('Deleted'),
+  Type.Literal('Unknown'),
+]);
+export type ObjectHealth = Static<typeof ObjectHealth>;
+
+const Name = Type.String({ minLength: 1, maxLength: 253 });
+const Generation = Type.Integer({ minimum: 0 });
+
+/** Labels and annotations the hub stamps on every object it distributes. */
+export const MANAGED_BY_LABEL = 'flotilla.io/managed-by';
+export const MANAGED_BY_HUB = 'hub';
+export const WORKLOAD_ANNOTATION = 'flotilla.io/workload';
+export const REVISION_ANNOTATION = 'flotilla.io/revision';
+export const GENERATION_ANNOTATION = 'flotilla.io/generation';
+export const CLUSTER_ANNOTATION = 'flotilla.io/cluster';
+
+/** hub → agent: the desired state of one object, or its tombstone. */
+export const DesiredMessage = Type.Object(
+  {
+    v: Type.Literal(PROTOCOL_VERSION),
+    cluster: Name,
+    kind: WorkloadKind,
+    namespace: Type.String({ maxLength: 253 }),
+    name: Name,
+    workloadId: Type.String({ minLength: 1, maxLength: 64 }),
+    revision: Generation,
+    generation: Generation,
+    deleted: Type.Boolean(),
+    /** The full object to apply (absent on tombstones). */
+    manifest: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    publishedAt: Type.String(),
+  },
+  { additionalProperties: false },
+);
+export type DesiredMessage = Static<typeof DesiredMessage>;
+
+/** Replica counts an agent reports (CloneSet-like; other kinds report what applies). */
+export const StatusCounts = Type.Object(
+  {
+    replicas: Type.Integer({ minimum: 0 }),
+    readyReplicas: Type.Integer({ minimum: 0 }),
+    updatedReplicas: Type.Integer({ minimum: 0 }),
+    updatedReadyReplicas: Type.Integer({ minimum: 0 }),
+    availableReplicas: Type.Integer({ minimum: 0 }),
+  },
+  { additionalProperties: false },
+);
+export type StatusCounts = Static<typeof StatusCounts>;
+
+/** agent → hub: the latest observed state of one object. */
+export const StatusMessage = Type.Object(
+  {
+    v: Type.Literal(PROTOCOL_VERSION),
+    cluster: Name,
+    kind: WorkloadKind,
+    namespace: Type.String({ maxLength: 253 }),
+    name: Name,
+    workloadId: Type.String({ maxLength: 64 }),
+    /** Workload revision of the applied manifest. */
+    revision: Generation,
+    /** Hub generation of the applied desired message. */
+    generation: Generation,
+    /** metadata.generation the in-cluster controller has observed (status.observedGeneration). */
+    observedGeneration: Generation,
+    counts: StatusCounts,
+    health: ObjectHealth,
+    message: Type.String({ maxLength: 1024 }),
+    reportedAt: Type.String({ minLength: 1, maxLength: 64 }),
+  },
+  { additionalProperties: false },
+);
+export type StatusMessage = Static<typeof StatusMessage>;
+
+/** agent → hub: liveness and versions. */
+export const HeartbeatMessage = Type.Object(
+  {
+    v: Type.Literal(PROTOCOL_VERSION),
+    cluster: Name,
+    agentVersion: Type.String({ maxLength: 64 }),
+    kubernetesVersion: Type.String({ maxLength: 64 }),
+    managedObjects: Type.Integer({ minimum: 0 }),
+    sentAt: Type.String({ minLength: 1, maxLength: 64 }),
+  },
+  { additionalProperties: false },
+);
+export type HeartbeatMessage = Static<typeof HeartbeatMessage>;

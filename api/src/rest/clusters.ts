@@ -1,0 +1,82 @@
+/** Cluster registration (double opt-in), labels, health, credentials. */
+import { Type, type Static } from 'typebox';
+import { LabelMap, Page, PageQuery } from './common.js';
+
+export const ClusterState = Type.Union([Type.Literal('pending'), Type.Literal('accepted'), Type.Literal('removed')]);
+export type ClusterState = Static<typeof ClusterState>;
+
+/** Pending/Removed follow the state; an accepted cluster is Online while heartbeats are fresh. */
+export const ClusterHealth = Type.Union([
+  Type.Literal('Pending'),
+  Type.Literal('Online'),
+  Type.Literal('Offline'),
+  Type.Literal('Removed'),
+]);
+export type ClusterHealth = Static<typeof ClusterHealth>;
+
+export const ClusterName = Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' });
+
+export const Cluster = Type.Object({
+  name: Type.String(),
+  labels: LabelMap,
+  state: ClusterState,
+  health: ClusterHealth,
+  agentVersion: Type.Union([Type.String(), Type.Null()]),
+  kubernetesVersion: Type.Union([Type.String(), Type.Null()]),
+  lastHeartbeatAt: Type.Union([Type.String(), Type.Null()]),
+  registeredAt: Type.String(),
+  acceptedAt: Type.Union([Type.String(), Type.Null()]),
+  credentialsIssued: Type.Boolean(),
+});
+export type Cluster = Static<typeof Cluster>;
+
+export const ClusterList = Page(Cluster);
+export type ClusterList = Static<typeof ClusterList>;
+
+export const ClusterListQuery = Type.Object({
+  ...PageQuery.properties,
+  labelSelector: Type.Optional(Type.String({ maxLength: 2048 })),
+  health: Type.Optional(ClusterHealth),
+});
+export type ClusterListQuery = Static<typeof ClusterListQuery>;
+
+export const RegisterClusterRequest = Type.Object(
+  {
+    name: ClusterName,
+    labels: Type.Optional(LabelMap),
+    agentVersion: Type.Optional(Type.String({ maxLength: 64 })),
+    kubernetesVersion: Type.Optional(Type.String({ maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
+export type RegisterClusterRequest = Static<typeof RegisterClusterRequest>;
+
+/** The registration secret is shown once; the agent presents it to claim its credentials. */
+export const RegisterClusterResponse = Type.Object({ cluster: Cluster, registrationSecret: Type.String() });
+export type RegisterClusterResponse = Static<typeof RegisterClusterResponse>;
+
+export const ClaimCredentialsRequest = Type.Object(
+  { registrationSecret: Type.String({ minLength: 1, maxLength: 256 }) },
+  { additionalProperties: false },
+);
+export type ClaimCredentialsRequest = Static<typeof ClaimCredentialsRequest>;
+
+/** Everything an agent needs to join the fleet over NATS; returned exactly once. */
+export const AgentCredentials = Type.Object({
+  cluster: Type.String(),
+  nats: Type.Object({
+    servers: Type.Array(Type.String()),
+    user: Type.String(),
+    password: Type.String(),
+    inboxPrefix: Type.String(),
+    desiredStream: Type.String(),
+    consumer: Type.String(),
+  }),
+});
+export type AgentCredentials = Static<typeof AgentCredentials>;
+
+export const SetClusterLabelsRequest = Type.Object({ labels: LabelMap }, { additionalProperties: false });
+export type SetClusterLabelsRequest = Static<typeof SetClusterLabelsRequest>;
+
+export const ClusterNameParams = Type.Object({ name: Type.String({ maxLength: 253 }) });
+export type ClusterNameParams = Static<typeof ClusterNameParams>;

@@ -1,0 +1,6 @@
+export * from './common.js';
+export * from './tokens.js';
+export * from './clusters.js';
+export * from './workloads.js';
+export * from './status.js';
+export * from './audit.js';

@@ -1,0 +1,106 @@
+/**
+ * Builds the hub's fastify app from injected dependencies; nothing here opens a connection or
+ * listens on a port (server.ts does), so tests drive the app with `inject()` against a real
+ * database. Layout: error handling → OpenAPI → probes/metrics → /api/v1 routes.
+ */
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Db } from './db/client.js';
+import type { SpecValidator } from './domain/spec-validator.js';
+import type { HubMetrics } from './metrics.js';
+import { createAuth } from './plugins/auth.js';
+import { registerErrorHandling } from './plugins/error-handler.js';
+import { auditRoutes } from './routes/audit.js';
+import { clusterRoutes } from './routes/clusters.js';
+import type { RouteContext } from './routes/context.js';
+import { healthRoutes } from './routes/health.js';
+import { statusRoutes } from './routes/status.js';
+import { tokenRoutes } from './routes/tokens.js';
+import { workloadRoutes } from './routes/workloads.js';
+import type { CredentialSync } from './services/credential-sync.js';
+import { createClusterService } from './services/cluster-service.js';
+import { createWorkloadService } from './services/workload-service.js';
+
+export interface AppDeps {
+  db: Db;
+  logger: Logger;
+  metrics: HubMetrics;
+  validate: SpecValidator;
+  /** Pushes agent identities to NATS after credentials change. */
+  syncCredentials: CredentialSync;
+  /** Called after a desired-state change committed (wakes the outbox relay). */
+  onDesiredChange: () => void;
+  ready: () => Promise<boolean>;
+  options: {
+    bodyLimitBytes: number;
+    heartbeatTimeoutMs: number;
+    natsPublicUrls: string[];
+    bcryptCost: number;
+  };
+  now?: () => Date;
+}
+
+export const API_PREFIX = '/api/v1';
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const now = deps.now ?? ((): Date => new Date());
+  // pino's Logger is a FastifyBaseLogger; widening keeps the instance type the default one.
+  const loggerInstance: FastifyBaseLogger = deps.logger;
+  const app = Fastify({
+    loggerInstance,
+    bodyLimit: deps.options.bodyLimitBytes,
+    // Reject unknown fields instead of silently dropping them; report every problem at once.
+    ajv: { customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  registerErrorHandling(app);
+  app.addHook('onResponse', async (request, reply) => {
+    deps.metrics.httpRequests.observe(
+      { method: request.method, route: request.routeOptions.url ?? 'unknown', status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Flotilla hub', version: '1' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+
+  healthRoutes(app, { ready: deps.ready, registry: deps.metrics.registry });
+  app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true } }, () => app.swagger());
+
+  const ctx: RouteContext = {
+    db: deps.db,
+    auth: createAuth(deps.db),
+    now,
+    heartbeatTimeoutMs: deps.options.heartbeatTimeoutMs,
+    clusters: createClusterService({
+      db: deps.db,
+      onDesiredChange: deps.onDesiredChange,
+      syncCredentials: deps.syncCredentials,
+      natsPublicUrls: deps.options.natsPublicUrls,
+      bcryptCost: deps.options.bcryptCost,
+      heartbeatTimeoutMs: deps.options.heartbeatTimeoutMs,
+      now,
+    }),
+    workloads: createWorkloadService({ db: deps.db, validate: deps.validate, onDesiredChange: deps.onDesiredChange }),
+  };
+  await app.register(
+    (api, _opts, done) => {
+      const typed = api.withTypeProvider<TypeBoxTypeProvider>();
+      tokenRoutes(typed, ctx);
+      clusterRoutes(typed, ctx);
+      workloadRoutes(typed, ctx);
+      statusRoutes(typed, ctx);
+      auditRoutes(typed, ctx);
+      done();
+    },
+    { prefix: API_PREFIX },
+  );
+  return app;
+}

@@ -1,0 +1,110 @@
+/**
+ * The hub's configuration, read from the environment once at start and validated here; every
+ * other module receives the typed result. Errors name the variable that is wrong.
+ */
+import { HubError } from './errors.js';
+
+export interface HubConfig {
+  databaseUrl: string;
+  http: { host: string; port: number; bodyLimitBytes: number };
+  logLevel: string;
+  nats: {
+    url: string;
+    user: string | undefined;
+    password: string | undefined;
+    /** URLs handed to agents in their credentials (the hub may reach NATS differently). */
+    publicUrls: string[];
+    /** Stream replicas (1 for a single server, 3 for a NATS cluster). */
+    replicas: number;
+  };
+  /** Where issued agent identities go; absent means NATS auth is managed outside the hub. */
+  natsAuth: { file: string; pidFile: string | undefined; bcryptCost: number } | undefined;
+  /** Seeded on start (hashed) so a fresh hub can be administered; optional. */
+  seedTokens: { admin: string | undefined; bootstrap: string | undefined };
+  heartbeatTimeoutMs: number;
+  relayIntervalMs: number;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function required(env: Env, key: string): string {
+  const v = env[key];
+  if (v === undefined || v.trim() === '') throw new HubError('HUB_ERR_CONFIG', `${key} must be set`);
+  return v.trim();
+}
+
+function optional(env: Env, key: string): string | undefined {
+  const v = env[key]?.trim();
+  return v === undefined || v === '' ? undefined : v;
+}
+
+function integer(env: Env, key: string, fallback: number, min: number, max: number): number {
+  const raw = optional(env, key);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new HubError(
+      'HUB_ERR_CONFIG',
+      `${key} must be an integer between ${min} and ${max}, got ${JSON.stringify(raw)}`,
+    );
+  }
+  return n;
+}
+
+function urlList(env: Env, key: string, fallback: string[]): string[] {
+  const raw = optional(env, key);
+  if (raw === undefined) return fallback;
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+/** Validates the environment; throws HubError(HUB_ERR_CONFIG) naming the offending variable. */
+export function loadConfig(env: Env): HubConfig {
+  const natsUrl = optional(env, 'NATS_URL') ?? 'nats://127.0.0.1:4222';
+  const authFile = optional(env, 'FLOTILLA_NATS_AUTH_FILE');
+  const adminToken = optional(env, 'FLOTILLA_ADMIN_TOKEN');
+  const bootstrapToken = optional(env, 'FLOTILLA_BOOTSTRAP_TOKEN');
+  for (const [key, token] of [
+    ['FLOTILLA_ADMIN_TOKEN', adminToken],
+    ['FLOTILLA_BOOTSTRAP_TOKEN', bootstrapToken],
+  ] as const) {
+    if (token !== undefined && token.length < 16) {
+      throw new HubError('HUB_ERR_CONFIG', `${key} must be at least 16 characters long`);
+    }
+  }
+  if (authFile && (optional(env, 'NATS_USER') === undefined || optional(env, 'NATS_PASSWORD') === undefined)) {
+    // The rendered authorization replaces nats-server's users, so it must contain the hub's own.
+    throw new HubError(
+      'HUB_ERR_CONFIG',
+      'FLOTILLA_NATS_AUTH_FILE needs NATS_USER and NATS_PASSWORD for the hub itself',
+    );
+  }
+  return {
+    databaseUrl: required(env, 'DATABASE_URL'),
+    http: {
+      host: optional(env, 'FLOTILLA_HUB_HOST') ?? '0.0.0.0',
+      port: integer(env, 'FLOTILLA_HUB_PORT', 8080, 0, 65535),
+      bodyLimitBytes: integer(env, 'FLOTILLA_HUB_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    },
+    logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
+    nats: {
+      url: natsUrl,
+      user: optional(env, 'NATS_USER'),
+      password: optional(env, 'NATS_PASSWORD'),
+      publicUrls: urlList(env, 'FLOTILLA_NATS_PUBLIC_URLS', [natsUrl]),
+      replicas: integer(env, 'FLOTILLA_NATS_REPLICAS', 1, 1, 5),
+    },
+    natsAuth: authFile
+      ? {
+          file: authFile,
+          pidFile: optional(env, 'FLOTILLA_NATS_PID_FILE'),
+          bcryptCost: integer(env, 'FLOTILLA_NATS_BCRYPT_COST', 10, 4, 15),
+        }
+      : undefined,
+    seedTokens: { admin: adminToken, bootstrap: bootstrapToken },
+    heartbeatTimeoutMs: integer(env, 'FLOTILLA_HEARTBEAT_TIMEOUT_SECONDS', 30, 1, 86_400) * 1000,
+    relayIntervalMs: integer(env, 'FLOTILLA_RELAY_INTERVAL_MS', 250, 10, 60_000),
+  };
+}

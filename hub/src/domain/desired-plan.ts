@@ -1,0 +1,91 @@
+/**
+ * Decides which per-cluster desired rows change when a workload, its placement or a cluster's
+ * labels/state change. Pure: the caller loads the inputs inside a transaction and writes the
+ * result (plus one outbox row per change) in the same transaction.
+ */
+import type { LabelSelector } from '@flotilla/api';
+import { contentHash } from './canonical-json.js';
+import { matchesSelector, type Labels } from './label-selector.js';
+import { renderManifest, type RevisionContent, type WorkloadIdentity } from './manifest.js';
+
+export interface ClusterView {
+  name: string;
+  labels: Labels;
+  /** Only accepted clusters receive workloads. */
+  accepted: boolean;
+}
+
+/** The current desired row of the workload's object in one cluster. */
+export interface CurrentDesired {
+  generation: number;
+  deleted: boolean;
+  manifestHash: string;
+}
+
+export interface LiveWorkload {
+  identity: WorkloadIdentity;
+  content: RevisionContent;
+  selector: LabelSelector;
+}
+
+export interface DesiredChange {
+  cluster: string;
+  /** Previous generation + 1: the per-object sequence agents and status reports order by. */
+  generation: number;
+  revision: number;
+  deleted: boolean;
+  manifest: Record<string, unknown> | null;
+  manifestHash: string;
+}
+
+export interface PlanInput {
+  /** Identity of the object (always known, also for a deleted workload). */
+  identity: WorkloadIdentity;
+  /** undefined when the workload is deleted: every live row becomes a tombstone. */
+  live: LiveWorkload | undefined;
+  /** Clusters in scope: a workload change passes all, a cluster change passes that one. */
+  clusters: readonly ClusterView[];
+  /** Current rows of this object, by cluster name (only clusters in scope matter). */
+  current: ReadonlyMap<string, CurrentDesired>;
+  /** Revision stamped on tombstones, so a report about them sorts after the last live one. */
+  lastRevision: number;
+}
+
+export const TOMBSTONE_HASH = 'tombstone';
+
+function targets(live: LiveWorkload | undefined, cluster: ClusterView): boolean {
+  return live !== undefined && cluster.accepted && matchesSelector(cluster.labels, live.selector);
+}
+
+/** Returns the changes in cluster-name order (a stable order keeps outbox ids predictable). */
+export function planDesired(input: PlanInput): DesiredChange[] {
+  const changes: DesiredChange[] = [];
+  const sorted = [...input.clusters].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const cluster of sorted) {
+    const current = input.current.get(cluster.name);
+    const nextGeneration = (current?.generation ?? 0) + 1;
+    if (input.live && targets(input.live, cluster)) {
+      const manifest = renderManifest(input.live.identity, input.live.content, cluster.name);
+      const manifestHash = contentHash(manifest);
+      if (current && !current.deleted && current.manifestHash === manifestHash) continue;
+      changes.push({
+        cluster: cluster.name,
+        generation: nextGeneration,
+        revision: input.live.content.revision,
+        deleted: false,
+        manifest,
+        manifestHash,
+      });
+    } else if (current && !current.deleted) {
+      changes.push({
+        cluster: cluster.name,
+        generation: nextGeneration,
+        revision: input.live?.content.revision ?? input.lastRevision,
+        deleted: true,
+        manifest: null,
+        manifestHash: TOMBSTONE_HASH,
+      });
+    }
+  }
+  return changes;
+}

@@ -1,0 +1,94 @@
+/**
+ * Label selectors: matching (placement, filters) and parsing of the Kubernetes string syntax
+ * used in `?labelSelector=` (`env=prod,tier!=db,region in (eu,us),!legacy,canary`).
+ */
+import type { LabelSelector, LabelSelectorRequirement } from '@flotilla/api';
+
+export type Labels = Readonly<Record<string, string>>;
+
+function matchesRequirement(labels: Labels, r: LabelSelectorRequirement): boolean {
+  const has = Object.hasOwn(labels, r.key);
+  const values = r.values ?? [];
+  switch (r.operator) {
+    case 'In':
+      return has && values.includes(labels[r.key]!);
+    case 'NotIn':
+      return !has || !values.includes(labels[r.key]!);
+    case 'Exists':
+      return has;
+    case 'DoesNotExist':
+      return !has;
+  }
+}
+
+/** True when `labels` satisfy every term of `selector`; the empty selector matches all. */
+export function matchesSelector(labels: Labels, selector: LabelSelector): boolean {
+  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) {
+    if (labels[k] !== v) return false;
+  }
+  return (selector.matchExpressions ?? []).every((r) => matchesRequirement(labels, r));
+}
+
+/** Problems with a selector's shape that the JSON schema cannot express. */
+export function selectorProblems(selector: LabelSelector, path: string): { path: string; message: string }[] {
+  const problems: { path: string; message: string }[] = [];
+  (selector.matchExpressions ?? []).forEach((r, i) => {
+    const needsValues = r.operator === 'In' || r.operator === 'NotIn';
+    const count = r.values?.length ?? 0;
+    if (needsValues && count === 0) {
+      problems.push({ path: `${path}.matchExpressions[${i}].values`, message: `must be non-empty for ${r.operator}` });
+    }
+    if (!needsValues && count > 0) {
+      problems.push({ path: `${path}.matchExpressions[${i}].values`, message: `must be empty for ${r.operator}` });
+    }
+  });
+  return problems;
+}
+
+const SET_TERM = /^([^\s!=()]+)\s+(in|notin)\s+\(([^)]*)\)$/;
+const EQ_TERM = /^([^\s!=()]+)\s*(==|=|!=)\s*([^\s!=(),]*)$/;
+const EXISTS_TERM = /^(!?)([^\s!=(),]+)$/;
+
+/** Splits on commas that are not inside parentheses. */
+function splitTerms(s: string): string[] {
+  const terms: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === ',' && depth === 0) {
+      terms.push(s.slice(start, i));
+      start = i + 1;
+    }
+  }
+  terms.push(s.slice(start));
+  return terms.map((t) => t.trim()).filter((t) => t !== '');
+}
+
+function parseTerm(term: string): LabelSelectorRequirement | undefined {
+  const set = SET_TERM.exec(term);
+  if (set) {
+    const values = set[3]!
+      .split(',')
+      .map((v) => v.trim())
+      .filter((v) => v !== '');
+    return { key: set[1]!, operator: set[2] === 'in' ? 'In' : 'NotIn', values };
+  }
+  const eq = EQ_TERM.exec(term);
+  if (eq) return { key: eq[1]!, operator: eq[2] === '!=' ? 'NotIn' : 'In', values: [eq[3]!] };
+  const ex = EXISTS_TERM.exec(term);
+  if (ex) return { key: ex[2]!, operator: ex[1] === '!' ? 'DoesNotExist' : 'Exists' };
+  return undefined;
+}
+
+/** Parses the string syntax; throws an Error naming the bad term. */
+export function parseLabelSelector(s: string): LabelSelector {
+  const matchExpressions = splitTerms(s).map((term) => {
+    const r = parseTerm(term);
+    if (!r) throw new Error(`cannot parse label selector term ${JSON.stringify(term)}`);
+    return r;
+  });
+  return { matchExpressions };
+}

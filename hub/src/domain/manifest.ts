@@ -1,0 +1,78 @@
+/**
+ * Renders the object a cluster receives: the revision's spec with that cluster's override merged
+ * in, plus the labels and annotations that mark it as managed by the hub. The desired generation
+ * is not part of the manifest (the agent stamps it), so an unchanged manifest hashes the same.
+ */
+import {
+  CLUSTER_ANNOTATION,
+  MANAGED_BY_HUB,
+  MANAGED_BY_LABEL,
+  REVISION_ANNOTATION,
+  WORKLOAD_ANNOTATION,
+  type Overrides,
+  type WorkloadKind,
+  type WorkloadMetadata,
+} from '@flotilla/api';
+import { applyMergePatch } from './merge-patch.js';
+
+export const KRUISE_API_VERSION = 'apps.kruise.io/v1alpha1';
+
+export interface WorkloadIdentity {
+  id: string;
+  kind: WorkloadKind;
+  name: string;
+  /** '' for cluster-scoped kinds. */
+  namespace: string;
+}
+
+export interface RevisionContent {
+  revision: number;
+  metadata: WorkloadMetadata;
+  spec: Record<string, unknown>;
+  overrides: Overrides;
+}
+
+/** The spec a given cluster gets: the template with that cluster's merge patch applied. */
+export function specForCluster(content: Pick<RevisionContent, 'spec' | 'overrides'>, cluster: string): unknown {
+  const patch = content.overrides[cluster];
+  return patch ? applyMergePatch(content.spec, patch) : content.spec;
+}
+
+/** A Kruise object as the template describes it, before any hub markers (used for validation). */
+export function templateObject(
+  workload: Omit<WorkloadIdentity, 'id'>,
+  metadata: WorkloadMetadata,
+  spec: unknown,
+): Record<string, unknown> {
+  return {
+    apiVersion: KRUISE_API_VERSION,
+    kind: workload.kind,
+    metadata: {
+      name: workload.name,
+      ...(workload.namespace ? { namespace: workload.namespace } : {}),
+      ...(metadata.labels ? { labels: metadata.labels } : {}),
+      ...(metadata.annotations ? { annotations: metadata.annotations } : {}),
+    },
+    spec,
+  };
+}
+
+/** The full manifest for one cluster, stamped as managed by the hub. */
+export function renderManifest(
+  workload: WorkloadIdentity,
+  content: RevisionContent,
+  cluster: string,
+): Record<string, unknown> {
+  const metadata: Record<string, unknown> = {
+    name: workload.name,
+    ...(workload.namespace ? { namespace: workload.namespace } : {}),
+    labels: { ...content.metadata.labels, [MANAGED_BY_LABEL]: MANAGED_BY_HUB },
+    annotations: {
+      ...content.metadata.annotations,
+      [WORKLOAD_ANNOTATION]: workload.id,
+      [REVISION_ANNOTATION]: String(content.revision),
+      [CLUSTER_ANNOTATION]: cluster,
+    },
+  };
+  return { apiVersion: KRUISE_API_VERSION, kind: workload.kind, metadata, spec: specForCluster(content, cluster) };
+}

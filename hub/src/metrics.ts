@@ -1,0 +1,59 @@
+/** The hub's Prometheus metrics, registered on an injected registry (tests get their own). */
+import { Counter, Gauge, Histogram, collectDefaultMetrics, type Registry } from 'prom-client';
+
+export interface HubMetrics {
+  registry: Registry;
+  httpRequests: Histogram<'method' | 'route' | 'status'>;
+  outboxPublished: Counter;
+  outboxPending: Gauge;
+  messagesDropped: Counter<'reason'>;
+  statusReports: Counter;
+  statusWritten: Counter;
+  heartbeats: Counter;
+}
+
+export function createHubMetrics(registry: Registry, withDefaults = true): HubMetrics {
+  if (withDefaults) collectDefaultMetrics({ register: registry, prefix: 'flotilla_hub_' });
+  const registers = [registry];
+  return {
+    registry,
+    httpRequests: new Histogram({
+      name: 'flotilla_hub_http_request_duration_seconds',
+      help: 'REST request latency',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
+    }),
+    outboxPublished: new Counter({
+      name: 'flotilla_hub_outbox_published_total',
+      help: 'Desired-state messages published from the outbox',
+      registers,
+    }),
+    outboxPending: new Gauge({
+      name: 'flotilla_hub_outbox_pending',
+      help: 'Outbox rows not yet published (sampled)',
+      registers,
+    }),
+    messagesDropped: new Counter({
+      name: 'flotilla_hub_nats_messages_dropped_total',
+      help: 'Malformed, foreign or unknown NATS messages dropped by the hub',
+      labelNames: ['reason'],
+      registers,
+    }),
+    statusReports: new Counter({
+      name: 'flotilla_hub_status_reports_total',
+      help: 'Valid status reports received',
+      registers,
+    }),
+    statusWritten: new Counter({
+      name: 'flotilla_hub_status_rows_written_total',
+      help: 'Status rows written (after coalescing and the staleness guard)',
+      registers,
+    }),
+    heartbeats: new Counter({
+      name: 'flotilla_hub_heartbeats_total',
+      help: 'Valid heartbeats received',
+      registers,
+    }),
+  };
+}

@@ -1,0 +1,126 @@
+/**
+ * Durable consumption of status reports and heartbeats. Messages are buffered from the hub's
+ * durable consumer and flushed in batches: classified (drops are counted and acknowledged so
+ * they never come back), coalesced per object and per cluster, written in one statement each,
+ * then acknowledged. A failed write naks the batch for redelivery; nothing here can crash the hub.
+ */
+import type { JetStreamClient, JsMsg, ConsumerMessages } from '@nats-io/jetstream';
+import { HUB_STATUS_CONSUMER, STATUS_STREAM } from '@flotilla/api';
+import { eq } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import type { Db } from '../db/client.js';
+import { clusters } from '../db/schema/index.js';
+import {
+  coalesceHeartbeats,
+  coalesceStatus,
+  type TimedHeartbeat,
+  type TimedStatus,
+} from '../domain/status-coalesce.js';
+import type { HubMetrics } from '../metrics.js';
+import { recordHeartbeats } from '../repositories/clusters-repo.js';
+import { upsertStatuses } from '../repositories/status-repo.js';
+import { classifyMessage } from './classify.js';
+
+export interface StatusIngestDeps {
+  db: Db;
+  js: JetStreamClient;
+  logger: Logger;
+  metrics: HubMetrics;
+  /** Flush when this many messages are buffered… */
+  batchSize?: number;
+  /** …or after this long. */
+  flushIntervalMs?: number;
+  /** How long the set of accepted clusters is cached. */
+  clusterCacheMs?: number;
+}
+
+export interface StatusIngest {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const NANOS_PER_MS = 1_000_000;
+
+export function createStatusIngest(deps: StatusIngestDeps): StatusIngest {
+  const batchSize = deps.batchSize ?? 2000;
+  const flushIntervalMs = deps.flushIntervalMs ?? 25;
+  const cacheMs = deps.clusterCacheMs ?? 2000;
+  let buffer: JsMsg[] = [];
+  let messages: ConsumerMessages | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let flushing: Promise<void> = Promise.resolve();
+  let accepted: { names: Set<string>; at: number } = { names: new Set(), at: 0 };
+
+  async function acceptedClusters(): Promise<Set<string>> {
+    if (Date.now() - accepted.at < cacheMs) return accepted.names;
+    const rows = await deps.db.select({ name: clusters.name }).from(clusters).where(eq(clusters.state, 'accepted'));
+    accepted = { names: new Set(rows.map((r) => r.name)), at: Date.now() };
+    return accepted.names;
+  }
+
+  async function process(batch: JsMsg[]): Promise<void> {
+    const names = await acceptedClusters();
+    const statuses: TimedStatus[] = [];
+    const beats: TimedHeartbeat[] = [];
+    for (const m of batch) {
+      const c = classifyMessage(
+        { subject: m.subject, data: m.data, storedAtMs: Math.floor(Number(m.info.timestampNanos) / NANOS_PER_MS) },
+        (name) => names.has(name),
+      );
+      if (c.type === 'status') statuses.push(c.status);
+      else if (c.type === 'heartbeat') beats.push(c.heartbeat);
+      else {
+        deps.metrics.messagesDropped.inc({ reason: c.reason });
+        deps.logger.debug({ subject: m.subject, reason: c.reason, detail: c.detail }, 'dropped status message');
+      }
+    }
+    deps.metrics.statusReports.inc(statuses.length);
+    deps.metrics.heartbeats.inc(beats.length);
+    const written = await upsertStatuses(deps.db, coalesceStatus(statuses));
+    deps.metrics.statusWritten.inc(written);
+    await recordHeartbeats(
+      deps.db,
+      coalesceHeartbeats(beats).map((b) => ({
+        cluster: b.message.cluster,
+        at: new Date(b.sentAtMs),
+        agentVersion: b.message.agentVersion,
+        kubernetesVersion: b.message.kubernetesVersion,
+      })),
+    );
+  }
+
+  function flush(): void {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (buffer.length === 0) return;
+    const batch = buffer;
+    buffer = [];
+    flushing = flushing.then(async () => {
+      try {
+        await process(batch);
+        for (const m of batch) m.ack();
+      } catch (err) {
+        deps.logger.warn({ err, messages: batch.length }, 'storing status batch failed; redelivering');
+        for (const m of batch) m.nak(1000);
+      }
+    });
+  }
+
+  function onMessage(m: JsMsg): void {
+    buffer.push(m);
+    if (buffer.length >= batchSize) flush();
+    else timer ??= setTimeout(flush, flushIntervalMs);
+  }
+
+  return {
+    async start() {
+      const consumer = await deps.js.consumers.get(STATUS_STREAM, HUB_STATUS_CONSUMER);
+      messages = await consumer.consume({ max_messages: batchSize * 2, callback: onMessage });
+    },
+    async stop() {
+      await messages?.close();
+      flush();
+      await flushing;
+    },
+  };
+}

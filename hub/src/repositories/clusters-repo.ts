@@ -1,0 +1,135 @@
+/** Clusters and their NATS credentials. */
+import { and, asc, eq, gt, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import type { Cluster, ClusterHealth, LabelSelector } from '@flotilla/api';
+import type { DbOrTx } from '../db/client.js';
+import { clusterCredentials, clusters } from '../db/schema/index.js';
+import { clusterHealth } from '../domain/cluster-health.js';
+import { selectorSql } from './label-sql.js';
+
+export type ClusterRow = typeof clusters.$inferSelect;
+
+export function toApiCluster(row: ClusterRow, now: Date, heartbeatTimeoutMs: number): Cluster {
+  return {
+    name: row.name,
+    labels: row.labels,
+    state: row.state,
+    health: clusterHealth(row.state, row.lastHeartbeatAt, now, heartbeatTimeoutMs),
+    agentVersion: row.agentVersion,
+    kubernetesVersion: row.kubernetesVersion,
+    lastHeartbeatAt: row.lastHeartbeatAt?.toISOString() ?? null,
+    registeredAt: row.registeredAt.toISOString(),
+    acceptedAt: row.acceptedAt?.toISOString() ?? null,
+    credentialsIssued: row.credentialsIssued,
+  };
+}
+
+export async function getCluster(db: DbOrTx, name: string, forUpdate = false): Promise<ClusterRow | undefined> {
+  const q = db.select().from(clusters).where(eq(clusters.name, name)).limit(1);
+  const [row] = forUpdate ? await q.for('update') : await q;
+  return row;
+}
+
+export interface ClusterFilter {
+  selector?: LabelSelector;
+  health?: ClusterHealth;
+  after?: string;
+  limit: number;
+  now: Date;
+  heartbeatTimeoutMs: number;
+}
+
+function healthSql(health: ClusterHealth, cutoff: Date): SQL | undefined {
+  switch (health) {
+    case 'Pending':
+      return eq(clusters.state, 'pending');
+    case 'Removed':
+      return eq(clusters.state, 'removed');
+    case 'Online':
+      return and(eq(clusters.state, 'accepted'), gt(clusters.lastHeartbeatAt, cutoff));
+    case 'Offline':
+      return and(
+        eq(clusters.state, 'accepted'),
+        or(isNull(clusters.lastHeartbeatAt), lt(clusters.lastHeartbeatAt, sql`${cutoff.toISOString()}::timestamptz`)),
+      );
+  }
+}
+
+/** Lists clusters by name; fetches `limit + 1` rows so the caller can tell whether more exist. */
+export async function listClusters(db: DbOrTx, f: ClusterFilter): Promise<ClusterRow[]> {
+  const cutoff = new Date(f.now.getTime() - f.heartbeatTimeoutMs);
+  const where = and(
+    f.selector ? selectorSql(clusters.labels, f.selector) : undefined,
+    f.health ? healthSql(f.health, cutoff) : undefined,
+    f.after !== undefined ? gt(clusters.name, f.after) : undefined,
+  );
+  return db
+    .select()
+    .from(clusters)
+    .where(where)
+    .orderBy(asc(clusters.name))
+    .limit(f.limit + 1);
+}
+
+/** Every cluster (any state), for placement decisions inside a desired-state transaction. */
+export async function allClusters(db: DbOrTx): Promise<ClusterRow[]> {
+  return db.select().from(clusters).orderBy(asc(clusters.name));
+}
+
+export interface ActiveCredential {
+  cluster: string;
+  natsUser: string;
+  passwordHash: string;
+}
+
+/** Credentials nats-server must accept: not revoked, of clusters that are accepted. */
+export async function activeCredentials(db: DbOrTx): Promise<ActiveCredential[]> {
+  return db
+    .select({
+      cluster: clusterCredentials.clusterName,
+      natsUser: clusterCredentials.natsUser,
+      passwordHash: clusterCredentials.passwordHash,
+    })
+    .from(clusterCredentials)
+    .innerJoin(clusters, eq(clusters.name, clusterCredentials.clusterName))
+    .where(and(isNull(clusterCredentials.revokedAt), eq(clusters.state, 'accepted')))
+    .orderBy(asc(clusterCredentials.clusterName), asc(clusterCredentials.id));
+}
+
+export async function revokeCredentials(db: DbOrTx, cluster: string): Promise<void> {
+  await db
+    .update(clusterCredentials)
+    .set({ revokedAt: sql`now()` })
+    .where(and(eq(clusterCredentials.clusterName, cluster), isNull(clusterCredentials.revokedAt)));
+}
+
+export async function insertCredential(
+  db: DbOrTx,
+  c: { clusterName: string; natsUser: string; passwordHash: string },
+): Promise<void> {
+  await db.insert(clusterCredentials).values(c);
+}
+
+export interface HeartbeatUpdate {
+  cluster: string;
+  at: Date;
+  agentVersion: string;
+  kubernetesVersion: string;
+}
+
+/** Stores heartbeats; an older heartbeat never moves last_heartbeat_at backwards. */
+export async function recordHeartbeats(db: DbOrTx, beats: readonly HeartbeatUpdate[]): Promise<number> {
+  if (beats.length === 0) return 0;
+  const values = sql.join(
+    beats.map(
+      (b) => sql`(${b.cluster}, ${b.at.toISOString()}::timestamptz, ${b.agentVersion}, ${b.kubernetesVersion})`,
+    ),
+    sql`, `,
+  );
+  const res = await db.execute(sql`
+    update ${clusters} as c
+       set last_heartbeat_at = v.at, agent_version = v.agent_version, kubernetes_version = v.kubernetes_version
+      from (values ${values}) as v(name, at, agent_version, kubernetes_version)
+     where c.name = v.name and c.state = 'accepted'
+       and (c.last_heartbeat_at is null or c.last_heartbeat_at < v.at)`);
+  return res.rowCount ?? 0;
+}

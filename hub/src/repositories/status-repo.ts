@@ -1,0 +1,196 @@
+/**
+ * Latest status per cluster and object. Writes are batched and guarded: a report replaces the
+ * stored one only when its (generation, observedGeneration, reportedAt) is larger — the same
+ * order as isNewerStatus in the api package — so a stale or redelivered report never wins.
+ */
+import { sql, type SQL } from 'drizzle-orm';
+import type { LabelSelector, ObjectStatusRow, StatusHealth, WorkloadKind } from '@flotilla/api';
+import type { DbOrTx } from '../db/client.js';
+import { clusters, desiredObjects, objectStatus } from '../db/schema/index.js';
+import type { TimedStatus } from '../domain/status-coalesce.js';
+import { selectorSql } from './label-sql.js';
+
+/** Upserts a coalesced batch (at most one report per object); returns rows actually written. */
+export async function upsertStatuses(db: DbOrTx, reports: readonly TimedStatus[]): Promise<number> {
+  if (reports.length === 0) return 0;
+  const rows = reports.map(({ message: m, reportedAtMs }) => ({
+    clusterName: m.cluster,
+    kind: m.kind,
+    namespace: m.namespace,
+    name: m.name,
+    workloadId: m.workloadId,
+    revision: m.revision,
+    generation: m.generation,
+    observedGeneration: m.observedGeneration,
+    replicas: m.counts.replicas,
+    readyReplicas: m.counts.readyReplicas,
+    updatedReplicas: m.counts.updatedReplicas,
+    updatedReadyReplicas: m.counts.updatedReadyReplicas,
+    availableReplicas: m.counts.availableReplicas,
+    health: m.health,
+    message: m.message,
+    reportedAt: new Date(reportedAtMs),
+  }));
+  const ex = (col: string): SQL => sql.raw(`excluded.${col}`);
+  const res = await db
+    .insert(objectStatus)
+    .values(rows)
+    .onConflictDoUpdate({
+      target: [objectStatus.clusterName, objectStatus.kind, objectStatus.namespace, objectStatus.name],
+      set: {
+        workloadId: ex('workload_id'),
+        revision: ex('revision'),
+        generation: ex('generation'),
+        observedGeneration: ex('observed_generation'),
+        replicas: ex('replicas'),
+        readyReplicas: ex('ready_replicas'),
+        updatedReplicas: ex('updated_replicas'),
+        updatedReadyReplicas: ex('updated_ready_replicas'),
+        availableReplicas: ex('available_replicas'),
+        health: ex('health'),
+        message: ex('message'),
+        reportedAt: ex('reported_at'),
+        receivedAt: sql`now()`,
+      },
+      setWhere: sql`(${objectStatus.generation}, ${objectStatus.observedGeneration}, ${objectStatus.reportedAt})
+                    < (excluded.generation, excluded.observed_generation, excluded.reported_at)`,
+    });
+  return res.rowCount ?? 0;
+}
+
+export interface StatusFilter {
+  selector?: LabelSelector;
+  health?: StatusHealth;
+}
+
+/** Effective health: no report yet → Pending; a report about an older generation → Progressing. */
+const effectiveHealth = sql`case
+  when s.cluster_name is null then 'Pending'
+  when s.generation < d.generation then 'Progressing'
+  else s.health end`;
+
+interface RawRow extends Record<string, unknown> {
+  cluster: string;
+  workload_id: string;
+  kind: WorkloadKind;
+  namespace: string;
+  name: string;
+  desired_revision: number;
+  desired_generation: string | number;
+  reported_revision: number | null;
+  reported_generation: string | number | null;
+  observed_generation: string | number | null;
+  replicas: number | null;
+  ready_replicas: number | null;
+  updated_replicas: number | null;
+  updated_ready_replicas: number | null;
+  available_replicas: number | null;
+  health: StatusHealth;
+  message: string | null;
+  reported_at: string | Date | null;
+}
+
+const num = (v: string | number | null): number | null => (v === null ? null : Number(v));
+
+function toRow(r: RawRow, now: Date): ObjectStatusRow {
+  const reportedAt = r.reported_at === null ? null : new Date(r.reported_at);
+  const desiredGeneration = Number(r.desired_generation);
+  return {
+    cluster: r.cluster,
+    workloadId: r.workload_id,
+    workloadName: r.name,
+    kind: r.kind,
+    namespace: r.namespace,
+    name: r.name,
+    desiredRevision: r.desired_revision,
+    desiredGeneration,
+    reportedRevision: r.reported_revision,
+    reportedGeneration: num(r.reported_generation),
+    observedGeneration: num(r.observed_generation),
+    upToDate: num(r.reported_generation) === desiredGeneration,
+    counts:
+      r.replicas === null
+        ? null
+        : {
+            replicas: r.replicas,
+            readyReplicas: r.ready_replicas ?? 0,
+            updatedReplicas: r.updated_replicas ?? 0,
+            updatedReadyReplicas: r.updated_ready_replicas ?? 0,
+            availableReplicas: r.available_replicas ?? 0,
+          },
+    health: r.health,
+    message: r.message ?? '',
+    reportedAt: reportedAt?.toISOString() ?? null,
+    ageSeconds: reportedAt ? Math.max(0, (now.getTime() - reportedAt.getTime()) / 1000) : null,
+  };
+}
+
+interface StatusQuery {
+  scope: SQL;
+  filter: StatusFilter;
+  after: SQL | undefined;
+  orderBy: SQL;
+  limit: number | undefined;
+  now: Date;
+}
+
+async function queryStatus(db: DbOrTx, q: StatusQuery): Promise<ObjectStatusRow[]> {
+  const conditions: SQL[] = [sql`d.deleted = false`, q.scope];
+  const selector = q.filter.selector ? selectorSql(sql`c.labels`, q.filter.selector) : undefined;
+  if (selector) conditions.push(selector);
+  if (q.filter.health) conditions.push(sql`${effectiveHealth} = ${q.filter.health}`);
+  if (q.after) conditions.push(q.after);
+  const res = await db.execute<RawRow>(sql`
+    select d.cluster_name as cluster, d.workload_id, d.kind, d.namespace, d.name,
+           d.revision as desired_revision, d.generation as desired_generation,
+           s.revision as reported_revision, s.generation as reported_generation, s.observed_generation,
+           s.replicas, s.ready_replicas, s.updated_replicas, s.updated_ready_replicas, s.available_replicas,
+           ${effectiveHealth} as health, s.message, s.reported_at
+      from ${desiredObjects} d
+      join ${clusters} c on c.name = d.cluster_name
+      left join ${objectStatus} s
+        on s.cluster_name = d.cluster_name and s.kind = d.kind and s.namespace = d.namespace and s.name = d.name
+     where ${sql.join(conditions, sql` and `)}
+     order by ${q.orderBy}
+     ${q.limit === undefined ? sql`` : sql`limit ${q.limit + 1}`}`);
+  return res.rows.map((r) => toRow(r, q.now));
+}
+
+/** One row per cluster the workload is placed on; `afterCluster` continues a page. */
+export function workloadStatusRows(
+  db: DbOrTx,
+  workloadId: string,
+  filter: StatusFilter,
+  page: { afterCluster?: string; limit?: number },
+  now: Date,
+): Promise<ObjectStatusRow[]> {
+  return queryStatus(db, {
+    scope: sql`d.workload_id = ${workloadId}`,
+    filter,
+    after: page.afterCluster === undefined ? undefined : sql`d.cluster_name > ${page.afterCluster}`,
+    orderBy: sql`d.cluster_name`,
+    limit: page.limit,
+    now,
+  });
+}
+
+/** Every workload object placed on one cluster, in (kind, namespace, name) order. */
+export function clusterStatusRows(
+  db: DbOrTx,
+  cluster: string,
+  filter: Omit<StatusFilter, 'selector'>,
+  page: { after?: [string, string, string]; limit: number },
+  now: Date,
+): Promise<ObjectStatusRow[]> {
+  const after = page.after
+    ? sql`(d.kind, d.namespace, d.name) > (${page.after[0]}, ${page.after[1]}, ${page.after[2]})`
+    : undefined;
+  return queryStatus(db, {
+    scope: sql`d.cluster_name = ${cluster}`,
+    filter,
+    after,
+    orderBy: sql`d.kind, d.namespace, d.name`,
+    limit: page.limit,
+    now,
+  });
+}

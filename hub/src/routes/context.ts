@@ -1,0 +1,30 @@
+/** What route modules receive: services and repositories' handle, never globals. */
+import type {
+  FastifyInstance,
+  FastifyBaseLogger,
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+} from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Db } from '../db/client.js';
+import type { RequireRole } from '../plugins/auth.js';
+import type { ClusterService } from '../services/cluster-service.js';
+import type { WorkloadService } from '../services/workload-service.js';
+
+export type Api = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+export interface RouteContext {
+  db: Db;
+  auth: RequireRole;
+  clusters: ClusterService;
+  workloads: WorkloadService;
+  now: () => Date;
+  heartbeatTimeoutMs: number;
+}

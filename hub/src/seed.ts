@@ -1,0 +1,14 @@
+/** Seeds the configured admin and bootstrap tokens (hashed) so a fresh hub can be used at all. */
+import { sha256 } from './auth/tokens.js';
+import type { Db } from './db/client.js';
+import { upsertSeedToken } from './repositories/tokens-repo.js';
+
+export async function seedTokens(
+  db: Db,
+  tokens: { admin: string | undefined; bootstrap: string | undefined },
+): Promise<void> {
+  if (tokens.admin) await upsertSeedToken(db, { name: 'config-admin', role: 'admin', tokenHash: sha256(tokens.admin) });
+  if (tokens.bootstrap) {
+    await upsertSeedToken(db, { name: 'config-bootstrap', role: 'bootstrap', tokenHash: sha256(tokens.bootstrap) });
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * Starts a hub: Postgres (migrations under an advisory lock), NATS (streams, credential issuer),
+ * the outbox relay, status ingestion and the HTTP server. Returns a handle whose close() shuts
+ * everything down in reverse order. main.ts calls this with the validated config; tests call it
+ * with their own databases, NATS servers and switches (e.g. no relay, to simulate a crash).
+ */
+import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
+import { sql } from 'drizzle-orm';
+import { buildApp } from './app.js';
+import type { HubConfig } from './config.js';
+import { createDb, type Db } from './db/client.js';
+import { runMigrations } from './db/migrate.js';
+import { apiSpecValidator, structuralValidator, type SpecValidator } from './domain/spec-validator.js';
+import { createLogger } from './logger.js';
+import { createHubMetrics, type HubMetrics } from './metrics.js';
+import { createFileCredentialIssuer, signalReloadFromPidFile } from './nats/credentials/file-issuer.js';
+import { externalCredentialIssuer, type NatsCredentialIssuer } from './nats/credentials/issuer.js';
+import { bcryptHash } from './nats/credentials/passwords.js';
+import { createOutboxRelay, type OutboxRelay } from './nats/relay.js';
+import { createStatusIngest, type StatusIngest } from './nats/status-ingest.js';
+import { ensureStreams } from './nats/streams.js';
+import { countUnsent } from './repositories/outbox-repo.js';
+import { seedTokens } from './seed.js';
+import { createCredentialSync } from './services/credential-sync.js';
+
+export interface HubOptions {
+  config: HubConfig;
+  logger?: Logger;
+  registry?: Registry;
+  validate?: SpecValidator;
+  /** Replaces the issuer the config describes (tests point it at their nats-server). */
+  issuer?: NatsCredentialIssuer;
+  /** false: never publish the outbox (simulates a hub that dies right after committing). */
+  relay?: boolean;
+  /** false: do not consume status and heartbeats. */
+  statusIngest?: boolean;
+  /** false: build the app without listening (use app.inject). */
+  listen?: boolean;
+}
+
+export interface RunningHub {
+  app: FastifyInstance;
+  /** http://host:port when listening. */
+  url: string | undefined;
+  db: Db;
+  pool: pg.Pool;
+  nc: NatsConnection;
+  js: JetStreamClient;
+  metrics: HubMetrics;
+  relay: OutboxRelay;
+  close(): Promise<void>;
+}
+
+async function issuerFor(config: HubConfig): Promise<NatsCredentialIssuer> {
+  if (!config.natsAuth) return externalCredentialIssuer;
+  const { file, pidFile, bcryptCost } = config.natsAuth;
+  return createFileCredentialIssuer({
+    file,
+    staticUsers: [{ user: config.nats.user!, passwordHash: await bcryptHash(config.nats.password!, bcryptCost) }],
+    reload: pidFile ? signalReloadFromPidFile(pidFile) : () => Promise.resolve(),
+  });
+}
+
+function resolveValidator(options: HubOptions, logger: Logger): SpecValidator {
+  if (options.validate) return options.validate;
+  const fromApi = apiSpecValidator();
+  if (fromApi) return fromApi;
+  logger.warn('validateKruiseObject is not available from @flotilla/api; only structural spec checks apply');
+  return structuralValidator;
+}
+
+export async function startHub(options: HubOptions): Promise<RunningHub> {
+  const { config } = options;
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const metrics = createHubMetrics(options.registry ?? new Registry());
+  const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10 });
+  const cleanup: (() => Promise<unknown>)[] = [() => pool.end()];
+  const closeAll = async (): Promise<void> => {
+    for (const fn of cleanup.reverse())
+      await fn().catch((err: unknown) => logger.warn({ err }, 'shutdown step failed'));
+  };
+  try {
+    await runMigrations(pool);
+    const db = createDb(pool);
+    await seedTokens(db, config.seedTokens);
+
+    const nc = await connect({
+      servers: config.nats.url,
+      ...(config.nats.user ? { user: config.nats.user, pass: config.nats.password ?? '' } : {}),
+      name: 'flotilla-hub',
+      maxReconnectAttempts: -1,
+    });
+    cleanup.push(() => nc.drain());
+    await ensureStreams(await jetstreamManager(nc), config.nats.replicas);
+    const js = jetstream(nc);
+
+    const syncCredentials = createCredentialSync(db, options.issuer ?? (await issuerFor(config)));
+    await syncCredentials();
+
+    const relay = createOutboxRelay({
+      db,
+      js,
+      logger: logger.child({ component: 'relay' }),
+      metrics,
+      intervalMs: config.relayIntervalMs,
+    });
+    if (options.relay !== false) relay.start();
+    cleanup.push(() => relay.stop());
+
+    let ingest: StatusIngest | undefined;
+    if (options.statusIngest !== false) {
+      ingest = createStatusIngest({ db, js, logger: logger.child({ component: 'status' }), metrics });
+      await ingest.start();
+      cleanup.push(() => ingest!.stop());
+    }
+
+    const sampler = setInterval(() => {
+      countUnsent(db).then(
+        (n) => metrics.outboxPending.set(n),
+        () => undefined,
+      );
+    }, 5000);
+    sampler.unref();
+    cleanup.push(() => Promise.resolve(clearInterval(sampler)));
+
+    const app = await buildApp({
+      db,
+      logger,
+      metrics,
+      validate: resolveValidator(options, logger),
+      syncCredentials,
+      onDesiredChange: () => relay.kick(),
+      ready: async () => {
+        await db.execute(sql`select 1`);
+        return !nc.isClosed();
+      },
+      options: {
+        bodyLimitBytes: config.http.bodyLimitBytes,
+        heartbeatTimeoutMs: config.heartbeatTimeoutMs,
+        natsPublicUrls: config.nats.publicUrls,
+        bcryptCost: config.natsAuth?.bcryptCost ?? 10,
+      },
+    });
+    cleanup.push(() => app.close());
+    let url: string | undefined;
+    if (options.listen !== false) {
+      url = await app.listen({ host: config.http.host, port: config.http.port });
+    }
+    return { app, url, db, pool, nc, js, metrics, relay, close: closeAll };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * Workload lifecycle: create, update (a new immutable revision when the content changes),
+ * delete (tombstones everywhere). Each runs in one transaction with its desired-state changes,
+ * outbox rows and audit entry; `onDesiredChange` then wakes the relay.
+ */
+import type {
+  CreateWorkloadRequest,
+  UpdateWorkloadRequest,
+  Workload,
+  WorkloadMetadata,
+  Overrides,
+} from '@flotilla/api';
+import type { Db } from '../db/client.js';
+import { contentHash } from '../domain/canonical-json.js';
+import type { SpecValidator } from '../domain/spec-validator.js';
+import { notFound } from '../errors.js';
+import type { Principal } from '../repositories/tokens-repo.js';
+import { recordAudit } from '../repositories/audit-repo.js';
+import {
+  getLiveWorkload,
+  getRevision,
+  insertRevision,
+  insertWorkload,
+  toApiWorkload,
+  updateWorkloadHead,
+} from '../repositories/workloads-repo.js';
+import { beginDesiredChange, syncWorkload } from './desired-sync.js';
+import { assertValidTemplate } from './workload-validation.js';
+
+export interface WorkloadServiceDeps {
+  db: Db;
+  validate: SpecValidator;
+  onDesiredChange: () => void;
+}
+
+interface Content {
+  metadata: WorkloadMetadata;
+  spec: Record<string, unknown>;
+  overrides: Overrides;
+}
+
+function contentOf(body: CreateWorkloadRequest | UpdateWorkloadRequest): Content {
+  return { metadata: body.metadata ?? {}, spec: body.spec, overrides: body.overrides ?? {} };
+}
+
+export interface WorkloadService {
+  create(actor: Principal, body: CreateWorkloadRequest): Promise<Workload>;
+  update(actor: Principal, id: string, body: UpdateWorkloadRequest): Promise<Workload>;
+  remove(actor: Principal, id: string): Promise<void>;
+}
+
+export function createWorkloadService(deps: WorkloadServiceDeps): WorkloadService {
+  const { db, validate, onDesiredChange } = deps;
+  return {
+    async create(actor, body) {
+      const target = { kind: body.kind, name: body.name, namespace: body.namespace ?? '' };
+      assertValidTemplate(validate, target, body);
+      const content = contentOf(body);
+      const result = await db.transaction(async (tx) => {
+        await beginDesiredChange(tx);
+        const w = await insertWorkload(tx, { ...target, placement: body.placement });
+        const r = await insertRevision(tx, {
+          workloadId: w.id,
+          revision: 1,
+          hash: contentHash(content),
+          ...content,
+          createdBy: actor.name,
+        });
+        const changed = await syncWorkload(tx, w, r);
+        await recordAudit(tx, {
+          actor: actor.name,
+          action: 'workload.create',
+          targetType: 'workload',
+          targetId: w.id,
+          details: { kind: w.kind, namespace: w.namespace, name: w.name, revision: 1, clustersChanged: changed },
+        });
+        return toApiWorkload(w, r);
+      });
+      onDesiredChange();
+      return result;
+    },
+
+    async update(actor, id, body) {
+      const result = await db.transaction(async (tx) => {
+        await beginDesiredChange(tx);
+        const w = await getLiveWorkload(tx, id, true);
+        if (!w) throw notFound(`workload ${id}`);
+        assertValidTemplate(validate, w, body);
+        const current = await getRevision(tx, w.id, w.currentRevision);
+        const content = contentOf(body);
+        const hash = contentHash(content);
+        // A new revision only when what clusters receive changes; placement is not part of it.
+        const revision =
+          current && current.hash === hash
+            ? current
+            : await insertRevision(tx, {
+                workloadId: w.id,
+                revision: w.currentRevision + 1,
+                hash,
+                ...content,
+                createdBy: actor.name,
+              });
+        const head = await updateWorkloadHead(tx, w.id, {
+          placement: body.placement,
+          currentRevision: revision.revision,
+        });
+        const changed = await syncWorkload(tx, head, revision);
+        await recordAudit(tx, {
+          actor: actor.name,
+          action: 'workload.update',
+          targetType: 'workload',
+          targetId: w.id,
+          details: { revision: revision.revision, newRevision: revision !== current, clustersChanged: changed },
+        });
+        return toApiWorkload(head, revision);
+      });
+      onDesiredChange();
+      return result;
+    },
+
+    async remove(actor, id) {
+      await db.transaction(async (tx) => {
+        await beginDesiredChange(tx);
+        const w = await getLiveWorkload(tx, id, true);
+        if (!w) throw notFound(`workload ${id}`);
+        const revision = await getRevision(tx, w.id, w.currentRevision);
+        const head = await updateWorkloadHead(tx, w.id, { deletedAt: new Date() });
+        const changed = await syncWorkload(tx, head, revision!);
+        await recordAudit(tx, {
+          actor: actor.name,
+          action: 'workload.delete',
+          targetType: 'workload',
+          targetId: w.id,
+          details: { kind: w.kind, namespace: w.namespace, name: w.name, clustersChanged: changed },
+        });
+      });
+      onDesiredChange();
+    },
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * Validation of a workload template before anything is stored: placement, namespace rules, the
+ * spec (through the injected Kruise validator) and the spec as every override turns it.
+ * Problems carry the request's field paths (`spec.replicas`, `overrides.c1.replicas`).
+ */
+import { isValidClusterName, type WorkloadKind } from '@flotilla/api';
+import type { CreateWorkloadRequest, UpdateWorkloadRequest } from '@flotilla/api';
+import { selectorProblems } from '../domain/label-selector.js';
+import { specForCluster, templateObject } from '../domain/manifest.js';
+import type { FieldProblem, SpecValidator } from '../domain/spec-validator.js';
+import { invalid } from '../errors.js';
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const CLUSTER_SCOPED: ReadonlySet<WorkloadKind> = new Set(['SidecarSet']);
+
+export function isClusterScoped(kind: WorkloadKind): boolean {
+  return CLUSTER_SCOPED.has(kind);
+}
+
+/** Namespace rules: required (a DNS label) for namespaced kinds, absent for SidecarSet. */
+export function namespaceProblems(kind: WorkloadKind, namespace: string): FieldProblem[] {
+  if (isClusterScoped(kind)) {
+    return namespace === '' ? [] : [{ path: 'namespace', message: `Forbidden: ${kind} is cluster-scoped` }];
+  }
+  if (namespace === '') return [{ path: 'namespace', message: 'Required value' }];
+  if (namespace.length > 63 || !DNS_LABEL.test(namespace)) {
+    return [{ path: 'namespace', message: 'Invalid value: must be a DNS-1123 label' }];
+  }
+  return [];
+}
+
+/** Maps a validator path on the object to the path in an override (`spec.x` → `overrides.c.x`). */
+function overridePath(cluster: string, path: string): string {
+  const base = `overrides.${cluster}`;
+  if (path === 'spec') return base;
+  if (path.startsWith('spec.') || path.startsWith('spec[')) return `${base}${path.slice(4)}`;
+  return `${base}.${path}`;
+}
+
+/** Throws HubError(HUB_ERR_INVALID) listing every problem with its field path. */
+export function assertValidTemplate(
+  validate: SpecValidator,
+  target: { kind: WorkloadKind; name: string; namespace: string },
+  body: CreateWorkloadRequest | UpdateWorkloadRequest,
+): void {
+  const problems: FieldProblem[] = [
+    ...namespaceProblems(target.kind, target.namespace),
+    ...selectorProblems(body.placement.clusterSelector, 'placement.clusterSelector'),
+  ];
+  const metadata = body.metadata ?? {};
+  problems.push(...validate(templateObject(target, metadata, body.spec)));
+  for (const cluster of Object.keys(body.overrides ?? {})) {
+    if (!isValidClusterName(cluster)) {
+      problems.push({ path: `overrides.${cluster}`, message: 'Invalid value: not a valid cluster name' });
+      continue;
+    }
+    const spec = specForCluster({ spec: body.spec, overrides: body.overrides ?? {} }, cluster);
+    for (const p of validate(templateObject(target, metadata, spec))) {
+      if (p.path === 'spec' || p.path.startsWith('spec')) problems.push({ ...p, path: overridePath(cluster, p.path) });
+    }
+  }
+  if (problems.length > 0) throw invalid(`the ${target.kind} template is invalid`, dedupe(problems));
+}
+
+function dedupe(problems: FieldProblem[]): FieldProblem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const key = `${p.path}\u0000${p.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,109 @@
+/** Shared pieces of the hub suites: a migrated database, tokens, request helpers, templates. */
+import { createTestDatabase, type TestDatabase } from '@flotilla/test';
+import {
+  apiSpecValidator,
+  buildApp,
+  createDb,
+  createHubMetrics,
+  createLogger,
+  newSecret,
+  runMigrations,
+  sha256,
+  structuralValidator,
+  type Db,
+} from '@flotilla/hub';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import { Registry } from 'prom-client';
+
+export interface HubDb {
+  db: Db;
+  pool: pg.Pool;
+  database: TestDatabase;
+  close(): Promise<void>;
+}
+
+export async function migratedDatabase(prefix = 'flotilla_hub'): Promise<HubDb> {
+  const database = await createTestDatabase(prefix);
+  const pool = new pg.Pool({ connectionString: database.url, max: 5 });
+  await runMigrations(pool);
+  return {
+    db: createDb(pool),
+    pool,
+    database,
+    async close() {
+      await pool.end();
+      await database.drop();
+    },
+  };
+}
+
+/** Inserts a token directly (as an admin would through the API) and returns its secret. */
+export async function insertToken(pool: pg.Pool, name: string, role: string): Promise<string> {
+  const token = newSecret('flt');
+  await pool.query(`insert into api_tokens (name, role, token_hash, created_by) values ($1, $2, $3, 'test')`, [
+    name,
+    role,
+    sha256(token),
+  ]);
+  return token;
+}
+
+/** The api package's validator when it is there; structural checks otherwise. */
+export const validator = apiSpecValidator() ?? structuralValidator;
+export const hasApiValidator = apiSpecValidator() !== undefined;
+
+export interface TestApp {
+  app: FastifyInstance;
+  desiredChanges: () => number;
+  credentialSyncs: () => number;
+}
+
+/** The REST app over a real database, without NATS: side effects are counted, not performed. */
+export async function restApp(db: Db, bodyLimitBytes = 64 * 1024): Promise<TestApp> {
+  let desired = 0;
+  let syncs = 0;
+  const app = await buildApp({
+    db,
+    logger: createLogger('silent'),
+    metrics: createHubMetrics(new Registry(), false),
+    validate: validator,
+    syncCredentials: () => {
+      syncs++;
+      return Promise.resolve();
+    },
+    onDesiredChange: () => {
+      desired++;
+    },
+    ready: () => Promise.resolve(true),
+    options: { bodyLimitBytes, heartbeatTimeoutMs: 30_000, natsPublicUrls: ['nats://127.0.0.1:4222'], bcryptCost: 4 },
+  });
+  return { app, desiredChanges: () => desired, credentialSyncs: () => syncs };
+}
+
+export function call(
+  app: FastifyInstance,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  url: string,
+  token: string | undefined,
+  body?: unknown,
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method,
+    url,
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    ...(body === undefined ? {} : { payload: body as object }),
+  });
+}
+
+/** A small valid CloneSet spec (kwok nodes run any image name). */
+export function cloneSetSpec(replicas = 2, image = 'registry.local/app:v1'): Record<string, unknown> {
+  return {
+    replicas,
+    selector: { matchLabels: { app: 'web' } },
+    template: {
+      metadata: { labels: { app: 'web' } },
+      spec: { containers: [{ name: 'main', image }] },
+    },
+  };
+}
