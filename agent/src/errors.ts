@@ -10,6 +10,7 @@ export const AgentErrorCodes = {
   AGENT_ERR_WATCH_EXPIRED: 'the watch resourceVersion is too old (410 Gone)',
   AGENT_ERR_CACHE_SYNC: 'informer caches did not sync',
   AGENT_ERR_INDEXER: 'invalid informer indexer',
+  AGENT_ERR_SELECTOR: 'invalid label selector',
   AGENT_ERR_LEASE: 'a leader election lease operation failed',
   AGENT_ERR_LEADERSHIP_LOST: 'leadership was lost',
   AGENT_ERR_SHUTDOWN: 'shutdown did not finish cleanly',
@@ -37,7 +38,12 @@ export class KubeApiError extends AgentError {
   readonly reason: string | undefined;
   readonly body: unknown;
 
-  constructor(status: number, message: string, details: { reason?: string; body?: unknown } = {}, options?: ErrorOptions) {
+  constructor(
+    status: number,
+    message: string,
+    details: { reason?: string; body?: unknown } = {},
+    options?: ErrorOptions,
+  ) {
     super('AGENT_ERR_KUBE_API', message, options);
     this.status = status;
     this.reason = details.reason;
