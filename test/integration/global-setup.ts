@@ -1,5 +1,6 @@
 import type { TestProject } from 'vitest/node';
-import { startEnvironment } from '@flotilla/test';
+// Global setup runs outside the test resolver's conditions, so import the harness sources directly.
+import { startEnvironment } from '../env/src/index.js';
 import type { ClusterInfo, PkiInfo } from './helpers/context.js';
 
 /**

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +12,17 @@ import { readRssBytes } from './memory.js';
 import { startProcess, waitFor, type ManagedProcess } from './process.js';
 import { toolPath } from './tools.js';
 
-const stagesFile = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../kwok/stages.yaml');
+/** The stages live beside the sources; the compiled harness (test/dist/...) finds them too. */
+function findStagesFile(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    for (const candidate of [path.join(dir, 'kwok', 'stages.yaml'), path.join(dir, 'env', 'kwok', 'stages.yaml')]) {
+      if (existsSync(candidate)) return candidate;
+    }
+    dir = path.dirname(dir);
+  }
+  throw new Error('test/env/kwok/stages.yaml not found');
+}
 
 /** The annotation kwok selects its nodes by; pods are played only on such nodes. */
 export const KWOK_NODE_ANNOTATION = 'kwok.x-k8s.io/node';
@@ -106,8 +116,19 @@ function schedulerArgs(kubeconfigPath: string, port: number): string[] {
 }
 
 function kwokConfig(): string {
-  const head = ['apiVersion: config.kwok.x-k8s.io/v1alpha1', 'kind: KwokConfiguration', 'options: {}'].join('\n');
-  return `${head}\n---\n${readFileSync(stagesFile, 'utf8')}`;
+  // Standalone kwok leaves these at 0 when a config file is given; 0 refuses to start.
+  const head = [
+    'apiVersion: config.kwok.x-k8s.io/v1alpha1',
+    'kind: KwokConfiguration',
+    'options:',
+    '  podPlayStageParallelism: 16',
+    '  nodePlayStageParallelism: 4',
+    '  nodeLeaseParallelism: 4',
+    '  podsOnNodeSyncParallelism: 2',
+    '  enablePodsOnNodeSyncListPager: true',
+    '  enablePodsOnNodeSyncStreamWatch: false',
+  ].join('\n');
+  return `${head}\n---\n${readFileSync(findStagesFile(), 'utf8')}`;
 }
 
 /** A fake node kwok manages; zones rotate so topology spread has something to spread over. */
