@@ -1,1 +1,2 @@
 export {};
+export * from './hublink/index.js';

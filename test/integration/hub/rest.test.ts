@@ -46,10 +46,15 @@ async function joinCluster(name: string, labels: Record<string, string>): Promis
   return reg.json<{ registrationSecret: string }>().registrationSecret;
 }
 
-async function desiredRows(
-  name: string,
-): Promise<{ cluster_name: string; deleted: boolean; generation: string; manifest: { spec: { replicas: number } } | null }[]> {
-  const res = await hub.pool.query(
+interface DesiredRow {
+  cluster_name: string;
+  deleted: boolean;
+  generation: string;
+  manifest: { spec: { replicas: number } } | null;
+}
+
+async function desiredRows(name: string): Promise<DesiredRow[]> {
+  const res = await hub.pool.query<DesiredRow>(
     'select cluster_name, deleted, generation, manifest from desired_objects where name = $1 order by cluster_name',
     [name],
   );
@@ -87,9 +92,9 @@ describe('auth', () => {
     expect((await call(t.app, 'GET', '/api/v1/workloads', token)).statusCode).toBe(200);
     const list = await call(t.app, 'GET', '/api/v1/tokens', tokens.admin);
     expect(list.body).not.toContain(token);
-    expect((await call(t.app, 'POST', '/api/v1/tokens', tokens.admin, { name: 'ci-bot', role: 'viewer' })).statusCode).toBe(
-      409,
-    );
+    expect(
+      (await call(t.app, 'POST', '/api/v1/tokens', tokens.admin, { name: 'ci-bot', role: 'viewer' })).statusCode,
+    ).toBe(409);
     expect((await call(t.app, 'DELETE', `/api/v1/tokens/${id}`, tokens.admin)).statusCode).toBe(200);
     const after = await call(t.app, 'GET', '/api/v1/workloads', token);
     expect(after.statusCode).toBe(401);
@@ -106,7 +111,10 @@ describe('cluster registration', () => {
       kubernetesVersion: 'v1.36.3',
     });
     expect(reg.statusCode, reg.body).toBe(201);
-    const { cluster, registrationSecret } = reg.json<{ cluster: { state: string; health: string }; registrationSecret: string }>();
+    const { cluster, registrationSecret } = reg.json<{
+      cluster: { state: string; health: string };
+      registrationSecret: string;
+    }>();
     expect(cluster).toMatchObject({ state: 'pending', health: 'Pending' });
 
     const dup = await call(t.app, 'POST', '/api/v1/clusters/register', tokens.bootstrap, { name: 'edge-1' });
@@ -138,7 +146,9 @@ describe('cluster registration', () => {
     expect(again.statusCode).toBe(409);
     expect(again.json().error.code).toBe('HUB_ERR_CREDENTIALS_CLAIMED');
 
-    const stored = await hub.pool.query('select password_hash from cluster_credentials where cluster_name = $1', ['edge-1']);
+    const stored = await hub.pool.query('select password_hash from cluster_credentials where cluster_name = $1', [
+      'edge-1',
+    ]);
     expect(stored.rows[0].password_hash).toMatch(/^\$2[aby]\$/);
     expect(stored.rows[0].password_hash).not.toContain(creds.nats.password);
 
@@ -160,7 +170,12 @@ describe('cluster registration', () => {
     await joinCluster('page-c', { tier: 'silver' });
     const gold = await call(t.app, 'GET', '/api/v1/clusters?labelSelector=tier%3Dgold', tokens.viewer);
     expect(gold.json<{ items: { name: string }[] }>().items.map((c) => c.name)).toEqual(['page-a', 'page-b']);
-    const setSel = await call(t.app, 'GET', '/api/v1/clusters?labelSelector=tier%20in%20(gold,silver),zone!%3Dy', tokens.viewer);
+    const setSel = await call(
+      t.app,
+      'GET',
+      '/api/v1/clusters?labelSelector=tier%20in%20(gold,silver),zone!%3Dy',
+      tokens.viewer,
+    );
     expect(setSel.json<{ items: { name: string }[] }>().items.map((c) => c.name)).toEqual(['page-a', 'page-c']);
     const offline = await call(t.app, 'GET', '/api/v1/clusters?health=Offline&labelSelector=tier', tokens.viewer);
     expect(offline.json<{ items: unknown[] }>().items).toHaveLength(3);
@@ -209,7 +224,10 @@ describe('workloads', () => {
     expect(w.revision).toBe(1);
 
     const update = (spec: Record<string, unknown>, selector: Selector = { matchLabels: { nothing: 'matches' } }) =>
-      call(t.app, 'PUT', `/api/v1/workloads/${w.id}`, tokens.operator, { spec, placement: { clusterSelector: selector } });
+      call(t.app, 'PUT', `/api/v1/workloads/${w.id}`, tokens.operator, {
+        spec,
+        placement: { clusterSelector: selector },
+      });
     expect((await update(cloneSetSpec(3))).json().revision).toBe(2);
     expect((await update(cloneSetSpec(3))).json().revision).toBe(2);
     expect((await update(cloneSetSpec(3), { matchLabels: { other: 'x' } })).json().revision).toBe(2);
@@ -217,7 +235,12 @@ describe('workloads', () => {
     const revs = await call(t.app, 'GET', `/api/v1/workloads/${w.id}/revisions?limit=1`, tokens.viewer);
     const page = revs.json<{ items: { revision: number; spec: { replicas: number } }[]; continue?: string }>();
     expect(page.items.map((r) => r.revision)).toEqual([2]);
-    const rest = await call(t.app, 'GET', `/api/v1/workloads/${w.id}/revisions?continue=${page.continue}`, tokens.viewer);
+    const rest = await call(
+      t.app,
+      'GET',
+      `/api/v1/workloads/${w.id}/revisions?continue=${page.continue}`,
+      tokens.viewer,
+    );
     expect(rest.json<{ items: { spec: { replicas: number } }[] }>().items[0]!.spec.replicas).toBe(2);
     const one = await call(t.app, 'GET', `/api/v1/workloads/${w.id}/revisions/1`, tokens.viewer);
     expect(one.json().hash).toMatch(/^[0-9a-f]{64}$/);
@@ -331,7 +354,9 @@ describe('desired state', () => {
       ['ds-1', false, 2],
       ['ds-2', false, 5],
     ]);
-    const manifest = rows[0]!.manifest as unknown as { metadata: { labels: Record<string, string>; annotations: Record<string, string> } };
+    const manifest = rows[0]!.manifest as unknown as {
+      metadata: { labels: Record<string, string>; annotations: Record<string, string> };
+    };
     expect(manifest.metadata.labels['flotilla.io/managed-by']).toBe('hub');
     expect(manifest.metadata.annotations['flotilla.io/workload']).toBe(id);
 
@@ -346,7 +371,10 @@ describe('desired state', () => {
     ]);
 
     const status = await call(t.app, 'GET', `/api/v1/workloads/${id}/status`, tokens.viewer);
-    const body = status.json<{ aggregate: { clusters: number; byHealth: Record<string, number> }; items: { cluster: string; health: string }[] }>();
+    const body = status.json<{
+      aggregate: { clusters: number; byHealth: Record<string, number> };
+      items: { cluster: string; health: string }[];
+    }>();
     expect(body.items.map((i) => [i.cluster, i.health])).toEqual([
       ['ds-2', 'Pending'],
       ['ds-3', 'Pending'],

@@ -1,0 +1,121 @@
+/**
+ * Consumes this cluster's desired objects from its named durable consumer and applies them.
+ * The durable is created on first start with a filter on the cluster's own subjects and
+ * DeliverPolicy.LastPerSubject (the latest value of every object); afterwards it resumes where
+ * it stopped, including after NATS outages. A message is acknowledged only after the apply or
+ * prune succeeded; a failure naks it for redelivery. Malformed or foreign messages are
+ * terminated (never redelivered) and counted.
+ */
+import { decodeDesired, desiredFilter, parseDesiredSubject, type DesiredMessage } from '@flotilla/api';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  type ConsumerMessages,
+  type JsMsg,
+} from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
+import { decideDesired } from './desired-decision.js';
+import type { HubLinkMetrics } from './metrics.js';
+import type { StatusReporter } from './status-reporter.js';
+import type { HubLinkCredentials, KubeApplier, ObjectRef } from './types.js';
+
+const NANOS_PER_MS = 1_000_000;
+
+export interface DesiredConsumerDeps {
+  cluster: string;
+  credentials: HubLinkCredentials;
+  kube: KubeApplier;
+  logger: Logger;
+  metrics: HubLinkMetrics;
+  status: StatusReporter;
+  retryDelayMs: number;
+}
+
+/** Creates the durable if it does not exist yet (only the agent's own name and filter are allowed). */
+async function ensureConsumer(nc: NatsConnection, deps: DesiredConsumerDeps): Promise<void> {
+  const { desiredStream, consumer } = deps.credentials;
+  const jsm = await jetstreamManager(nc, { checkAPI: false });
+  try {
+    await jsm.consumers.info(desiredStream, consumer);
+    return;
+  } catch (err) {
+    deps.logger.info({ consumer, err: (err as Error).message }, 'creating the desired-state consumer');
+  }
+  await jsm.consumers.add(desiredStream, {
+    durable_name: consumer,
+    filter_subject: desiredFilter(deps.cluster),
+    deliver_policy: DeliverPolicy.LastPerSubject,
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: 60_000 * NANOS_PER_MS,
+    max_deliver: -1,
+    max_ack_pending: 1000,
+  });
+}
+
+type Verdict = { ok: true; msg: DesiredMessage; ref: ObjectRef } | { ok: false; reason: string; detail: string };
+
+function validate(m: JsMsg, cluster: string): Verdict {
+  const key = parseDesiredSubject(m.subject);
+  if (!key || key.cluster !== cluster) return { ok: false, reason: 'foreign', detail: m.subject };
+  const decoded = decodeDesired(m.data);
+  if (!decoded.ok) return { ok: false, reason: decoded.reason, detail: decoded.detail };
+  const msg = decoded.value;
+  if (msg.cluster !== cluster || msg.kind !== key.kind || msg.namespace !== key.namespace || msg.name !== key.name) {
+    return { ok: false, reason: 'foreign', detail: `payload does not match ${m.subject}` };
+  }
+  return { ok: true, msg, ref: { kind: msg.kind, namespace: msg.namespace, name: msg.name } };
+}
+
+async function handle(m: JsMsg, deps: DesiredConsumerDeps): Promise<void> {
+  const v = validate(m, deps.cluster);
+  if (!v.ok) {
+    deps.metrics.dropped.inc({ reason: v.reason });
+    deps.logger.warn({ subject: m.subject, reason: v.reason, detail: v.detail }, 'dropping desired message');
+    m.term(v.reason);
+    return;
+  }
+  const { msg, ref } = v;
+  try {
+    const decision = decideDesired(msg, await deps.kube.get(ref));
+    if (decision.action === 'apply') {
+      await deps.kube.apply(ref, decision.manifest);
+      deps.metrics.applied.inc();
+      deps.status.kick();
+    } else if (decision.action === 'delete') {
+      await deps.kube.delete(ref);
+      deps.metrics.pruned.inc();
+      await deps.status.reportGone(ref, 'Deleted', msg);
+    } else {
+      deps.logger.debug({ ref, generation: msg.generation, reason: decision.reason }, 'skipping desired message');
+      if (decision.reason === 'stale') deps.metrics.dropped.inc({ reason: 'stale' });
+    }
+    m.ack();
+  } catch (err) {
+    deps.metrics.applyFailures.inc();
+    deps.logger.warn({ err, ref, generation: msg.generation }, 'applying desired state failed; will retry');
+    m.nak(deps.retryDelayMs);
+  }
+}
+
+export interface DesiredConsumer {
+  stop(): Promise<void>;
+}
+
+export async function startDesiredConsumer(nc: NatsConnection, deps: DesiredConsumerDeps): Promise<DesiredConsumer> {
+  await ensureConsumer(nc, deps);
+  const js = jetstream(nc, { checkAPI: false });
+  const consumer = await js.consumers.get(deps.credentials.desiredStream, deps.credentials.consumer);
+  const messages: ConsumerMessages = await consumer.consume({ max_messages: 100 });
+  const loop = (async () => {
+    for await (const m of messages) await handle(m, deps);
+  })().catch((err: unknown) => deps.logger.error({ err }, 'desired-state consumer stopped'));
+  return {
+    async stop() {
+      await messages.close();
+      await loop;
+    },
+  };
+}

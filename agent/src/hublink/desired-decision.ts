@@ -1,0 +1,52 @@
+/**
+ * What to do with one desired message, decided from the message and the object currently in
+ * the cluster. Pure, so the rules are unit-tested:
+ * - never go backwards: a message older than the generation stamped on the object is skipped;
+ * - prune only what the hub manages: a tombstone for an object without the managed-by label
+ *   (someone else's object with the same name) leaves it alone;
+ * - apply stamps the generation, so status reports and later messages can be ordered.
+ */
+import { GENERATION_ANNOTATION, MANAGED_BY_HUB, MANAGED_BY_LABEL, type DesiredMessage } from '@flotilla/api';
+import type { KubeObject } from './types.js';
+
+export type DesiredDecision =
+  | { action: 'apply'; manifest: KubeObject }
+  | { action: 'delete' }
+  | { action: 'skip'; reason: 'stale' | 'not-managed' | 'already-gone' };
+
+export function appliedGeneration(obj: KubeObject | undefined): number | undefined {
+  const raw = obj?.metadata?.annotations?.[GENERATION_ANNOTATION];
+  const n = Number(raw);
+  return raw !== undefined && Number.isInteger(n) ? n : undefined;
+}
+
+export function isManaged(obj: KubeObject | undefined): boolean {
+  return obj?.metadata?.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_HUB;
+}
+
+/** Adds the generation annotation and the managed-by label to the hub's manifest. */
+export function stampManifest(manifest: Record<string, unknown>, generation: number): KubeObject {
+  const m = manifest as KubeObject;
+  const metadata = m.metadata ?? {};
+  return {
+    ...m,
+    metadata: {
+      ...metadata,
+      labels: { ...metadata.labels, [MANAGED_BY_LABEL]: MANAGED_BY_HUB },
+      annotations: { ...metadata.annotations, [GENERATION_ANNOTATION]: String(generation) },
+    },
+  };
+}
+
+export function decideDesired(msg: DesiredMessage, current: KubeObject | undefined): DesiredDecision {
+  const applied = appliedGeneration(current);
+  if (applied !== undefined && isManaged(current) && applied > msg.generation)
+    return { action: 'skip', reason: 'stale' };
+  if (msg.deleted) {
+    if (!current) return { action: 'skip', reason: 'already-gone' };
+    if (!isManaged(current)) return { action: 'skip', reason: 'not-managed' };
+    return { action: 'delete' };
+  }
+  if (!msg.manifest) return { action: 'skip', reason: 'stale' };
+  return { action: 'apply', manifest: stampManifest(msg.manifest, msg.generation) };
+}

@@ -1,0 +1,97 @@
+/**
+ * The agent's link to the hub: connects to NATS with the cluster's own identity (and inbox
+ * prefix), consumes and applies desired state, reports status and heartbeats. NATS outages are
+ * ridden out by the client's endless reconnects; the durable consumer resumes where it stopped.
+ *
+ *   const link = createHubLink({ nats: { connect }, kube: createKubeApplier(kc), clusterName,
+ *                                credentials, logger, metrics: createHubLinkMetrics(registry),
+ *                                agentVersion });
+ *   await link.start(); … await link.stop();
+ */
+import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { startDesiredConsumer, type DesiredConsumer } from './desired-consumer.js';
+import { startHeartbeat, type Heartbeat } from './heartbeat.js';
+import { createStatusReporter } from './status-reporter.js';
+import { DEFAULT_HUBLINK_OPTIONS, type HubLinkDeps } from './types.js';
+
+export interface HubLink {
+  /** Resolves once connected and consuming (waits for NATS if it is down). */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Sends a heartbeat now (after start). */
+  heartbeat(): Promise<void>;
+}
+
+export function createHubLink(deps: HubLinkDeps): HubLink {
+  const options = { ...DEFAULT_HUBLINK_OPTIONS, ...deps.options };
+  const logger = deps.logger.child({ component: 'hublink', cluster: deps.clusterName });
+  let nc: NatsConnection | undefined;
+  let js: JetStreamClient | undefined;
+  let consumer: DesiredConsumer | undefined;
+  let heartbeat: Heartbeat | undefined;
+  const status = createStatusReporter({
+    cluster: deps.clusterName,
+    kube: deps.kube,
+    logger,
+    metrics: deps.metrics,
+    js: () => js,
+    intervalMs: options.statusIntervalMs,
+    resyncMs: options.statusResyncMs,
+  });
+
+  async function watchStatus(conn: NatsConnection): Promise<void> {
+    for await (const s of conn.status()) {
+      if (s.type === 'disconnect') deps.metrics.connected.set(0);
+      if (s.type === 'reconnect') deps.metrics.connected.set(1);
+      if (s.type === 'disconnect' || s.type === 'reconnect') logger.info({ event: s.type }, 'NATS connection');
+    }
+  }
+
+  return {
+    async start() {
+      const { credentials } = deps;
+      nc = await deps.nats.connect({
+        servers: credentials.servers,
+        user: credentials.user,
+        pass: credentials.password,
+        inboxPrefix: credentials.inboxPrefix,
+        name: `flotilla-agent-${deps.clusterName}`,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 1000,
+        waitOnFirstConnect: true,
+      });
+      deps.metrics.connected.set(1);
+      void watchStatus(nc).catch(() => undefined);
+      js = jetstream(nc, { checkAPI: false });
+      consumer = await startDesiredConsumer(nc, {
+        cluster: deps.clusterName,
+        credentials,
+        kube: deps.kube,
+        logger,
+        metrics: deps.metrics,
+        status,
+        retryDelayMs: options.retryDelayMs,
+      });
+      status.start();
+      heartbeat = startHeartbeat({
+        cluster: deps.clusterName,
+        agentVersion: deps.agentVersion,
+        kubernetesVersion: () => deps.kube.serverVersion(),
+        managedObjects: () => status.managedCount(),
+        js: () => js,
+        logger,
+        intervalMs: options.heartbeatIntervalMs,
+      });
+      await heartbeat.beat().catch((err: unknown) => logger.warn({ err }, 'first heartbeat failed'));
+    },
+    async stop() {
+      heartbeat?.stop();
+      await consumer?.stop();
+      await status.stop();
+      await nc?.drain().catch(() => undefined);
+      deps.metrics.connected.set(0);
+    },
+    heartbeat: () => heartbeat?.beat() ?? Promise.resolve(),
+  };
+}

@@ -1,0 +1,15 @@
+export { createHubLink, type HubLink } from './hublink.js';
+export { createKubeApplier, FIELD_MANAGER } from './kube-applier.js';
+export { createHubLinkMetrics, type HubLinkMetrics } from './metrics.js';
+export { decideDesired, stampManifest, type DesiredDecision } from './desired-decision.js';
+export { statusReport, countsOf } from './object-status.js';
+export {
+  DEFAULT_HUBLINK_OPTIONS,
+  type HubLinkCredentials,
+  type HubLinkDeps,
+  type HubLinkOptions,
+  type KubeApplier,
+  type KubeObject,
+  type NatsConnector,
+  type ObjectRef,
+} from './types.js';

@@ -1,0 +1,40 @@
+/** Prometheus metrics of the hub link, registered on an injected registry. */
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+export interface HubLinkMetrics {
+  applied: Counter;
+  pruned: Counter;
+  applyFailures: Counter;
+  dropped: Counter<'reason'>;
+  statusPublished: Counter;
+  connected: Gauge;
+}
+
+export function createHubLinkMetrics(registry: Registry): HubLinkMetrics {
+  const registers = [registry];
+  return {
+    applied: new Counter({ name: 'flotilla_agent_hublink_applied_total', help: 'Desired objects applied', registers }),
+    pruned: new Counter({ name: 'flotilla_agent_hublink_pruned_total', help: 'Managed objects deleted', registers }),
+    applyFailures: new Counter({
+      name: 'flotilla_agent_hublink_apply_failures_total',
+      help: 'Applies or deletes that failed and will be retried',
+      registers,
+    }),
+    dropped: new Counter({
+      name: 'flotilla_agent_hublink_messages_dropped_total',
+      help: 'Malformed, foreign or stale desired messages dropped',
+      labelNames: ['reason'],
+      registers,
+    }),
+    statusPublished: new Counter({
+      name: 'flotilla_agent_hublink_status_published_total',
+      help: 'Status reports sent to the hub',
+      registers,
+    }),
+    connected: new Gauge({
+      name: 'flotilla_agent_hublink_connected',
+      help: '1 while connected to NATS',
+      registers,
+    }),
+  };
+}

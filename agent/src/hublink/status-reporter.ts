@@ -1,0 +1,122 @@
+/**
+ * Reports the status of every managed object to the hub. Each pass lists the managed objects of
+ * every kind, computes their reports and publishes only those that changed since the last
+ * publish (or were last sent longer ago than the resync period) — that is the debounce: a
+ * burst of changes between two passes becomes one report. Objects that vanished are reported
+ * as Missing; pruned ones as Deleted (by the desired handler, through `reportGone`).
+ */
+import { WORKLOAD_KINDS, encodeMessage, statusSubject, type StatusMessage } from '@flotilla/api';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { Logger } from 'pino';
+import type { HubLinkMetrics } from './metrics.js';
+import { goneReport, reportDigest, statusReport } from './object-status.js';
+import type { KubeApplier, ObjectRef } from './types.js';
+
+interface Sent {
+  digest: string;
+  at: number;
+  last: StatusMessage;
+}
+
+export interface StatusReporterDeps {
+  cluster: string;
+  kube: KubeApplier;
+  logger: Logger;
+  metrics: HubLinkMetrics;
+  js: () => JetStreamClient | undefined;
+  intervalMs: number;
+  resyncMs: number;
+  now?: () => Date;
+}
+
+export interface StatusReporter {
+  start(): void;
+  /** Run a pass soon (after an apply). */
+  kick(): void;
+  /** `about`: the desired message that removed it, so the report sorts after earlier ones. */
+  reportGone(ref: ObjectRef, health: 'Deleted' | 'Missing', about?: GoneAbout): Promise<void>;
+  managedCount(): number;
+  stop(): Promise<void>;
+}
+
+export interface GoneAbout {
+  workloadId: string;
+  revision: number;
+  generation: number;
+}
+
+const keyOf = (r: ObjectRef): string => `${r.kind}/${r.namespace}/${r.name}`;
+
+export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
+  const now = deps.now ?? ((): Date => new Date());
+  const sent = new Map<string, Sent>();
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = true;
+  let running: Promise<void> = Promise.resolve();
+  let managed = 0;
+
+  async function publish(m: StatusMessage): Promise<void> {
+    const js = deps.js();
+    if (!js) throw new Error('not connected to NATS');
+    await js.publish(statusSubject(deps.cluster, m), encodeMessage(m));
+    deps.metrics.statusPublished.inc();
+    sent.set(keyOf(m), { digest: reportDigest(m), at: Date.now(), last: m });
+  }
+
+  async function pass(): Promise<void> {
+    const seen = new Set<string>();
+    for (const kind of WORKLOAD_KINDS) {
+      for (const obj of await deps.kube.listManaged(kind)) {
+        const ref: ObjectRef = { kind, namespace: obj.metadata?.namespace ?? '', name: obj.metadata?.name ?? '' };
+        if (ref.name === '') continue;
+        const key = keyOf(ref);
+        seen.add(key);
+        const report = statusReport(deps.cluster, ref, obj, now());
+        const prev = sent.get(key);
+        if (prev && prev.digest === reportDigest(report) && Date.now() - prev.at < deps.resyncMs) continue;
+        await publish(report);
+      }
+    }
+    managed = seen.size;
+    for (const [key, s] of sent) {
+      if (seen.has(key) || s.last.health === 'Deleted' || s.last.health === 'Missing') continue;
+      await publish(goneReport(deps.cluster, s.last, s.last, 'Missing', now()));
+    }
+  }
+
+  function schedule(delayMs: number): void {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      running = pass()
+        .catch((err: unknown) => deps.logger.warn({ err }, 'status pass failed; retrying'))
+        .finally(() => {
+          if (!timer) schedule(deps.intervalMs);
+        });
+    }, delayMs);
+  }
+
+  return {
+    start() {
+      stopped = false;
+      schedule(0);
+    },
+    kick() {
+      if (stopped || !timer) return;
+      clearTimeout(timer);
+      schedule(50);
+    },
+    async reportGone(ref, health, about) {
+      const prev = sent.get(keyOf(ref))?.last;
+      const last = { workloadId: '', revision: 0, generation: 0, observedGeneration: 0, ...prev, ...about };
+      await publish(goneReport(deps.cluster, ref, last, health, now()));
+    },
+    managedCount: () => managed,
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      await running;
+    },
+  };
+}

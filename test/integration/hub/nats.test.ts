@@ -1,0 +1,345 @@
+/**
+ * The hub over real NATS (harness nats-server with per-cluster users issued by the hub) and
+ * real Postgres, with agents played by plain NATS clients: per-cluster isolation, the outbox
+ * surviving a hub that dies between commit and publish, status ingestion and its staleness
+ * guard, heartbeats, and malformed or foreign messages being dropped and counted.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import {
+  DESIRED_STREAM,
+  PROTOCOL_VERSION,
+  agentConsumerName,
+  decodeDesired,
+  desiredFilter,
+  encodeMessage,
+  statusSubject,
+  type AgentCredentials,
+  type DesiredMessage,
+  type StatusMessage,
+} from '@flotilla/api';
+import { eventually } from '../helpers/kube.js';
+import { cloneSetSpec } from './fixtures.js';
+import {
+  connectAs,
+  joinCluster,
+  metricValue,
+  rest,
+  startFleetNats,
+  startTestHub,
+  type FleetNats,
+  type TestHub,
+} from './fleet.js';
+
+let nats: FleetNats;
+let t: TestHub;
+let credsA: AgentCredentials;
+let credsB: AgentCredentials;
+let ncA: NatsConnection;
+
+beforeAll(async () => {
+  nats = await startFleetNats();
+  t = await startTestHub(nats);
+  credsA = await joinCluster(t, 'iso-a', { env: 'test', team: 'a' });
+  credsB = await joinCluster(t, 'iso-b', { env: 'test', team: 'b' });
+  ncA = await connectAs(credsA);
+});
+
+afterAll(async () => {
+  await ncA?.close();
+  await t?.hub.close();
+  await t?.db.close();
+  await nats?.stop();
+});
+
+/** Creates (or reuses) the agent's durable with its own filter, as the agent does. */
+async function agentConsumer(nc: NatsConnection, creds: AgentCredentials): Promise<void> {
+  const jsm = await jetstreamManager(nc, { checkAPI: false });
+  await jsm.consumers.add(DESIRED_STREAM, {
+    durable_name: creds.nats.consumer,
+    filter_subject: desiredFilter(creds.cluster),
+    deliver_policy: DeliverPolicy.LastPerSubject,
+    ack_policy: AckPolicy.Explicit,
+  });
+}
+
+/** Everything currently in the agent's durable (acks as it goes). */
+async function drainDesired(nc: NatsConnection, creds: AgentCredentials): Promise<DesiredMessage[]> {
+  const js = jetstream(nc, { checkAPI: false });
+  const consumer = await js.consumers.get(DESIRED_STREAM, creds.nats.consumer);
+  const out: DesiredMessage[] = [];
+  const batch = await consumer.fetch({ max_messages: 100, expires: 1000 });
+  for await (const m of batch) {
+    const d = decodeDesired(m.data);
+    if (d.ok) out.push(d.value);
+    m.ack();
+  }
+  return out;
+}
+
+function status(cluster: string, name: string, generation: number, observed: number, ready: number): StatusMessage {
+  return {
+    v: PROTOCOL_VERSION,
+    cluster,
+    kind: 'CloneSet',
+    namespace: 'apps',
+    name,
+    workloadId: '',
+    revision: 1,
+    generation,
+    observedGeneration: observed,
+    counts: {
+      replicas: 3,
+      readyReplicas: ready,
+      updatedReplicas: ready,
+      updatedReadyReplicas: ready,
+      availableReplicas: ready,
+    },
+    health: ready === 3 ? 'Healthy' : 'Progressing',
+    message: '',
+    reportedAt: new Date().toISOString(),
+  };
+}
+
+function jsOf(nc: NatsConnection): JetStreamClient {
+  return jetstream(nc, { checkAPI: false });
+}
+
+describe('per-cluster NATS identities', () => {
+  it("let cluster A read its own desired state but not B's", async () => {
+    const created = await rest<{ id: string }>(t, 'POST', '/api/v1/workloads', t.operatorToken, {
+      kind: 'CloneSet',
+      name: 'iso-web',
+      namespace: 'apps',
+      spec: cloneSetSpec(1),
+      placement: { clusterSelector: { matchLabels: { env: 'test' } } },
+    });
+    expect(created.id).toBeTruthy();
+    await agentConsumer(ncA, credsA);
+    const mine = await eventually('A receives its desired object', async () => {
+      const got = await drainDesired(ncA, credsA);
+      return got.length > 0 ? got : undefined;
+    });
+    expect(mine.map((m) => [m.cluster, m.name])).toEqual([['iso-a', 'iso-web']]);
+
+    const jsm = await jetstreamManager(ncA, { checkAPI: false });
+    // Another cluster's filter, the whole stream, another cluster's durable: all refused.
+    await expect(
+      jsm.consumers.add(DESIRED_STREAM, {
+        durable_name: credsA.nats.consumer,
+        filter_subject: desiredFilter('iso-b'),
+        ack_policy: AckPolicy.Explicit,
+      }),
+    ).rejects.toThrow();
+    await expect(
+      jsm.consumers.add(DESIRED_STREAM, {
+        durable_name: 'sneaky',
+        filter_subject: 'flotilla.desired.>',
+        ack_policy: AckPolicy.Explicit,
+      }),
+    ).rejects.toThrow();
+    await expect(jsm.consumers.info(DESIRED_STREAM, agentConsumerName('iso-b'))).rejects.toThrow();
+    await expect(
+      jsm.streams.getMessage(DESIRED_STREAM, { last_by_subj: 'flotilla.desired.iso-b.CloneSet.apps.iso-web' }),
+    ).rejects.toThrow();
+
+    // A plain subscription on B's subjects is a permissions violation: nothing is delivered.
+    const errors: string[] = [];
+    void (async () => {
+      for await (const s of ncA.status()) if (s.type === 'error') errors.push(String(s.error));
+    })();
+    const sub = ncA.subscribe('flotilla.desired.iso-b.>');
+    await eventually(
+      'the server refuses the subscription',
+      () => Promise.resolve(errors.some((e) => /Permissions Violation for Subscription/i.test(e))),
+      10_000,
+    );
+    sub.unsubscribe();
+  });
+
+  it("do not let cluster A publish B's status or heartbeat", async () => {
+    const js = jsOf(ncA);
+    await expect(
+      js.publish(
+        statusSubject('iso-b', { kind: 'CloneSet', namespace: 'apps', name: 'iso-web' }),
+        encodeMessage(status('iso-b', 'iso-web', 1, 1, 3)),
+        {
+          timeout: 2000,
+        },
+      ),
+    ).rejects.toThrow();
+    await expect(
+      js.publish('flotilla.heartbeat.iso-b', new TextEncoder().encode('{}'), { timeout: 2000 }),
+    ).rejects.toThrow();
+    // Its own status goes through.
+    await js.publish(
+      statusSubject('iso-a', { kind: 'CloneSet', namespace: 'apps', name: 'iso-web' }),
+      encodeMessage(status('iso-a', 'iso-web', 1, 1, 3)),
+    );
+    const rows = await t.db.pool.query('select cluster_name from object_status where name = $1 order by cluster_name', [
+      'iso-web',
+    ]);
+    await eventually('A status stored', async () => {
+      const r = await t.db.pool.query('select cluster_name from object_status where name = $1', ['iso-web']);
+      return r.rows.some((x: { cluster_name: string }) => x.cluster_name === 'iso-a');
+    });
+    expect(rows.rows.every((x: { cluster_name: string }) => x.cluster_name !== 'iso-b')).toBe(true);
+  });
+
+  it('revoke the identity when the cluster is removed', async () => {
+    const creds = await joinCluster(t, 'iso-gone', { env: 'none' });
+    const nc = await connectAs(creds);
+    await nc.close();
+    await rest(t, 'DELETE', '/api/v1/clusters/iso-gone', t.operatorToken);
+    await eventually(
+      'the removed identity is refused',
+      async () => {
+        try {
+          const again = await (
+            await import('@nats-io/transport-node')
+          ).connect({
+            servers: creds.nats.servers,
+            user: creds.nats.user,
+            pass: creds.nats.password,
+            maxReconnectAttempts: 0,
+          });
+          await again.close();
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      10_000,
+    );
+  });
+});
+
+describe('status ingestion', () => {
+  it('stores the newest status per object; stale reports never overwrite newer ones', async () => {
+    const js = jsOf(ncA);
+    const subject = statusSubject('iso-a', { kind: 'CloneSet', namespace: 'apps', name: 'order' });
+    await js.publish(subject, encodeMessage(status('iso-a', 'order', 5, 3, 2)));
+    await eventually('report stored', async () => {
+      const r = await t.db.pool.query('select generation from object_status where name = $1', ['order']);
+      return r.rows[0]?.generation === '5';
+    });
+    await js.publish(subject, encodeMessage(status('iso-a', 'order', 4, 9, 3))); // older generation
+    await js.publish(subject, encodeMessage(status('iso-a', 'order', 5, 2, 3))); // older observedGeneration
+    await js.publish(subject, encodeMessage(status('iso-a', 'order', 5, 4, 1))); // newer: wins
+    await eventually('newest report stored', async () => {
+      const r = await t.db.pool.query(
+        'select generation, observed_generation, ready_replicas from object_status where name = $1',
+        ['order'],
+      );
+      const row = r.rows[0] as { generation: string; observed_generation: string; ready_replicas: number };
+      return row.observed_generation === '4' ? row : undefined;
+    });
+    const r = await t.db.pool.query('select generation, ready_replicas from object_status where name = $1', ['order']);
+    expect(r.rows[0]).toEqual({ generation: '5', ready_replicas: 1 });
+  });
+
+  it('records heartbeats with versions and marks the cluster Online', async () => {
+    const js = jsOf(ncA);
+    await js.publish(
+      'flotilla.heartbeat.iso-a',
+      encodeMessage({
+        v: PROTOCOL_VERSION,
+        cluster: 'iso-a',
+        agentVersion: '9.9.9',
+        kubernetesVersion: 'v1.36.3',
+        managedObjects: 1,
+        sentAt: new Date().toISOString(),
+      }),
+    );
+    const cluster = await eventually('heartbeat stored', async () => {
+      const c = await rest<{ health: string; agentVersion: string; kubernetesVersion: string }>(
+        t,
+        'GET',
+        '/api/v1/clusters/iso-a',
+        t.viewerToken,
+      );
+      return c.health === 'Online' ? c : undefined;
+    });
+    expect(cluster).toMatchObject({ agentVersion: '9.9.9', kubernetesVersion: 'v1.36.3' });
+  });
+
+  it('drops malformed and foreign messages, counts them, and keeps working', async () => {
+    const js = jsOf(ncA);
+    const subject = statusSubject('iso-a', { kind: 'CloneSet', namespace: 'apps', name: 'junk' });
+    const before = await metricValue(t.registry, 'flotilla_hub_nats_messages_dropped_total');
+    await js.publish(subject, new TextEncoder().encode('{not json'));
+    await js.publish(
+      subject,
+      encodeMessage({ ...status('iso-a', 'junk', 1, 1, 1), counts: undefined } as unknown as StatusMessage),
+    );
+    await js.publish(subject, encodeMessage(status('iso-b', 'junk', 1, 1, 1))); // claims to be B
+    await js.publish(
+      statusSubject('iso-a', { kind: 'CloneSet', namespace: 'apps', name: 'other' }),
+      encodeMessage(status('iso-a', 'junk', 1, 1, 1)),
+    );
+    await js.publish('flotilla.status.iso-a.not-a-valid-subject', new TextEncoder().encode('{}'));
+    await eventually(
+      'five drops counted',
+      async () => (await metricValue(t.registry, 'flotilla_hub_nats_messages_dropped_total')) - before >= 5,
+    );
+    expect(
+      await metricValue(t.registry, 'flotilla_hub_nats_messages_dropped_total', { reason: 'json' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      await metricValue(t.registry, 'flotilla_hub_nats_messages_dropped_total', { reason: 'schema' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      await metricValue(t.registry, 'flotilla_hub_nats_messages_dropped_total', { reason: 'foreign' }),
+    ).toBeGreaterThanOrEqual(2);
+    const junk = await t.db.pool.query("select count(*)::int as n from object_status where name in ('junk', 'other')");
+    expect(junk.rows[0].n).toBe(0);
+    // Still alive: a valid report after the junk is stored.
+    await js.publish(subject, encodeMessage(status('iso-a', 'junk', 1, 1, 3)));
+    await eventually('valid report after junk stored', async () => {
+      const r = await t.db.pool.query("select count(*)::int as n from object_status where name = 'junk'");
+      return r.rows[0].n === 1;
+    });
+  });
+});
+
+describe('outbox', () => {
+  it('delivers a change committed by a hub that died before publishing it', async () => {
+    // A second hub on the same database that never publishes: it commits, then "dies".
+    const crashed = await startTestHub(nats, { relay: false, db: t.db });
+    await t.hub.relay.stop(); // keep the live hub's relay out of it until the "restart"
+    const created = await rest<{ id: string }>(crashed, 'POST', '/api/v1/workloads', crashed.operatorToken, {
+      kind: 'CloneSet',
+      name: 'outbox-web',
+      namespace: 'apps',
+      spec: cloneSetSpec(4),
+      placement: { clusterSelector: { matchLabels: { team: 'b' } } },
+    });
+    const pending = await t.db.pool.query('select count(*)::int as n from outbox where sent_at is null');
+    expect(pending.rows[0].n).toBeGreaterThan(0);
+    await crashed.hub.close();
+
+    const ncB = await connectAs(credsB);
+    try {
+      await agentConsumer(ncB, credsB);
+      expect((await drainDesired(ncB, credsB)).filter((m) => m.name === 'outbox-web')).toEqual([]);
+      // "Restart": a hub with a relay on the same database publishes what was committed.
+      const restarted = await startTestHub(nats, { db: t.db });
+      try {
+        const got = await eventually('B receives the committed change', async () => {
+          const msgs = (await drainDesired(ncB, credsB)).filter((m) => m.name === 'outbox-web');
+          return msgs.length > 0 ? msgs : undefined;
+        });
+        expect(got[0]).toMatchObject({ workloadId: created.id, deleted: false, generation: 1 });
+        expect((got[0]!.manifest as { spec: { replicas: number } }).spec.replicas).toBe(4);
+        const left = await t.db.pool.query('select count(*)::int as n from outbox where sent_at is null');
+        expect(left.rows[0].n).toBe(0);
+      } finally {
+        await restarted.hub.close();
+      }
+    } finally {
+      await ncB.close();
+      t.hub.relay.start();
+    }
+  });
+});
