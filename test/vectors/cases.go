@@ -118,6 +118,7 @@ var cloneSetCases = []cloneSetCase{
 	{"large and negative integers", cloneSet("ints", `{"spec":{"containers":[{"name":"main","image":"nginx"}],"terminationGracePeriodSeconds":9007199254740993,"activeDeadlineSeconds":12345678901,"priority":-2147483648}}`), noProbe},
 	{"nulls inside lists and maps", cloneSet("nullitems", `{"metadata":{"labels":{"a":null}},"spec":{"containers":[null,{"name":"x","args":[null,"y"],"resources":{"limits":{"cpu":null}}}]}}`), noProbe},
 	{"int or string ports", cloneSet("intstr", `{"spec":{"containers":[{"name":"main","image":"nginx","livenessProbe":{"httpGet":{"port":"8080"}},"readinessProbe":{"httpGet":{"port":8080,"host":"<h>"}}}]}}`), noProbe},
+	{"quantities as JSON numbers", cloneSet("numq", `{"spec":{"containers":[{"name":"main","image":"nginx","resources":{"limits":{"cpu":2,"memory":0.5},"requests":{"cpu":0.25}}}]}}`), noProbe},
 	{"error: image is a number", cloneSet("bad-image", `{"spec":{"containers":[{"name":"main","image":5}]}}`), noProbe},
 	{"error: bad quantity", cloneSet("bad-quantity", `{"spec":{"containers":[{"name":"main","resources":{"limits":{"cpu":"lots"}}}]}}`), noProbe},
 	{"error: fractional int", cloneSet("bad-int", `{"spec":{"containers":[{"name":"main"}],"terminationGracePeriodSeconds":1.5}}`), noProbe},

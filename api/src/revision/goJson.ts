@@ -3,10 +3,10 @@ import { quoteGoString } from './goString.js';
 import { compareUtf8, toGoString } from './utf8.js';
 
 /**
- * Returns exactly the text Go's `json.Marshal` writes for the value `json.Unmarshal` builds from
- * `JSON.stringify(value)`'s equivalent JSON text into an `interface{}`: object keys sorted by
- * UTF-8 bytes, no whitespace, Go's string escaping (HTML-safe), numbers as float64 in Go's
- * format. This is the last step of OpenKruise's revision data, so the bytes must match.
+ * Returns the exact text Go's `json.Marshal` writes for the `interface{}` that `json.Unmarshal`
+ * builds from the same JSON text `JSON.parse` turned into `value`: object keys sorted by UTF-8
+ * bytes, no whitespace, Go's HTML-safe string escaping, numbers as float64 in Go's format.
+ * This is the last step of OpenKruise's revision data, so the bytes must match.
  *
  * Accepts JSON data only: null, booleans, finite numbers, strings, arrays and plain objects.
  * Like JSON.stringify, undefined object members are skipped and undefined array items are null.

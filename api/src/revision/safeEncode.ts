@@ -1,4 +1,4 @@
-import { utf8Bytes } from './utf8.js';
+import { toGoString, utf8Bytes } from './utf8.js';
 
 /** The alphabet of k8s.io/apimachinery/pkg/util/rand: no vowels, so hashes spell no words. */
 export const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -10,8 +10,7 @@ export const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
  * ASCII and never hit that quirk.
  */
 export function safeEncodeString(s: string): string {
-  const codePoints = Array.from(new TextDecoder().decode(utf8Bytes(s)), (ch) => ch.codePointAt(0) ?? 0);
-  const byteLength = utf8Bytes(s).length;
+  const codePoints = Array.from(toGoString(s), (ch) => ch.codePointAt(0) ?? 0);
   const encoded = codePoints.map((cp) => SAFE_ALPHABET[cp % SAFE_ALPHABET.length]).join('');
-  return encoded + '\0'.repeat(byteLength - codePoints.length);
+  return encoded + '\0'.repeat(utf8Bytes(s).length - codePoints.length);
 }
