@@ -133,8 +133,8 @@ export class ResourceVersionExpectations {
     const uid = obj.metadata?.uid;
     const resourceVersion = obj.metadata?.resourceVersion;
     if (!uid || !resourceVersion) return;
-    let objects = this.#byKey.get(controllerKey);
-    if (!objects) this.#byKey.set(controllerKey, (objects = new Map()));
+    const objects = this.#byKey.get(controllerKey) ?? new Map<string, { resourceVersion: string; at: number }>();
+    this.#byKey.set(controllerKey, objects);
     const known = objects.get(uid);
     if (known && isAtLeast(known.resourceVersion, resourceVersion)) return;
     objects.set(uid, { resourceVersion, at: this.#clock.now() });

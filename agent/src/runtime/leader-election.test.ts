@@ -36,7 +36,7 @@ describe('decideLeadership', () => {
       { action: 'wait', holder: 'other', expiresInMs: 10_000 },
     ],
   ] as const)('%s → %j', (_what, lease, observedAtMs, expected) => {
-    expect(decideLeadership({ ...base, lease: lease as Lease | undefined, observedAtMs })).toEqual(expected);
+    expect(decideLeadership({ ...base, lease, observedAtMs })).toEqual(expected);
   });
 
   it('judges expiry by when the candidate observed the holder, not by the (possibly skewed) renewTime', () => {
