@@ -1,0 +1,42 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  ApiextensionsV1Api,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1CustomResourceDefinition,
+} from '@kubernetes/client-node';
+import { parse } from 'yaml';
+import { eventually, type Kube } from './kube.js';
+
+const crdDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../deploy/crds');
+
+export function loadCrds(): V1CustomResourceDefinition[] {
+  return readdirSync(crdDir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .map((f) => parse(readFileSync(path.join(crdDir, f), 'utf8')) as V1CustomResourceDefinition);
+}
+
+/**
+ * Installs (or updates) the generated Kruise CRDs with server-side apply and waits until each
+ * is Established. Idempotent, so every suite that needs them may call it.
+ */
+export async function installCrds(k: Kube): Promise<V1CustomResourceDefinition[]> {
+  const ext = k.kc.makeApiClient(ApiextensionsV1Api);
+  const crds = loadCrds();
+  for (const crd of crds) {
+    await ext.patchCustomResourceDefinition(
+      { name: crd.metadata!.name!, body: crd, fieldManager: 'flotilla-tests', force: true },
+      setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
+    );
+  }
+  for (const crd of crds) {
+    await eventually(`CRD ${crd.metadata!.name} Established`, async () => {
+      const got = await ext.readCustomResourceDefinition({ name: crd.metadata!.name! });
+      return got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
+    });
+  }
+  return crds;
+}
