@@ -11,6 +11,7 @@ export type FieldErrorCode =
   | 'NotSupported'
   | 'Forbidden'
   | 'Duplicate'
+  | 'NotFound'
   | 'TypeInvalid'
   | 'TooLong'
   | 'TooMany'
@@ -36,9 +37,12 @@ export function indexPath(path: string, index: number | string): string {
 
 const MAX_RENDERED_VALUE = 80;
 
+const isScalar = (v: unknown): boolean => v === null || ['string', 'number', 'boolean'].includes(typeof v);
+
 /**
- * Renders a value for a message. Only scalars are shown; objects and arrays are named, never
- * serialised, so a message stays short and rendering can never fail on odd input.
+ * Renders a value for a message. Scalars and flat maps of scalars (labels, selectors'
+ * matchLabels) are shown as JSON, cut to a readable length; anything nested is only named, so
+ * rendering stays cheap and can never fail on odd input.
  */
 export function describeValue(value: unknown): string {
   if (typeof value === 'string') {
@@ -49,7 +53,11 @@ export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (value === undefined) return 'undefined';
   if (Array.isArray(value)) return 'array';
-  return typeof value === 'object' ? 'object' : typeof value;
+  if (typeof value !== 'object') return typeof value;
+  const entries = Object.entries(value);
+  if (entries.length > 10 || !entries.every(([, v]) => isScalar(v))) return 'object';
+  const json = JSON.stringify(Object.fromEntries(entries));
+  return json.length > MAX_RENDERED_VALUE ? `${json.slice(0, MAX_RENDERED_VALUE)}...` : json;
 }
 
 /** The field must be set. */
@@ -82,6 +90,11 @@ export function duplicate(path: string, value: unknown): FieldError {
   return { path, code: 'Duplicate', message: `Duplicate value: ${describeValue(value)}` };
 }
 
+/** The value refers to something (a volume, a container) that does not exist. */
+export function notFound(path: string, value: unknown, detail?: string): FieldError {
+  return { path, code: 'NotFound', message: `Not found: ${describeValue(value)}${detail ? `: ${detail}` : ''}` };
+}
+
 /** The value is longer than allowed. */
 export function tooLong(path: string, max: number): FieldError {
   return { path, code: 'TooLong', message: `Too long: may not be more than ${max} characters` };
@@ -105,9 +118,4 @@ export function unknownField(path: string): FieldError {
 /** One line per error, `path: message`, the way kubectl prints admission errors. */
 export function formatFieldError(error: FieldError): string {
   return error.path === '' ? error.message : `${error.path}: ${error.message}`;
-}
-
-/** Prefixes every error of a nested validation with the path it was found under. */
-export function underPath(path: string, errors: readonly FieldError[]): FieldError[] {
-  return errors.map((e) => ({ ...e, path: e.path === '' ? path : childPath(path, e.path) }));
 }

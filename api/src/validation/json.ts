@@ -55,33 +55,46 @@ export interface JsonDifference {
  * deeper down; among siblings the earlier one wins.
  */
 export function firstDifference(a: unknown, b: unknown): JsonDifference | undefined {
-  const work: Array<[unknown, unknown, JsonPathSegment[]]> = [[a, b, []]];
+  // Paths are kept as parent links and only spelled out for the answer, so deep documents cost
+  // linear time.
+  const work: Array<[unknown, unknown, PathLink | undefined]> = [[a, b, undefined]];
   for (let item = work.pop(); item !== undefined; item = work.pop()) {
-    const [x, y, path] = item;
+    const [x, y, at] = item;
     if (Object.is(x, y) || (typeof x === 'number' && x === y)) continue;
     if (Array.isArray(x) && Array.isArray(y)) {
-      const children: Array<[unknown, unknown, JsonPathSegment[]]> = [];
+      const children: Array<[unknown, unknown, PathLink]> = [];
       for (let i = 0; i < Math.max(x.length, y.length); i++) {
-        if (i >= y.length) return { path: [...path, i], op: 'remove' };
-        if (i >= x.length) return { path: [...path, i], op: 'add' };
-        children.push([x[i], y[i], [...path, i]]);
+        if (i >= y.length) return { path: spell({ parent: at, segment: i }), op: 'remove' };
+        if (i >= x.length) return { path: spell({ parent: at, segment: i }), op: 'add' };
+        children.push([x[i], y[i], { parent: at, segment: i }]);
       }
       pushReversed(work, children);
     } else if (isRecord(x) && isRecord(y)) {
-      const children: Array<[unknown, unknown, JsonPathSegment[]]> = [];
+      const children: Array<[unknown, unknown, PathLink]> = [];
       for (const key of Object.keys(x)) {
-        if (!Object.hasOwn(y, key)) return { path: [...path, key], op: 'remove' };
-        children.push([x[key], y[key], [...path, key]]);
+        if (!Object.hasOwn(y, key)) return { path: spell({ parent: at, segment: key }), op: 'remove' };
+        children.push([x[key], y[key], { parent: at, segment: key }]);
       }
       for (const key of Object.keys(y)) {
-        if (!Object.hasOwn(x, key)) return { path: [...path, key], op: 'add' };
+        if (!Object.hasOwn(x, key)) return { path: spell({ parent: at, segment: key }), op: 'add' };
       }
       pushReversed(work, children);
     } else {
-      return { path, op: 'replace' };
+      return { path: spell(at), op: 'replace' };
     }
   }
   return undefined;
+}
+
+interface PathLink {
+  readonly parent: PathLink | undefined;
+  readonly segment: JsonPathSegment;
+}
+
+function spell(link: PathLink | undefined): JsonPathSegment[] {
+  const path: JsonPathSegment[] = [];
+  for (let at = link; at !== undefined; at = at.parent) path.push(at.segment);
+  return path.reverse();
 }
 
 /** True when both values are equal as JSON documents. */

@@ -1,0 +1,168 @@
+/**
+ * CloneSet validation: the schema, then OpenKruise's validating-webhook rules
+ * (pkg/webhook/cloneset/validating/validation.go) on the defaulted object.
+ */
+import {
+  childPath,
+  duplicate,
+  type FieldError,
+  forbidden,
+  indexPath,
+  invalid,
+  notSupported,
+  required,
+} from '../../validation/field-error.js';
+import { scaledValue } from '../../validation/intstr.js';
+import { isEmptySelector, selectorMatches, validateLabelSelector } from '../../validation/labels.js';
+import { dns1123LabelErrors } from '../../validation/names.js';
+import { CLONESET_UPDATE_STRATEGY_TYPES, KruiseKind } from '../constants.js';
+import { validateMetadata } from '../common/metadata-validation.js';
+import { validatePodTemplate } from '../common/pod-validation.js';
+import {
+  validateIntOrPercent,
+  validateLifecycle,
+  validatePriorityStrategy,
+  validateScatterStrategy,
+} from '../common/strategy-validation.js';
+import { type KindRules, validateObject } from '../common/validate-object.js';
+import { defaultCloneSet } from './defaults.js';
+import { type CloneSet, CloneSetSchema, type CloneSetSpec } from './schema.js';
+
+/** A non-empty selector that selects the template's own labels. */
+function validateSelector(spec: CloneSetSpec): FieldError[] {
+  const errors = validateLabelSelector(spec.selector, 'spec.selector');
+  if (isEmptySelector(spec.selector)) {
+    errors.push(invalid('spec.selector', spec.selector, 'empty selector is invalid for cloneset'));
+  } else if (errors.length === 0 && !selectorMatches(spec.selector, spec.template.metadata?.labels ?? {})) {
+    errors.push(
+      invalid(
+        'spec.template.metadata.labels',
+        spec.template.metadata?.labels ?? {},
+        '`selector` does not match template `labels`',
+      ),
+    );
+  }
+  return errors;
+}
+
+/** Claim templates become pod volumes, so their names follow volume-name rules. */
+function validateClaimTemplates(spec: CloneSetSpec): { errors: FieldError[]; names: string[] } {
+  const errors: FieldError[] = [];
+  const names: string[] = [];
+  (spec.volumeClaimTemplates ?? []).forEach((claim, i) => {
+    const at = `spec.volumeClaimTemplates[${i}].metadata.name`;
+    const name = claim.metadata?.name ?? '';
+    if (name === '') errors.push(required(at, 'every claim template needs a name'));
+    else for (const m of dns1123LabelErrors(name)) errors.push(invalid(at, name, m));
+    if (names.includes(name)) errors.push(duplicate(at, name));
+    names.push(name);
+  });
+  return { errors, names };
+}
+
+function validateTemplate(spec: CloneSetSpec, claimNames: string[]): FieldError[] {
+  const errors = validatePodTemplate(spec.template, 'spec.template', claimNames);
+  const podSpec = spec.template.spec ?? {};
+  if (podSpec.restartPolicy !== undefined && podSpec.restartPolicy !== 'Always') {
+    errors.push(notSupported('spec.template.spec.restartPolicy', podSpec.restartPolicy, ['Always']));
+  }
+  if (podSpec.activeDeadlineSeconds !== undefined) {
+    errors.push(
+      forbidden('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in cloneset is not Supported'),
+    );
+  }
+  return errors;
+}
+
+function validateScaleStrategy(spec: CloneSetSpec): FieldError[] {
+  const strategy = spec.scaleStrategy ?? {};
+  const errors = validateIntOrPercent(strategy.maxUnavailable, 'spec.scaleStrategy.maxUnavailable');
+  const seen = new Set<string>();
+  (strategy.podsToDelete ?? []).forEach((name, i) => {
+    if (seen.has(name)) errors.push(duplicate(indexPath('spec.scaleStrategy.podsToDelete', i), name));
+    seen.add(name);
+  });
+  return errors;
+}
+
+/**
+ * Type, partition, maxUnavailable and maxSurge. Percentages are resolved against replicas and
+ * rounded up, as OpenKruise does, before "not both below 1" is checked.
+ */
+function validateUpdateStrategy(spec: CloneSetSpec): FieldError[] {
+  const path = 'spec.updateStrategy';
+  const strategy = spec.updateStrategy ?? {};
+  const replicas = spec.replicas ?? 0;
+  const errors: FieldError[] = [];
+  const type = strategy.type ?? '';
+  if (!(CLONESET_UPDATE_STRATEGY_TYPES as readonly string[]).includes(type)) {
+    errors.push(notSupported(childPath(path, 'type'), type, CLONESET_UPDATE_STRATEGY_TYPES));
+  }
+  const numbers: Array<[string, number | string | undefined]> = [
+    ['partition', strategy.partition],
+    ['maxUnavailable', strategy.maxUnavailable],
+    ['maxSurge', strategy.maxSurge],
+  ];
+  const malformed = new Set<string>();
+  for (const [name, value] of numbers) {
+    const problems = validateIntOrPercent(value, childPath(path, name));
+    if (problems.length > 0) malformed.add(name);
+    errors.push(...problems);
+  }
+  const maxUnavailable = scaledValue(strategy.maxUnavailable ?? 0, replicas, true) ?? 0;
+  const maxSurge = scaledValue(strategy.maxSurge ?? 0, replicas, true) ?? 0;
+  if (!malformed.has('maxSurge') && type === 'InPlaceOnly' && maxSurge > 0) {
+    errors.push(
+      invalid(childPath(path, 'maxSurge'), strategy.maxSurge, 'can not use maxSurge with strategy type InPlaceOnly'),
+    );
+  }
+  if (
+    !malformed.has('maxUnavailable') &&
+    !malformed.has('maxSurge') &&
+    replicas > 0 &&
+    maxUnavailable < 1 &&
+    maxSurge < 1
+  ) {
+    errors.push(
+      invalid(
+        childPath(path, 'maxUnavailable'),
+        strategy.maxUnavailable,
+        `maxUnavailable and maxSurge should not both be less than 1 (they resolve to ${maxUnavailable} and ${maxSurge} of ${replicas} replicas)`,
+      ),
+    );
+  }
+  errors.push(...validatePriorityStrategy(strategy.priorityStrategy, childPath(path, 'priorityStrategy')));
+  errors.push(...validateScatterStrategy(strategy.scatterStrategy, childPath(path, 'scatterStrategy')));
+  return errors;
+}
+
+/** The semantic rules, on a CloneSet that passed the schema and was defaulted. */
+export function validateDefaultedCloneSet(cloneSet: CloneSet): FieldError[] {
+  const { spec } = cloneSet;
+  const claims = validateClaimTemplates(spec);
+  return [
+    ...validateMetadata(cloneSet.metadata),
+    ...validateSelector(spec),
+    ...claims.errors,
+    ...validateTemplate(spec, claims.names),
+    ...validateScaleStrategy(spec),
+    ...validateUpdateStrategy(spec),
+    ...validateLifecycle(spec.lifecycle, 'spec.lifecycle'),
+  ];
+}
+
+/**
+ * Every problem with a CloneSet document, as field errors; empty when OpenKruise would accept it.
+ * Never throws, whatever the input.
+ */
+export function validateCloneSet(document: unknown): FieldError[] {
+  return validateObject(document, CLONESET_RULES);
+}
+
+/** How CloneSets are checked, for the shared validation pipeline. */
+export const CLONESET_RULES: KindRules<CloneSet> = {
+  kind: KruiseKind.CloneSet,
+  schema: CloneSetSchema,
+  defaults: defaultCloneSet,
+  semantic: validateDefaultedCloneSet,
+};

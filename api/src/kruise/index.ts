@@ -1,0 +1,12 @@
+/** The OpenKruise API (apps.kruise.io/v1alpha1) as Flotilla serves it: schemas, types, defaults, validation. */
+export * from './constants.js';
+export * from './common/markers.js';
+export * from './common/meta.js';
+export * from './common/pod.js';
+export * from './common/strategy.js';
+export { checkSchema } from './common/validate-object.js';
+export * from './cloneset/index.js';
+export * from './sidecarset/index.js';
+export * from './imagepulljob/index.js';
+export * from './nodeimage/index.js';
+export { defaultKruiseObject, type KruiseObject, validateKruiseObject } from './validate.js';

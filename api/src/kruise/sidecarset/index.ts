@@ -1,0 +1,8 @@
+export * from './schema.js';
+export {
+  DEFAULT_SIDECARSET_MAX_UNAVAILABLE,
+  DEFAULT_SIDECARSET_REVISION_HISTORY_LIMIT,
+  defaultSidecarSet,
+} from './defaults.js';
+export { validateDefaultedSidecarSet, validateSidecarSet } from './validation.js';
+export { validateSidecarSetUpdate } from './update.js';

@@ -1,0 +1,55 @@
+/** Validation and defaulting of any Kruise object, dispatched on its `kind`. */
+import { type FieldError, notSupported, typeInvalid } from '../validation/field-error.js';
+import { isRecord } from '../validation/json.js';
+import { defaultCloneSet } from './cloneset/defaults.js';
+import type { CloneSet } from './cloneset/schema.js';
+import { validateCloneSet } from './cloneset/validation.js';
+import { KRUISE_KINDS, type KruiseKindName } from './constants.js';
+import { defaultImagePullJob } from './imagepulljob/defaults.js';
+import type { ImagePullJob } from './imagepulljob/schema.js';
+import { validateImagePullJob } from './imagepulljob/validation.js';
+import { defaultNodeImage } from './nodeimage/defaults.js';
+import type { NodeImage } from './nodeimage/schema.js';
+import { validateNodeImage } from './nodeimage/validation.js';
+import { defaultSidecarSet } from './sidecarset/defaults.js';
+import type { SidecarSet } from './sidecarset/schema.js';
+import { validateSidecarSet } from './sidecarset/validation.js';
+
+/** Any object of the kinds Flotilla serves. */
+export type KruiseObject = CloneSet | SidecarSet | ImagePullJob | NodeImage;
+
+const VALIDATORS: Readonly<Record<KruiseKindName, (document: unknown) => FieldError[]>> = {
+  CloneSet: validateCloneSet,
+  SidecarSet: validateSidecarSet,
+  ImagePullJob: validateImagePullJob,
+  NodeImage: validateNodeImage,
+};
+
+function isKruiseKind(kind: unknown): kind is KruiseKindName {
+  return typeof kind === 'string' && (KRUISE_KINDS as readonly string[]).includes(kind);
+}
+
+/**
+ * Every problem with a document claiming to be a CloneSet, SidecarSet, ImagePullJob or NodeImage;
+ * empty when OpenKruise would accept it. Never throws, whatever the input.
+ */
+export function validateKruiseObject(document: unknown): FieldError[] {
+  if (!isRecord(document)) return [typeInvalid('', document, 'object')];
+  const { kind } = document;
+  if (!isKruiseKind(kind)) return [notSupported('kind', kind, KRUISE_KINDS)];
+  return VALIDATORS[kind](document);
+}
+
+/** A copy of the object with OpenKruise's defaults for its kind applied. */
+export function defaultKruiseObject<T extends KruiseObject>(object: T): T {
+  switch (object.kind) {
+    case 'CloneSet':
+      return defaultCloneSet(object) as T;
+    case 'SidecarSet':
+      return defaultSidecarSet(object) as T;
+    case 'ImagePullJob':
+      return defaultImagePullJob(object) as T;
+    case 'NodeImage':
+      return defaultNodeImage(object) as T;
+  }
+}
