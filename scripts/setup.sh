@@ -13,6 +13,9 @@ missing=()
 command -v openssl >/dev/null || missing+=(openssl)
 command -v setpriv >/dev/null || missing+=(util-linux)
 command -v pg_isready >/dev/null || missing+=(postgresql-client)
+# containerd (CRI) and a local OCI registry for the node daemon's image-pull tests.
+command -v containerd >/dev/null || missing+=(containerd)
+command -v docker-registry >/dev/null || missing+=(docker-registry)
 if [ ${#missing[@]} -gt 0 ]; then
   log "installing ${missing[*]}"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null

@@ -10,3 +10,5 @@ export { freePort, assertPortFree } from './ports.js';
 export { readRssBytes } from './memory.js';
 export { toolPath, hasTool, toolsDir, readVersions, criApiProto, type ToolName } from './tools.js';
 export { run } from './exec.js';
+export { startContainerd, type Containerd, type ContainerdOptions } from './containerd.js';
+export { startRegistry, pushTinyImage, type Registry, type RegistryAuth, type PushedImage } from './registry.js';
