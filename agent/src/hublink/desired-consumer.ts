@@ -18,6 +18,7 @@ import {
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { decideDesired } from './desired-decision.js';
+import { errorText } from './error-text.js';
 import type { HubLinkMetrics } from './metrics.js';
 import type { StatusReporter } from './status-reporter.js';
 import type { HubLinkCredentials, KubeApplier, ObjectRef } from './types.js';
@@ -95,7 +96,10 @@ async function handle(m: JsMsg, deps: DesiredConsumerDeps): Promise<void> {
     m.ack();
   } catch (err) {
     deps.metrics.applyFailures.inc();
-    deps.logger.warn({ err, ref, generation: msg.generation }, 'applying desired state failed; will retry');
+    deps.logger.warn(
+      { error: errorText(err), ref, generation: msg.generation },
+      'applying desired state failed; will retry',
+    );
     m.nak(deps.retryDelayMs);
   }
 }

@@ -10,6 +10,7 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import type { HubLinkMetrics } from './metrics.js';
 import { goneReport, reportDigest, statusReport } from './object-status.js';
+import { errorText } from './error-text.js';
 import type { KubeApplier, ObjectRef } from './types.js';
 
 interface Sent {
@@ -89,7 +90,7 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
     timer = setTimeout(() => {
       timer = undefined;
       running = pass()
-        .catch((err: unknown) => deps.logger.warn({ err }, 'status pass failed; retrying'))
+        .catch((err: unknown) => deps.logger.warn({ error: errorText(err) }, 'status pass failed; retrying'))
         .finally(() => {
           if (!timer) schedule(deps.intervalMs);
         });
@@ -108,7 +109,12 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
     },
     async reportGone(ref, health, about) {
       const prev = sent.get(keyOf(ref))?.last;
-      const last = { workloadId: '', revision: 0, generation: 0, observedGeneration: 0, ...prev, ...about };
+      const last = {
+        workloadId: about?.workloadId ?? prev?.workloadId ?? '',
+        revision: about?.revision ?? prev?.revision ?? 0,
+        generation: about?.generation ?? prev?.generation ?? 0,
+        observedGeneration: prev?.observedGeneration ?? 0,
+      };
       await publish(goneReport(deps.cluster, ref, last, health, now()));
     },
     managedCount: () => managed,
