@@ -1,0 +1,2 @@
+export * from './strategy.js';
+export { validateRolloutStrategy } from './validation.js';

@@ -1,0 +1,63 @@
+/**
+ * A fleet rollout strategy: the waves a new workload revision moves through, with their gates,
+ * budgets and timings. One schema gives the REST API its validator, the hub its TypeScript type
+ * and the OpenAPI document its description.
+ */
+import Type, { type Static } from 'typebox';
+import { intOrString, int32, strictObject } from '../kruise/common/markers.js';
+import { LabelSelectorSchema } from '../kruise/common/meta.js';
+
+/** When an operator must approve a wave: before it starts, after it finished, or both. */
+export const APPROVAL_GATES = ['None', 'Before', 'After', 'BeforeAndAfter'] as const;
+export type ApprovalGate = (typeof APPROVAL_GATES)[number];
+
+/** What happens when failures exceed a budget. */
+export const FAILURE_ACTIONS = ['Pause', 'Rollback', 'Continue'] as const;
+export type FailureAction = (typeof FAILURE_ACTIONS)[number];
+
+/** What happens to a cluster that is offline or removed when its turn comes. */
+export const OFFLINE_POLICIES = ['Skip', 'Fail'] as const;
+export type OfflinePolicy = (typeof OFFLINE_POLICIES)[number];
+
+export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;
+
+/** One in-cluster canary step of a CloneSet: hold `partition` pods back, then wait. */
+export const CanaryStepSchema = strictObject(
+  {
+    partition: intOrString({ description: 'spec.updateStrategy.partition for this step, e.g. "90%" or 9' }),
+    pauseSeconds: Type.Optional(int32({ description: 'how long the step must stay healthy before the next one' })),
+  },
+  { description: 'An in-cluster canary step (CloneSets only).' },
+);
+export type CanaryStep = Static<typeof CanaryStepSchema>;
+
+export const WaveClustersSchema = strictObject(
+  {
+    names: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'clusters by name' })),
+    selector: Type.Optional(LabelSelectorSchema),
+  },
+  { description: 'Which clusters belong to the wave. Absent: every targeted cluster no earlier wave took.' },
+);
+
+export const WaveSchema = strictObject({
+  name: Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' }),
+  clusters: Type.Optional(WaveClustersSchema),
+  orderBy: Type.Optional(
+    Type.String({ minLength: 1, description: 'cluster label key whose value orders the wave (then name)' }),
+  ),
+  maxConcurrency: Type.Optional(intOrString({ description: 'clusters updated at once; default all' })),
+  failureBudget: Type.Optional(intOrString({ description: 'failed clusters tolerated in this wave; default 0' })),
+  soakSeconds: Type.Optional(int32({ description: 'a cluster must stay healthy this long to succeed' })),
+  progressDeadlineSeconds: Type.Optional(int32({ minimum: 1, description: 'time for a cluster to become healthy' })),
+  approval: Type.Optional(Type.Union(APPROVAL_GATES.map((g) => Type.Literal(g)))),
+  canarySteps: Type.Optional(Type.Array(CanaryStepSchema, { maxItems: 20 })),
+});
+export type Wave = Static<typeof WaveSchema>;
+
+export const RolloutStrategySchema = strictObject({
+  waves: Type.Array(WaveSchema, { minItems: 1, maxItems: 50 }),
+  failureBudget: Type.Optional(intOrString({ description: 'failed clusters tolerated over the whole rollout' })),
+  onFailure: Type.Optional(Type.Union(FAILURE_ACTIONS.map((a) => Type.Literal(a)))),
+  offlinePolicy: Type.Optional(Type.Union(OFFLINE_POLICIES.map((p) => Type.Literal(p)))),
+});
+export type RolloutStrategy = Static<typeof RolloutStrategySchema>;

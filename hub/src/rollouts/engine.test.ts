@@ -1,0 +1,286 @@
+import { describe, expect, it } from 'vitest';
+import type { HealthVerdict, RolloutStrategy } from '@flotilla/api';
+import { advance, initialState } from './engine.js';
+import { abort, approve, pause, resume, retry, RolloutStateError } from './controls.js';
+import { freezePlan, type PlanCluster } from './plan.js';
+import type { ClusterObservation, FrozenPlan, RolloutAction, RolloutState } from './types.js';
+
+const healthy: HealthVerdict = { state: 'Healthy', reason: 'Available', message: 'all pods available' };
+const progressing: HealthVerdict = { state: 'Progressing', reason: 'Updating', message: '1/3 updated' };
+const degraded: HealthVerdict = { state: 'Degraded', reason: 'FailedUpdate', message: 'image pull failed' };
+
+const fleet = (n: number): PlanCluster[] =>
+  Array.from({ length: n }, (_, i) => ({
+    name: `c${i + 1}`,
+    labels: { env: i === 0 ? 'canary' : 'prod', order: String(n - i) },
+  }));
+
+function plan(strategy: RolloutStrategy, clusters = fleet(4)): FrozenPlan {
+  const r = freezePlan(strategy, clusters);
+  if (!r.ok) throw new Error(JSON.stringify(r.errors));
+  return r.plan;
+}
+
+/**
+ * A tiny fleet simulator: a cluster becomes healthy `delay` ms after it was given the target
+ * revision, unless it is listed as broken (then it reports Degraded) or offline.
+ */
+class Sim {
+  now = 1_000_000;
+  state: RolloutState;
+  readonly at = new Map<string, { revision: 'target' | 'previous'; since: number; partition?: number | string }>();
+  readonly log: RolloutAction[] = [];
+  broken = new Set<string>();
+  offline = new Set<string>();
+  constructor(
+    readonly p: FrozenPlan,
+    readonly delay = 1000,
+  ) {
+    this.state = initialState(p, this.now);
+  }
+  observations(): Record<string, ClusterObservation> {
+    const out: Record<string, ClusterObservation> = {};
+    for (const w of this.p.waves) {
+      for (const m of w.members) {
+        const a = this.at.get(m);
+        let health = progressing;
+        if (a?.revision === 'target' && this.broken.has(m)) health = degraded;
+        else if (a && this.now - a.since >= this.delay) health = healthy;
+        out[m] = { online: !this.offline.has(m), removed: false, health: this.offline.has(m) ? progressing : health };
+      }
+    }
+    return out;
+  }
+  tick(ms = 500): void {
+    this.now += ms;
+    const r = advance(this.p, this.state, this.observations(), this.now);
+    this.state = r.state;
+    for (const a of r.actions) {
+      this.log.push(a);
+      if (a.type === 'setRevision')
+        this.at.set(a.cluster, { revision: a.revision, since: this.now, partition: a.partition });
+    }
+  }
+  runUntil(done: (s: RolloutState) => boolean, maxTicks = 500): void {
+    for (let i = 0; i < maxTicks && !done(this.state); i++) this.tick();
+  }
+  started(): string[] {
+    return this.log
+      .filter((a) => a.type === 'setRevision' && a.revision === 'target' && a.partition === undefined)
+      .map((a) => (a as { cluster: string }).cluster);
+  }
+}
+
+const threeWaves: RolloutStrategy = {
+  waves: [
+    { name: 'canary', clusters: { selector: { matchLabels: { env: 'canary' } } }, soakSeconds: 2 },
+    { name: 'early', clusters: { names: ['c2'] }, soakSeconds: 1 },
+    { name: 'rest', maxConcurrency: 1, orderBy: 'order' },
+  ],
+};
+
+describe('rollout engine', () => {
+  it('moves clusters wave by wave, never before the previous wave is healthy and soaked', () => {
+    const sim = new Sim(plan(threeWaves));
+    sim.runUntil((s) => s.phase === 'Succeeded');
+    expect(sim.state.phase).toBe('Succeeded');
+    // 'rest' is ordered by the order label: c4 (1) before c3 (2).
+    expect(sim.started()).toEqual(['c1', 'c2', 'c4', 'c3']);
+    const c1 = sim.state.clusters.c1!;
+    const c2 = sim.state.clusters.c2!;
+    expect(c2.startedAt!).toBeGreaterThanOrEqual(c1.finishedAt!);
+    expect(c1.finishedAt! - c1.startedAt!).toBeGreaterThanOrEqual(1000 + 2000);
+    expect(sim.state.waves.map((w) => w.phase)).toEqual(['Succeeded', 'Succeeded', 'Succeeded']);
+    // maxConcurrency 1: c3 starts only after c4 finished.
+    expect(sim.state.clusters.c3!.startedAt!).toBeGreaterThanOrEqual(sim.state.clusters.c4!.finishedAt!);
+  });
+
+  it('stops a failing canary in wave 1 and rolls it back; no other cluster sees the revision', () => {
+    const sim = new Sim(plan(threeWaves));
+    sim.broken.add('c1');
+    sim.runUntil((s) => s.phase === 'RolledBack');
+    expect(sim.state.phase).toBe('RolledBack');
+    const touched = sim.log
+      .filter((a) => a.type === 'setRevision')
+      .map((a) => [(a as { cluster: string }).cluster, (a as { revision: string }).revision]);
+    expect(touched).toEqual([
+      ['c1', 'target'],
+      ['c1', 'previous'],
+    ]);
+    expect(sim.state.message).toContain('canary');
+    expect(sim.state.clusters.c1!.phase).toBe('RolledBack');
+    expect(sim.state.clusters.c2!.phase).toBe('Pending');
+  });
+
+  it('pauses on failure when the strategy says so, and a resume accepts the failures', () => {
+    const strategy: RolloutStrategy = { ...threeWaves, onFailure: 'Pause' };
+    const sim = new Sim(plan(strategy));
+    sim.broken.add('c1');
+    sim.runUntil((s) => s.phase === 'Paused');
+    expect(sim.state.phase).toBe('Paused');
+    expect(sim.state.message).toMatch(/exceeded its failure budget of 0/);
+    sim.tick();
+    expect(sim.state.phase).toBe('Paused');
+    sim.state = resume(sim.state, sim.now);
+    sim.runUntil((s) => s.phase !== 'Progressing' && s.phase !== 'WaitingApproval');
+    expect(sim.state.phase).toBe('Failed');
+    expect(sim.state.clusters.c4!.phase).toBe('Succeeded');
+  });
+
+  it('waits at an approval gate until approved, before and after a wave', () => {
+    const strategy: RolloutStrategy = {
+      waves: [
+        { name: 'canary', clusters: { names: ['c1'] }, approval: 'After' },
+        { name: 'rest', approval: 'Before' },
+      ],
+    };
+    const sim = new Sim(plan(strategy));
+    sim.runUntil((s) => s.phase === 'WaitingApproval');
+    expect(sim.state.waves[0]!.phase).toBe('WaitingApproval');
+    for (let i = 0; i < 10; i++) sim.tick();
+    expect(sim.started()).toEqual(['c1']);
+    sim.state = approve(sim.state, sim.p, sim.now);
+    sim.tick();
+    expect(sim.state.phase).toBe('WaitingApproval');
+    expect(sim.state.currentWave).toBe(1);
+    expect(() => approve(sim.state, sim.p, sim.now, 'canary')).toThrow(RolloutStateError);
+    sim.state = approve(sim.state, sim.p, sim.now, 'rest');
+    sim.runUntil((s) => s.phase === 'Succeeded');
+    expect(sim.started().sort()).toEqual(['c1', 'c2', 'c3', 'c4']);
+  });
+
+  it('pause and resume: nothing moves while paused', () => {
+    const sim = new Sim(plan(threeWaves));
+    sim.tick();
+    sim.state = pause(sim.state, sim.now);
+    const before = sim.log.length;
+    for (let i = 0; i < 20; i++) sim.tick();
+    expect(sim.log.length).toBe(before);
+    expect(() => pause(sim.state, sim.now)).toThrow(/cannot pause a rollout that is Paused/);
+    sim.state = resume(sim.state, sim.now);
+    sim.runUntil((s) => s.phase === 'Succeeded');
+    expect(sim.state.phase).toBe('Succeeded');
+  });
+
+  it('abort leaves clusters where they are and refuses further controls', () => {
+    const sim = new Sim(plan(threeWaves));
+    sim.runUntil((s) => s.currentWave === 1);
+    sim.state = abort(sim.state, sim.now);
+    const before = sim.log.length;
+    sim.tick();
+    expect(sim.log.length).toBe(before);
+    expect(sim.state.phase).toBe('Aborted');
+    expect(() => resume(sim.state, sim.now)).toThrow(/cannot resume a rollout that is Aborted/);
+    expect(sim.log.some((a) => a.type === 'setRevision' && a.revision === 'previous')).toBe(false);
+  });
+
+  it('fails a cluster at its progress deadline and charges it to the budget', () => {
+    const strategy: RolloutStrategy = {
+      waves: [
+        { name: 'canary', clusters: { names: ['c1'] } },
+        { name: 'rest', failureBudget: 1, progressDeadlineSeconds: 5 },
+      ],
+      onFailure: 'Pause',
+    };
+    const sim = new Sim(plan(strategy));
+    sim.runUntil((s) => s.currentWave === 1);
+    sim.offline.add('c3');
+    sim.runUntil((s) => s.phase !== 'Progressing');
+    expect(sim.state.phase).toBe('Succeeded');
+    expect(sim.state.clusters.c3!.phase).toBe('Failed');
+    expect(sim.state.clusters.c3!.message).toMatch(/not healthy within 5s \(the agent is offline\)/);
+    expect(sim.state.waves[1]!.message).toBe('2 succeeded, 1 failed, 0 skipped');
+  });
+
+  it('skips clusters that are offline when their turn comes, never counting them healthy', () => {
+    const sim = new Sim(plan(threeWaves));
+    sim.offline.add('c2');
+    sim.runUntil((s) => s.phase !== 'Progressing');
+    expect(sim.state.clusters.c2!.phase).toBe('Skipped');
+    // The only member of wave "early" was skipped: that wave proved nothing, so it fails.
+    expect(sim.state.phase).toBe('RolledBack');
+  });
+
+  it('walks in-cluster canary steps with pauses before the full update', () => {
+    const strategy: RolloutStrategy = {
+      waves: [
+        {
+          name: 'canary',
+          clusters: { names: ['c1'] },
+          canarySteps: [
+            { partition: '90%', pauseSeconds: 3 },
+            { partition: '50%', pauseSeconds: 1 },
+          ],
+        },
+        { name: 'rest' },
+      ],
+    };
+    const sim = new Sim(plan(strategy));
+    sim.runUntil((s) => s.currentWave === 1);
+    const c1 = sim.log.filter((a) => a.type === 'setRevision' && a.cluster === 'c1');
+    expect(c1.map((a) => (a as { partition?: unknown }).partition)).toEqual(['90%', '50%', undefined]);
+  });
+
+  it('retries failed clusters with the frozen plan', () => {
+    const strategy: RolloutStrategy = { ...threeWaves, onFailure: 'Pause' };
+    const sim = new Sim(plan(strategy));
+    sim.broken.add('c1');
+    sim.runUntil((s) => s.phase === 'Paused');
+    sim.broken.clear();
+    sim.state = retry(sim.state, sim.now);
+    expect(sim.state.clusters.c1!.phase).toBe('Pending');
+    sim.runUntil((s) => s.phase === 'Succeeded');
+    expect(sim.state.phase).toBe('Succeeded');
+    expect(sim.state.clusters.c1!.phase).toBe('Succeeded');
+  });
+
+  it('resumes from a persisted state without repeating or skipping a cluster', () => {
+    const p = plan(threeWaves);
+    const a = new Sim(p);
+    a.runUntil((s) => s.currentWave === 2);
+    // A restarted hub reads the committed JSON and continues.
+    const b = new Sim(p);
+    b.now = a.now;
+    b.state = JSON.parse(JSON.stringify(a.state)) as RolloutState;
+    for (const [k, v] of a.at) b.at.set(k, v);
+    b.runUntil((s) => s.phase === 'Succeeded');
+    expect([...a.started(), ...b.started()]).toEqual(['c1', 'c2', 'c4', 'c3']);
+  });
+});
+
+describe('freezing a plan', () => {
+  it('rejects overlapping waves, empty waves, unknown names and clusters left out', () => {
+    const r = freezePlan(
+      {
+        waves: [
+          { name: 'a', clusters: { names: ['c1', 'nope'] } },
+          { name: 'b', clusters: { selector: { matchLabels: { env: 'canary' } } } },
+          { name: 'c', clusters: { selector: { matchLabels: { env: 'staging' } } } },
+        ],
+      },
+      fleet(3),
+    );
+    expect(r.ok).toBe(false);
+    const messages = r.ok ? [] : r.errors.map((e) => `${e.path}: ${e.message}`);
+    expect(messages).toEqual([
+      'waves[0].clusters.names: cluster "nope" is not targeted by the workload\'s placement (or not accepted)',
+      'waves[1]: cluster "c1" is in wave "a" and in wave "b"; waves must not overlap',
+      'waves[2]: wave "c" matches no targeted cluster',
+      'waves: targeted clusters in no wave: c2, c3; add them to a wave or end with a wave without clusters',
+    ]);
+  });
+
+  it('resolves percentages against the wave size', () => {
+    const p = plan(
+      {
+        waves: [
+          { name: 'one', clusters: { names: ['c1'] } },
+          { name: 'all', maxConcurrency: '50%', failureBudget: '50%' },
+        ],
+      },
+      fleet(6),
+    );
+    expect(p.waves[1]).toMatchObject({ members: ['c2', 'c3', 'c4', 'c5', 'c6'], maxConcurrency: 3, failureBudget: 2 });
+    expect(p.onFailure).toBe('Rollback');
+  });
+});

@@ -1,0 +1,321 @@
+/**
+ * The rollout scheduler's decision function: from the frozen plan, the committed state and what
+ * the hub observes of each cluster now, the next state and the actions to carry out. Pure and
+ * deterministic, so a hub that restarts mid-wave and runs it again neither repeats nor skips a
+ * cluster: every decision is recorded in the state committed together with its actions.
+ */
+import type { HealthVerdict } from '@flotilla/api';
+import type {
+  ClusterObservation,
+  ClusterState,
+  FrozenPlan,
+  FrozenWave,
+  RolloutAction,
+  RolloutState,
+  WaveState,
+} from './types.js';
+import { TERMINAL_ROLLOUT_PHASES } from './types.js';
+
+export interface StepResult {
+  state: RolloutState;
+  actions: RolloutAction[];
+}
+
+const UNKNOWN: HealthVerdict = { state: 'Unknown', reason: 'NoStatus', message: 'no status reported yet' };
+const ACTIVE = new Set(['Updating', 'Soaking']);
+const DONE = new Set(['Succeeded', 'Failed', 'Skipped', 'RolledBack']);
+/** Clusters that were given the target revision; a rollback must return them. */
+const TOUCHED = new Set(['Updating', 'Soaking', 'Succeeded', 'Failed']);
+
+export function initialState(plan: FrozenPlan, now: number): RolloutState {
+  const clusters: Record<string, ClusterState> = {};
+  plan.waves.forEach((w, i) => {
+    for (const m of w.members) clusters[m] = { wave: i, phase: 'Pending', step: 0, message: '' };
+  });
+  return {
+    phase: 'Progressing',
+    currentWave: 0,
+    waves: plan.waves.map(() => ({
+      phase: 'Pending',
+      approvedBefore: false,
+      approvedAfter: false,
+      failuresAccepted: 0,
+      message: '',
+    })),
+    clusters,
+    message: '',
+    failuresAccepted: 0,
+    updatedAt: now,
+  };
+}
+
+const needsBefore = (w: FrozenWave): boolean => w.approval === 'Before' || w.approval === 'BeforeAndAfter';
+const needsAfter = (w: FrozenWave): boolean => w.approval === 'After' || w.approval === 'BeforeAndAfter';
+
+class Step {
+  readonly actions: RolloutAction[] = [];
+  constructor(
+    readonly plan: FrozenPlan,
+    readonly s: RolloutState,
+    readonly obs: Readonly<Record<string, ClusterObservation>>,
+    readonly now: number,
+  ) {}
+
+  event(level: 'info' | 'warning', message: string, wave?: string, cluster?: string): void {
+    this.actions.push({ type: 'event', level, message, ...(wave ? { wave } : {}), ...(cluster ? { cluster } : {}) });
+  }
+
+  observe(name: string): ClusterObservation {
+    return this.obs[name] ?? { online: false, removed: false, health: UNKNOWN };
+  }
+
+  finishCluster(name: string, cs: ClusterState, phase: 'Succeeded' | 'Failed' | 'Skipped', message: string): void {
+    cs.phase = phase;
+    cs.finishedAt = this.now;
+    cs.message = message;
+    const w = this.plan.waves[cs.wave]!;
+    this.event(
+      phase === 'Succeeded' ? 'info' : 'warning',
+      `cluster ${name} ${phase.toLowerCase()}: ${message}`,
+      w.name,
+      name,
+    );
+  }
+
+  setTarget(name: string, w: FrozenWave, cs: ClusterState): void {
+    const step = w.canarySteps[cs.step];
+    this.actions.push({
+      type: 'setRevision',
+      cluster: name,
+      revision: 'target',
+      ...(step ? { partition: step.partition } : {}),
+    });
+  }
+
+  /** Moves one Updating cluster along its canary steps towards Soaking. */
+  updating(name: string, w: FrozenWave, cs: ClusterState, o: ClusterObservation): void {
+    if (o.health.state === 'Degraded') {
+      this.finishCluster(name, cs, 'Failed', `unhealthy: ${o.health.reason}: ${o.health.message}`);
+      return;
+    }
+    if (o.health.state !== 'Healthy') {
+      cs.healthySince = undefined;
+      if (this.now >= (cs.deadlineAt ?? Infinity)) {
+        const why = o.online ? `${o.health.reason}: ${o.health.message}` : 'the agent is offline';
+        this.finishCluster(name, cs, 'Failed', `not healthy within ${w.progressDeadlineSeconds}s (${why})`);
+      } else cs.message = `${o.health.reason}: ${o.health.message}`;
+      return;
+    }
+    cs.healthySince ??= this.now;
+    if (cs.step < w.canarySteps.length) {
+      const pause = (w.canarySteps[cs.step]!.pauseSeconds ?? 0) * 1000;
+      if (this.now - cs.healthySince < pause) {
+        cs.message = `canary step ${cs.step + 1}/${w.canarySteps.length} healthy, pausing`;
+        return;
+      }
+      cs.step += 1;
+      cs.healthySince = undefined;
+      cs.deadlineAt = this.now + w.progressDeadlineSeconds * 1000;
+      cs.message =
+        cs.step < w.canarySteps.length ? `canary step ${cs.step + 1}/${w.canarySteps.length}` : 'full update';
+      this.setTarget(name, w, cs);
+      this.event('info', `cluster ${name}: ${cs.message}`, w.name, name);
+      return;
+    }
+    cs.phase = 'Soaking';
+    cs.message = 'healthy, soaking';
+    this.soaking(name, w, cs, o);
+  }
+
+  soaking(name: string, w: FrozenWave, cs: ClusterState, o: ClusterObservation): void {
+    if (o.health.state === 'Degraded') {
+      this.finishCluster(name, cs, 'Failed', `unhealthy while soaking: ${o.health.reason}: ${o.health.message}`);
+    } else if (o.health.state !== 'Healthy') {
+      cs.phase = 'Updating';
+      cs.healthySince = undefined;
+      cs.deadlineAt = this.now + w.progressDeadlineSeconds * 1000;
+      cs.message = `health lost while soaking: ${o.health.reason}: ${o.health.message}`;
+    } else if (this.now - (cs.healthySince ?? this.now) >= w.soakSeconds * 1000) {
+      this.finishCluster(name, cs, 'Succeeded', `healthy for ${w.soakSeconds}s at the target revision`);
+    }
+  }
+
+  start(name: string, w: FrozenWave, cs: ClusterState): boolean {
+    const o = this.observe(name);
+    if (o.removed || !o.online) {
+      const why = o.removed ? 'removed from the fleet' : 'offline when its turn came';
+      this.finishCluster(name, cs, this.plan.offlinePolicy === 'Skip' ? 'Skipped' : 'Failed', why);
+      return false;
+    }
+    cs.phase = 'Updating';
+    cs.step = 0;
+    cs.startedAt = this.now;
+    cs.deadlineAt = this.now + w.progressDeadlineSeconds * 1000;
+    cs.healthySince = undefined;
+    cs.message = w.canarySteps.length > 0 ? `canary step 1/${w.canarySteps.length}` : 'updating';
+    this.setTarget(name, w, cs);
+    this.event('info', `cluster ${name} started`, w.name, name);
+    return true;
+  }
+
+  progressWave(w: FrozenWave): void {
+    for (const name of w.members) {
+      const cs = this.s.clusters[name]!;
+      const o = this.observe(name);
+      if (ACTIVE.has(cs.phase) && o.removed)
+        this.finishCluster(name, cs, 'Failed', 'removed from the fleet during the rollout');
+      else if (cs.phase === 'Updating') this.updating(name, w, cs, o);
+      else if (cs.phase === 'Soaking') this.soaking(name, w, cs, o);
+    }
+    let active = w.members.filter((m) => ACTIVE.has(this.s.clusters[m]!.phase)).length;
+    for (const name of w.members) {
+      if (active >= w.maxConcurrency) break;
+      const cs = this.s.clusters[name]!;
+      if (cs.phase === 'Pending' && this.start(name, w, cs)) active++;
+    }
+  }
+
+  failed(members: string[]): string[] {
+    return members.filter((m) => this.s.clusters[m]!.phase === 'Failed');
+  }
+
+  /** Applies the strategy's onFailure; returns true when the rollout stops advancing. */
+  onBudgetExceeded(w: FrozenWave, ws: WaveState, reason: string): boolean {
+    switch (this.plan.onFailure) {
+      case 'Pause':
+        this.s.phase = 'Paused';
+        this.s.pausedForFailure = true;
+        this.s.resumeTo = 'Progressing';
+        this.s.message = `${reason}; paused`;
+        ws.message = reason;
+        this.event('warning', this.s.message, w.name);
+        return true;
+      case 'Rollback':
+        this.rollback(reason);
+        ws.phase = 'Failed';
+        ws.finishedAt = this.now;
+        ws.message = reason;
+        return true;
+      case 'Continue':
+        ws.message = reason;
+        return false;
+    }
+  }
+
+  rollback(reason: string): void {
+    const back: string[] = [];
+    for (const [name, cs] of Object.entries(this.s.clusters)) {
+      if (!TOUCHED.has(cs.phase)) continue;
+      cs.phase = 'RolledBack';
+      cs.finishedAt = this.now;
+      cs.message = 'returned to the previous revision';
+      this.actions.push({ type: 'setRevision', cluster: name, revision: 'previous' });
+      back.push(name);
+    }
+    this.s.phase = 'RolledBack';
+    this.s.message = `${reason}; rolled back ${back.length} cluster(s)${back.length ? `: ${back.join(', ')}` : ''}`;
+    this.event('warning', this.s.message);
+  }
+
+  /** Whether failures exceed the wave's or the rollout's budget (beyond accepted ones). */
+  budgetExceeded(w: FrozenWave, ws: WaveState): string | undefined {
+    const waveFailed = this.failed(w.members);
+    const allFailed = this.failed(Object.keys(this.s.clusters));
+    if (waveFailed.length - ws.failuresAccepted > w.failureBudget) {
+      return `wave "${w.name}" exceeded its failure budget of ${w.failureBudget} (failed: ${waveFailed.join(', ')})`;
+    }
+    if (allFailed.length - this.s.failuresAccepted > this.plan.failureBudget) {
+      return `the rollout exceeded its failure budget of ${this.plan.failureBudget} (failed: ${allFailed.join(', ')})`;
+    }
+    return undefined;
+  }
+
+  /** Runs the current wave; returns true when the next wave may start in this same step. */
+  runWave(): boolean {
+    const i = this.s.currentWave;
+    const w = this.plan.waves[i]!;
+    const ws = this.s.waves[i]!;
+    if (ws.phase === 'Pending') {
+      if (needsBefore(w) && !ws.approvedBefore)
+        return this.waitApproval(w, ws, `wave "${w.name}" waits for approval to start`);
+      ws.phase = 'Progressing';
+      ws.startedAt = this.now;
+      this.event('info', `wave "${w.name}" started (${w.members.length} cluster(s))`, w.name);
+    }
+    if (ws.phase === 'WaitingApproval') {
+      this.s.phase = 'WaitingApproval';
+      return false;
+    }
+    if (ws.phase !== 'Progressing') {
+      // A wave finished earlier (the rollout came back to an earlier wave for a retry).
+      this.s.currentWave += 1;
+      return true;
+    }
+    this.progressWave(w);
+    const exceeded = this.budgetExceeded(w, ws);
+    if (exceeded && ws.message !== exceeded && this.onBudgetExceeded(w, ws, exceeded)) return false;
+    if (!w.members.every((m) => DONE.has(this.s.clusters[m]!.phase))) return false;
+    const succeeded = w.members.filter((m) => this.s.clusters[m]!.phase === 'Succeeded').length;
+    const failed = this.failed(w.members).length;
+    // A wave whose clusters were all skipped proved nothing; failures are the budgets' business.
+    if (succeeded === 0 && failed === 0) {
+      const reason = `no cluster of wave "${w.name}" reached the target revision`;
+      if (ws.message !== reason && this.onBudgetExceeded(w, ws, reason)) return false;
+    }
+    if (needsAfter(w) && !ws.approvedAfter)
+      return this.waitApproval(w, ws, `wave "${w.name}" finished; waits for approval`);
+    ws.phase = failed - ws.failuresAccepted > w.failureBudget || succeeded === 0 ? 'Failed' : 'Succeeded';
+    ws.finishedAt = this.now;
+    ws.message = `${succeeded} succeeded, ${failed} failed, ${w.members.length - succeeded - failed} skipped`;
+    this.event(
+      ws.phase === 'Succeeded' ? 'info' : 'warning',
+      `wave "${w.name}" ${ws.phase.toLowerCase()}: ${ws.message}`,
+      w.name,
+    );
+    this.s.currentWave += 1;
+    return true;
+  }
+
+  waitApproval(w: FrozenWave, ws: WaveState, message: string): boolean {
+    if (ws.phase !== 'WaitingApproval') this.event('info', message, w.name);
+    ws.phase = 'WaitingApproval';
+    this.s.phase = 'WaitingApproval';
+    this.s.message = message;
+    return false;
+  }
+
+  run(): void {
+    this.s.phase = 'Progressing';
+    this.s.message = '';
+    while (this.s.currentWave < this.plan.waves.length) {
+      if (!this.runWave()) return;
+    }
+    const failedWaves = this.s.waves.filter((w) => w.phase === 'Failed').length;
+    this.s.phase = failedWaves > 0 ? 'Failed' : 'Succeeded';
+    this.s.message =
+      failedWaves > 0 ? `finished with ${failedWaves} failed wave(s)` : 'every wave reached the target revision';
+    this.event(failedWaves > 0 ? 'warning' : 'info', `rollout ${this.s.phase.toLowerCase()}: ${this.s.message}`);
+  }
+}
+
+/** One scheduling step. Paused, waiting and finished rollouts do not move. */
+export function advance(
+  plan: FrozenPlan,
+  state: RolloutState,
+  observations: Readonly<Record<string, ClusterObservation>>,
+  now: number,
+): StepResult {
+  if (TERMINAL_ROLLOUT_PHASES.includes(state.phase) || state.phase === 'Paused') return { state, actions: [] };
+  const s = structuredClone(state);
+  const step = new Step(plan, s, observations, now);
+  step.run();
+  s.updatedAt = now;
+  return { state: s, actions: step.actions };
+}
+
+/** Clusters currently given the target revision and not rolled back (for status and demos). */
+export function clustersAtTarget(state: RolloutState): string[] {
+  return Object.entries(state.clusters)
+    .filter(([, cs]) => TOUCHED.has(cs.phase))
+    .map(([n]) => n);
+}

@@ -1,0 +1,4 @@
+export * from './types.js';
+export { freezePlan, orderMembers, type PlanCluster, type FreezeResult } from './plan.js';
+export { advance, initialState, clustersAtTarget, type StepResult } from './engine.js';
+export { pause, resume, approve, abort, retry, RolloutStateError, type RolloutControl } from './controls.js';

@@ -1,0 +1,103 @@
+/**
+ * The data of a rollout run: the plan frozen when it starts and the state the scheduler advances.
+ * Both are plain JSON (times are epoch milliseconds) so they are stored in Postgres as they are
+ * and a restarted hub resumes from exactly what was committed.
+ */
+import type { ApprovalGate, CanaryStep, FailureAction, HealthVerdict, OfflinePolicy } from '@flotilla/api';
+
+export interface FrozenWave {
+  name: string;
+  /** Member clusters in the order they are updated. */
+  members: string[];
+  /** Clusters updated at once (≥ 1). */
+  maxConcurrency: number;
+  /** Failed clusters this wave tolerates. */
+  failureBudget: number;
+  soakSeconds: number;
+  progressDeadlineSeconds: number;
+  approval: ApprovalGate;
+  canarySteps: CanaryStep[];
+}
+
+export interface FrozenPlan {
+  waves: FrozenWave[];
+  /** Failed clusters the whole rollout tolerates. */
+  failureBudget: number;
+  onFailure: FailureAction;
+  offlinePolicy: OfflinePolicy;
+}
+
+export type RolloutPhase =
+  'Progressing' | 'WaitingApproval' | 'Paused' | 'Succeeded' | 'Failed' | 'Aborted' | 'RolledBack';
+
+export const TERMINAL_ROLLOUT_PHASES: readonly RolloutPhase[] = ['Succeeded', 'Failed', 'Aborted', 'RolledBack'];
+
+export type WavePhase = 'Pending' | 'WaitingApproval' | 'Progressing' | 'Succeeded' | 'Failed';
+
+export type ClusterPhase = 'Pending' | 'Updating' | 'Soaking' | 'Succeeded' | 'Failed' | 'Skipped' | 'RolledBack';
+
+export interface WaveState {
+  phase: WavePhase;
+  approvedBefore: boolean;
+  approvedAfter: boolean;
+  startedAt?: number;
+  finishedAt?: number;
+  /** Failures an operator accepted by resuming after a failure pause; budgets count the rest. */
+  failuresAccepted: number;
+  message: string;
+}
+
+export interface ClusterState {
+  wave: number;
+  phase: ClusterPhase;
+  /** Index of the in-cluster canary step in force; equals canarySteps.length for the full update. */
+  step: number;
+  startedAt?: number;
+  /** The cluster fails if it is not healthy by then. */
+  deadlineAt?: number;
+  /** Healthy without interruption since then (for step pauses and soak). */
+  healthySince?: number;
+  finishedAt?: number;
+  message: string;
+}
+
+export interface RolloutState {
+  phase: RolloutPhase;
+  /** Index of the wave in progress (waves.length once all are done). */
+  currentWave: number;
+  waves: WaveState[];
+  clusters: Record<string, ClusterState>;
+  /** Why the rollout is paused, failed or waiting. */
+  message: string;
+  /** The phase a resume returns to (Paused only). */
+  resumeTo?: RolloutPhase;
+  /** Set when the scheduler paused because a failure budget was exceeded. */
+  pausedForFailure?: boolean;
+  failuresAccepted: number;
+  updatedAt: number;
+}
+
+/** What the hub knows about one member cluster at the moment of a scheduling step. */
+export interface ClusterObservation {
+  /** False when the cluster's agent missed its heartbeats. */
+  online: boolean;
+  /** True when the cluster was removed from the fleet. */
+  removed: boolean;
+  /**
+   * The workload's health in that cluster judged against the target revision and the generation
+   * last sent (api health rules). Stale and Unknown never count as healthy.
+   */
+  health: HealthVerdict;
+}
+
+/** Side effects the scheduler asks the hub to carry out in the same transaction as the state. */
+export type RolloutAction =
+  | {
+      type: 'setRevision';
+      cluster: string;
+      /** 'target' or 'previous' revision of the rollout. */
+      revision: 'target' | 'previous';
+      /** In-cluster canary partition for CloneSets; absent for a full update. */
+      partition?: number | string;
+    }
+  | { type: 'event'; level: 'info' | 'warning'; message: string; wave?: string; cluster?: string };
