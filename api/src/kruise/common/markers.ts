@@ -45,6 +45,17 @@ export function opaqueObject<P extends TProperties>(properties: P, options: TObj
   return Type.Object(properties, { ...options, 'x-kubernetes-preserve-unknown-fields': true, [CRD_HINT]: 'opaque' });
 }
 
+/**
+ * The TypeScript type of data under an opaque schema: the declared fields with their types, and
+ * any other field as `unknown`, at every level (Kubernetes types the schema does not list still
+ * fit, e.g. a probe's tcpSocket).
+ */
+export type Opaque<T> = T extends readonly (infer Item)[]
+  ? Opaque<Item>[]
+  : T extends object
+    ? { [K in keyof T]: Opaque<T[K]> } & { [field: string]: unknown }
+    : T;
+
 /** Marks a property of an opaque object that the CRD still declares (OpenKruise's own fields). */
 export function crdKeep(): { [CRD_HINT]: CrdHint } {
   return { [CRD_HINT]: 'keep' };

@@ -5,7 +5,7 @@
  * accepted as it is.
  */
 import Type, { type Static } from 'typebox';
-import { int32, int64, intOrString, opaqueObject, stringList, stringMap, time } from './markers.js';
+import { int32, int64, intOrString, type Opaque, opaqueObject, stringList, stringMap, time } from './markers.js';
 
 /** resource.Quantity as JSON: "500m", "1Gi", or a bare number. */
 export const QuantitySchema = Type.Union([Type.String(), Type.Number()]);
@@ -33,7 +33,7 @@ export const EnvVarSchema = opaqueObject({
   value: Type.Optional(Type.String()),
   valueFrom: Type.Optional(opaqueObject({ fieldRef: Type.Optional(FieldRefSchema) })),
 });
-export type EnvVar = Static<typeof EnvVarSchema>;
+export type EnvVar = Opaque<Static<typeof EnvVarSchema>>;
 
 /** corev1.ContainerPort. */
 export const ContainerPortSchema = opaqueObject({
@@ -43,7 +43,7 @@ export const ContainerPortSchema = opaqueObject({
   hostIP: Type.Optional(Type.String()),
   protocol: Type.Optional(Type.String()),
 });
-export type ContainerPort = Static<typeof ContainerPortSchema>;
+export type ContainerPort = Opaque<Static<typeof ContainerPortSchema>>;
 
 /** corev1.HTTPGetAction. */
 export const HTTPGetActionSchema = opaqueObject({
@@ -63,7 +63,7 @@ export const ProbeSchema = opaqueObject({
   failureThreshold: Type.Optional(int32()),
   terminationGracePeriodSeconds: Type.Optional(int64()),
 });
-export type Probe = Static<typeof ProbeSchema>;
+export type Probe = Opaque<Static<typeof ProbeSchema>>;
 
 /** corev1.LifecycleHandler. */
 const LifecycleHandlerSchema = opaqueObject({ httpGet: Type.Optional(HTTPGetActionSchema) });
@@ -103,11 +103,11 @@ export const containerProperties = {
 
 /** corev1.Container. */
 export const ContainerSchema = opaqueObject(containerProperties);
-export type Container = Static<typeof ContainerSchema> & { [field: string]: unknown };
+export type Container = Opaque<Static<typeof ContainerSchema>>;
 
 /** corev1.Volume: a name plus exactly one volume source, kept opaque. */
 export const VolumeSchema = opaqueObject({ name: Type.String() });
-export type Volume = Static<typeof VolumeSchema> & { [source: string]: unknown };
+export type Volume = Opaque<Static<typeof VolumeSchema>>;
 
 /** The fields of corev1.PodSpec that defaulting and validation read. */
 export const PodSpecSchema = opaqueObject({
@@ -126,13 +126,7 @@ export const PodSpecSchema = opaqueObject({
   hostNetwork: Type.Optional(Type.Boolean()),
   overhead: Type.Optional(ResourceListSchema),
 });
-export type PodSpec = Omit<Static<typeof PodSpecSchema>, 'containers' | 'initContainers' | 'ephemeralContainers'> & {
-  containers?: Container[];
-  initContainers?: Container[];
-  ephemeralContainers?: Container[];
-  volumes?: Volume[];
-  [field: string]: unknown;
-};
+export type PodSpec = Opaque<Static<typeof PodSpecSchema>>;
 
 /** The metadata of a pod template; `creationTimestamp: null` is how Go writes an unset time. */
 export const TemplateMetadataSchema = opaqueObject({
@@ -141,14 +135,14 @@ export const TemplateMetadataSchema = opaqueObject({
   annotations: Type.Optional(stringMap()),
   creationTimestamp: Type.Optional(Type.Union([time(), Type.Null()])),
 });
-export type TemplateMetadata = Static<typeof TemplateMetadataSchema> & { [field: string]: unknown };
+export type TemplateMetadata = Opaque<Static<typeof TemplateMetadataSchema>>;
 
 /** corev1.PodTemplateSpec. */
 export const PodTemplateSpecSchema = opaqueObject({
   metadata: Type.Optional(TemplateMetadataSchema),
   spec: Type.Optional(PodSpecSchema),
 });
-export type PodTemplateSpec = { metadata?: TemplateMetadata; spec?: PodSpec; [field: string]: unknown };
+export type PodTemplateSpec = Opaque<Static<typeof PodTemplateSpecSchema>>;
 
 /** corev1.PersistentVolumeClaim as a claim template. */
 export const PersistentVolumeClaimTemplateSchema = opaqueObject({
@@ -167,6 +161,4 @@ export const PersistentVolumeClaimTemplateSchema = opaqueObject({
     opaqueObject({ phase: Type.Optional(Type.String()), capacity: Type.Optional(ResourceListSchema) }),
   ),
 });
-export type PersistentVolumeClaimTemplate = Static<typeof PersistentVolumeClaimTemplateSchema> & {
-  [field: string]: unknown;
-};
+export type PersistentVolumeClaimTemplate = Opaque<Static<typeof PersistentVolumeClaimTemplateSchema>>;

@@ -9,6 +9,7 @@ import {
   int32,
   int64,
   intOrString,
+  type Opaque,
   opaqueObject,
   stringList,
   stringMap,
@@ -20,7 +21,7 @@ import {
   ObjectFieldSelectorSchema,
   ObjectMetaSchema,
 } from '../common/meta.js';
-import { containerProperties, VolumeSchema, type Container, type Volume } from '../common/pod.js';
+import { containerProperties, VolumeSchema, type Volume } from '../common/pod.js';
 import { UpdatePriorityStrategySchema, UpdateScatterStrategySchema } from '../common/strategy.js';
 
 /** Copies an env var of another container of the pod into the sidecar. */
@@ -56,7 +57,7 @@ export const SidecarContainerSchema = opaqueObject({
   shareVolumePolicy: Type.Optional(ShareVolumePolicySchema),
   transferEnv: Type.Optional(Type.Array(TransferEnvVarSchema, crdKeep())),
 });
-export type SidecarContainer = Static<typeof SidecarContainerSchema> & Container;
+export type SidecarContainer = Opaque<Static<typeof SidecarContainerSchema>>;
 
 export const SidecarSetUpdateStrategySchema = strictObject({
   type: Type.Optional(Type.String({ description: 'RollingUpdate (default) or NotUpdate.' })),
