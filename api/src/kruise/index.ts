@@ -4,9 +4,14 @@ export * from './common/markers.js';
 export * from './common/meta.js';
 export * from './common/pod.js';
 export * from './common/strategy.js';
-export { checkSchema } from './common/validate-object.js';
+export { checkSchema, isReadable } from './common/validate-object.js';
 export * from './cloneset/index.js';
 export * from './sidecarset/index.js';
 export * from './imagepulljob/index.js';
 export * from './nodeimage/index.js';
-export { defaultKruiseObject, type KruiseObject, validateKruiseObject } from './validate.js';
+export {
+  defaultKruiseObject,
+  type KruiseObject,
+  validateKruiseObject,
+  validateKruiseObjectUpdate,
+} from './validate.js';

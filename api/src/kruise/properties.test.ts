@@ -21,7 +21,12 @@ import { defaultSidecarSet } from './sidecarset/defaults.js';
 import { type SidecarSet, SidecarSetSchema } from './sidecarset/schema.js';
 import { validateSidecarSetUpdate } from './sidecarset/update.js';
 import { validateSidecarSet } from './sidecarset/validation.js';
-import { defaultKruiseObject, type KruiseObject, validateKruiseObject } from './validate.js';
+import {
+  defaultKruiseObject,
+  type KruiseObject,
+  validateKruiseObject,
+  validateKruiseObjectUpdate,
+} from './validate.js';
 
 const API_VERSION = 'apps.kruise.io/v1alpha1';
 const SCHEMAS: Record<string, TSchema> = {
@@ -41,6 +46,7 @@ const validators: Record<string, (document: unknown) => FieldError[]> = {
   'validateCloneSetUpdate (as new)': (d) => validateCloneSetUpdate(d, corpus[0]),
   'validateCloneSetUpdate (as old)': (d) => validateCloneSetUpdate(corpus[0], d),
   'validateSidecarSetUpdate (as new)': (d) => validateSidecarSetUpdate(d, d),
+  'validateKruiseObjectUpdate (same old and new)': (d) => validateKruiseObjectUpdate(d, d),
 };
 
 const corpusDir = join(import.meta.dirname, 'testdata');

@@ -1,8 +1,9 @@
 /** Validation and defaulting of any Kruise object, dispatched on its `kind`. */
-import { type FieldError, notSupported, typeInvalid } from '../validation/field-error.js';
+import { type FieldError, forbidden, notSupported, typeInvalid } from '../validation/field-error.js';
 import { isRecord } from '../validation/json.js';
 import { defaultCloneSet } from './cloneset/defaults.js';
 import type { CloneSet } from './cloneset/schema.js';
+import { validateCloneSetUpdate } from './cloneset/update.js';
 import { validateCloneSet } from './cloneset/validation.js';
 import { KRUISE_KINDS, type KruiseKindName } from './constants.js';
 import { defaultImagePullJob } from './imagepulljob/defaults.js';
@@ -13,6 +14,7 @@ import type { NodeImage } from './nodeimage/schema.js';
 import { validateNodeImage } from './nodeimage/validation.js';
 import { defaultSidecarSet } from './sidecarset/defaults.js';
 import type { SidecarSet } from './sidecarset/schema.js';
+import { validateSidecarSetUpdate } from './sidecarset/update.js';
 import { validateSidecarSet } from './sidecarset/validation.js';
 
 /** Any object of the kinds Flotilla serves. */
@@ -38,6 +40,29 @@ export function validateKruiseObject(document: unknown): FieldError[] {
   const { kind } = document;
   if (!isKruiseKind(kind)) return [notSupported('kind', kind, KRUISE_KINDS)];
   return VALIDATORS[kind](document);
+}
+
+const UPDATE_VALIDATORS: Readonly<Record<KruiseKindName, (next: unknown, previous: unknown) => FieldError[]>> = {
+  CloneSet: validateCloneSetUpdate,
+  SidecarSet: validateSidecarSetUpdate,
+  // OpenKruise has no update-only rules for these kinds: the new object is validated as on create.
+  ImagePullJob: (next) => validateImagePullJob(next),
+  NodeImage: (next) => validateNodeImage(next),
+};
+
+/**
+ * Problems with replacing `previous` by `next` (an UPDATE in admission terms): everything
+ * validateKruiseObject reports for `next`, plus the kind's rules about what may change; a change
+ * of kind is reported on `kind`. Never throws.
+ */
+export function validateKruiseObjectUpdate(next: unknown, previous: unknown): FieldError[] {
+  if (!isRecord(next)) return [typeInvalid('', next, 'object')];
+  const { kind } = next;
+  if (!isKruiseKind(kind)) return [notSupported('kind', kind, KRUISE_KINDS)];
+  if (isRecord(previous) && previous.kind !== kind) {
+    return [...VALIDATORS[kind](next), forbidden('kind', 'the kind of an object cannot change')];
+  }
+  return UPDATE_VALIDATORS[kind](next, previous);
 }
 
 /** A copy of the object with OpenKruise's defaults for its kind applied. */
