@@ -11,7 +11,8 @@ export function errorText(err: unknown, max = 300): string {
   let reason = '';
   if (typeof body === 'string') {
     try {
-      reason = String((JSON.parse(body) as { message?: unknown }).message ?? '');
+      const message = (JSON.parse(body) as { message?: unknown }).message;
+      reason = typeof message === 'string' ? message : '';
     } catch {
       reason = '';
     }

@@ -13,7 +13,14 @@ export function applyMergePatch(target: unknown, patch: unknown): unknown {
   const result: Record<string, unknown> = isObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
-    else result[key] = applyMergePatch(result[key], value);
+    // defineProperty keeps a `__proto__` key an ordinary property instead of a prototype change.
+    else
+      Object.defineProperty(result, key, {
+        value: applyMergePatch(result[key], value),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   return result;
 }

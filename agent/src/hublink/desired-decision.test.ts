@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import type { DesiredMessage } from '@flotilla/api';
+import { decideDesired } from './desired-decision.js';
+import type { KubeObject } from './types.js';
+
+const msg = (generation: number, deleted = false): DesiredMessage => ({
+  v: 1,
+  cluster: 'c1',
+  kind: 'CloneSet',
+  namespace: 'apps',
+  name: 'web',
+  workloadId: 'w',
+  revision: 1,
+  generation,
+  deleted,
+  ...(deleted
+    ? {}
+    : { manifest: { apiVersion: 'apps.kruise.io/v1alpha1', kind: 'CloneSet', metadata: { name: 'web' } } }),
+  publishedAt: '',
+});
+const object = (generation: number | undefined, managed = true): KubeObject => ({
+  metadata: {
+    name: 'web',
+    labels: managed ? { 'flotilla.io/managed-by': 'hub' } : {},
+    annotations: generation === undefined ? {} : { 'flotilla.io/generation': String(generation) },
+  },
+});
+
+describe('decideDesired', () => {
+  it('applies a new object, stamping generation and the managed label', () => {
+    const d = decideDesired(msg(3), undefined);
+    expect(d.action).toBe('apply');
+    if (d.action === 'apply') {
+      expect(d.manifest.metadata?.annotations).toEqual({ 'flotilla.io/generation': '3' });
+      expect(d.manifest.metadata?.labels).toEqual({ 'flotilla.io/managed-by': 'hub' });
+    }
+  });
+
+  it.each([
+    ['an update over an older generation', msg(4), object(3), 'apply'],
+    ['a redelivery of the applied generation', msg(3), object(3), 'apply'],
+    ['a message older than what is applied', msg(2), object(3), 'skip'],
+    ['a tombstone for a managed object', msg(5, true), object(4), 'delete'],
+    ['a tombstone for an object the hub does not manage', msg(5, true), object(4, false), 'skip'],
+    ['a tombstone for an object already gone', msg(5, true), undefined, 'skip'],
+    ['a stale tombstone', msg(3, true), object(4), 'skip'],
+  ])('%s → %s', (_name, m, current, action) => {
+    expect(decideDesired(m, current).action).toBe(action);
+  });
+
+  it('takes over an unmanaged object of the same name when the hub asks to apply it', () => {
+    expect(decideDesired(msg(1), object(9, false)).action).toBe('apply');
+  });
+});

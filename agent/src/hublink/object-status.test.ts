@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { countsOf, reportDigest, statusReport } from './object-status.js';
+
+const ref = { kind: 'CloneSet' as const, namespace: 'apps', name: 'web' };
+
+describe('statusReport', () => {
+  it('reports counts, the hub stamps and the health of a settled CloneSet', () => {
+    const report = statusReport(
+      'c1',
+      ref,
+      {
+        metadata: {
+          generation: 4,
+          annotations: { 'flotilla.io/workload': 'w1', 'flotilla.io/revision': '2', 'flotilla.io/generation': '7' },
+        },
+        spec: { replicas: 2 },
+        status: {
+          observedGeneration: 4,
+          replicas: 2,
+          readyReplicas: 2,
+          availableReplicas: 2,
+          updatedReplicas: 2,
+          updatedReadyReplicas: 2,
+          updatedAvailableReplicas: 2,
+          updateRevision: 'web-abc',
+        },
+      },
+      new Date('2026-01-01T00:00:00Z'),
+    );
+    expect(report).toMatchObject({
+      cluster: 'c1',
+      workloadId: 'w1',
+      revision: 2,
+      generation: 7,
+      observedGeneration: 4,
+      counts: { replicas: 2, readyReplicas: 2, updatedReplicas: 2, updatedReadyReplicas: 2, availableReplicas: 2 },
+      health: 'Healthy',
+    });
+  });
+
+  it('reports a CloneSet no controller has looked at as Progressing, not Healthy', () => {
+    const report = statusReport('c1', ref, { metadata: { generation: 1 }, spec: { replicas: 2 } }, new Date());
+    expect(report.health).toBe('Progressing');
+    expect(report.counts.replicas).toBe(0);
+  });
+
+  it('ignores junk in the status', () => {
+    expect(countsOf('CloneSet', { replicas: -3, readyReplicas: 'x', updatedReplicas: 1.7 })).toEqual({
+      replicas: 0,
+      readyReplicas: 0,
+      updatedReplicas: 1,
+      updatedReadyReplicas: 0,
+      availableReplicas: 0,
+    });
+  });
+
+  it('digests ignore the report time', () => {
+    const obj = { metadata: { generation: 1 }, spec: {} };
+    const a = statusReport('c1', ref, obj, new Date(1));
+    const b = statusReport('c1', ref, obj, new Date(2));
+    expect(reportDigest(a)).toBe(reportDigest(b));
+  });
+});

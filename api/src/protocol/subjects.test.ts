@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import {
+  agentPermissions,
+  desiredFilter,
+  desiredSubject,
+  heartbeatSubject,
+  parseDesiredSubject,
+  parseHeartbeatSubject,
+  parseStatusSubject,
+  statusSubject,
+} from './subjects.js';
+
+describe('protocol subjects', () => {
+  it.each([
+    [{ kind: 'CloneSet', namespace: 'apps', name: 'web' }, 'flotilla.desired.c1.CloneSet.apps.web'],
+    [{ kind: 'CloneSet', namespace: 'team.a', name: 'web.v2' }, 'flotilla.desired.c1.CloneSet.team_a.web_v2'],
+    [{ kind: 'SidecarSet', namespace: '', name: 'logging' }, 'flotilla.desired.c1.SidecarSet._.logging'],
+  ])('encodes %o reversibly', (key, subject) => {
+    expect(desiredSubject('c1', key)).toBe(subject);
+    expect(parseDesiredSubject(subject)).toEqual({ cluster: 'c1', ...key });
+    const status = statusSubject('c1', key);
+    expect(parseStatusSubject(status)).toEqual({ cluster: 'c1', ...key });
+    expect(parseDesiredSubject(status)).toBeUndefined();
+  });
+
+  it.each([
+    'flotilla.desired.c1.CloneSet.apps',
+    'flotilla.desired.C1.CloneSet.apps.web',
+    'flotilla.desired.c1.CloneSet.apps.web.extra',
+    'flotilla.desired.c1.Clone-Set.apps.web',
+    'flotilla.desired.c1.CloneSet.Apps.web',
+    'other.desired.c1.CloneSet.apps.web',
+  ])('rejects %s', (subject) => {
+    expect(parseDesiredSubject(subject)).toBeUndefined();
+  });
+
+  it('refuses to build subjects from names that would break the grammar', () => {
+    expect(() => desiredSubject('c1.evil', { kind: 'CloneSet', namespace: 'a', name: 'b' })).toThrow();
+    expect(() => desiredSubject('c1', { kind: 'CloneSet', namespace: 'a', name: '>' })).toThrow();
+    expect(() => desiredFilter('*')).toThrow();
+  });
+
+  it('parses heartbeats', () => {
+    expect(parseHeartbeatSubject(heartbeatSubject('edge-7'))).toBe('edge-7');
+    expect(parseHeartbeatSubject('flotilla.heartbeat.a.b')).toBeUndefined();
+  });
+
+  it('scopes agent permissions to the cluster, its named durable and its inbox only', () => {
+    const p = agentPermissions('a');
+    expect(p.publish.allow).toEqual([
+      'flotilla.status.a.>',
+      'flotilla.heartbeat.a',
+      '$JS.API.CONSUMER.CREATE.DESIRED.agent-a.flotilla.desired.a.>',
+      '$JS.API.CONSUMER.DURABLE.CREATE.DESIRED.agent-a',
+      '$JS.API.CONSUMER.INFO.DESIRED.agent-a',
+      '$JS.API.CONSUMER.MSG.NEXT.DESIRED.agent-a',
+      '$JS.ACK.DESIRED.agent-a.>',
+    ]);
+    expect(p.subscribe.allow).toEqual(['_INBOX_a.>']);
+    // The traps of the recipe: no wildcard over consumer names, no direct reads, no deletes.
+    for (const s of p.publish.allow) {
+      expect(s).not.toMatch(/DESIRED\.(>|\*)|MSG\.GET|DELETE/);
+    }
+  });
+});

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './config.js';
+
+describe('loadConfig', () => {
+  it('applies defaults', () => {
+    const c = loadConfig({ DATABASE_URL: 'postgres://x/y' });
+    expect(c).toMatchObject({
+      http: { host: '0.0.0.0', port: 8080, bodyLimitBytes: 1024 * 1024 },
+      nats: { url: 'nats://127.0.0.1:4222', publicUrls: ['nats://127.0.0.1:4222'], replicas: 1 },
+      natsAuth: undefined,
+      heartbeatTimeoutMs: 30_000,
+    });
+  });
+
+  it.each([
+    [{}, /DATABASE_URL must be set/],
+    [{ DATABASE_URL: 'x', FLOTILLA_HUB_PORT: 'http' }, /FLOTILLA_HUB_PORT must be an integer/],
+    [{ DATABASE_URL: 'x', FLOTILLA_ADMIN_TOKEN: 'short' }, /FLOTILLA_ADMIN_TOKEN must be at least 16/],
+    [{ DATABASE_URL: 'x', FLOTILLA_NATS_AUTH_FILE: '/tmp/a.conf' }, /needs NATS_USER and NATS_PASSWORD/],
+  ])('names the bad variable: %o', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('reads the NATS credential issuer settings', () => {
+    const c = loadConfig({
+      DATABASE_URL: 'x',
+      NATS_USER: 'hub',
+      NATS_PASSWORD: 'pw',
+      FLOTILLA_NATS_AUTH_FILE: '/etc/nats/flotilla-auth.conf',
+      FLOTILLA_NATS_PID_FILE: '/run/nats.pid',
+      FLOTILLA_NATS_PUBLIC_URLS: 'nats://a:4222, nats://b:4222',
+    });
+    expect(c.natsAuth).toEqual({ file: '/etc/nats/flotilla-auth.conf', pidFile: '/run/nats.pid', bcryptCost: 10 });
+    expect(c.nats.publicUrls).toEqual(['nats://a:4222', 'nats://b:4222']);
+  });
+});

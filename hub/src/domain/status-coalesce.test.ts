@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import type { HeartbeatMessage, StatusMessage } from '@flotilla/api';
+import { coalesceHeartbeats, coalesceStatus } from './status-coalesce.js';
+
+const report = (name: string, generation: number, observedGeneration: number, at: number, ready = 0) => ({
+  reportedAtMs: at,
+  message: {
+    v: 1,
+    cluster: 'c1',
+    kind: 'CloneSet',
+    namespace: 'apps',
+    name,
+    workloadId: 'w',
+    revision: 1,
+    generation,
+    observedGeneration,
+    counts: { replicas: 3, readyReplicas: ready, updatedReplicas: 0, updatedReadyReplicas: 0, availableReplicas: 0 },
+    health: 'Progressing',
+    message: '',
+    reportedAt: new Date(at).toISOString(),
+  } satisfies StatusMessage,
+});
+
+describe('coalesceStatus', () => {
+  it('keeps the newest report per object, whatever the arrival order', () => {
+    const out = coalesceStatus([
+      report('web', 2, 1, 30, 1),
+      report('web', 3, 1, 10, 2), // newer generation wins despite an older timestamp
+      report('db', 1, 1, 5, 1),
+      report('web', 3, 1, 20, 3), // same generation and observedGeneration, later: wins
+      report('db', 1, 0, 50, 9), // older observedGeneration loses
+    ]);
+    expect(out.map((r) => [r.message.name, r.message.generation, r.message.counts.readyReplicas])).toEqual([
+      ['web', 3, 3],
+      ['db', 1, 1],
+    ]);
+  });
+});
+
+describe('coalesceHeartbeats', () => {
+  it('keeps the latest heartbeat per cluster', () => {
+    const beat = (cluster: string, at: number, agentVersion: string) => ({
+      sentAtMs: at,
+      message: {
+        v: 1,
+        cluster,
+        agentVersion,
+        kubernetesVersion: 'v1.36.3',
+        managedObjects: 0,
+        sentAt: '',
+      } satisfies HeartbeatMessage,
+    });
+    const out = coalesceHeartbeats([beat('a', 2, 'new'), beat('a', 1, 'old'), beat('b', 1, 'b')]);
+    expect(out.map((b) => [b.message.cluster, b.message.agentVersion])).toEqual([
+      ['a', 'new'],
+      ['b', 'b'],
+    ]);
+  });
+});
