@@ -1,0 +1,99 @@
+/**
+ * The agent's controller runtime: informers with indexed caches, a rate-limited work queue,
+ * expectations, lease leader election, an event recorder, metrics, health endpoints, a generic
+ * controller and the manager that runs them. Also published as `@flotilla/agent/runtime`.
+ */
+export { backoffDelay, type BackoffOptions } from './backoff.js';
+export { BY_NAMESPACE, BY_NODE_NAME, BY_OWNER_UID, ObjectCache, type IndexFunc, type ReplaceDiff } from './cache.js';
+export { sleep, systemClock, type Clock, type Timer } from './clock.js';
+export {
+  Controller,
+  type ControllerOptions,
+  type ReconcileContext,
+  type ReconcileResult,
+  type Reconciler,
+  type StopOptions,
+} from './controller.js';
+export {
+  EventRecorder,
+  involvedObjectOf,
+  kubeEventSink,
+  type CoreEvent,
+  type EventRecorderOptions,
+  type EventSink,
+  type EventType,
+  type InvolvedObject,
+} from './events.js';
+export { isAtLeast, ResourceVersionExpectations, ScaleExpectations, type ExpectationsOptions } from './expectations.js';
+export { enqueueObject, enqueueOwner, type KeyMapper, type OwnerMatch } from './handlers.js';
+export { HealthServer, type HealthCheck, type HealthServerOptions } from './health.js';
+export {
+  Informer,
+  isExpired,
+  type DeleteInfo,
+  type EventHandler,
+  type InformerMetrics,
+  type InformerOptions,
+} from './informer.js';
+export { kubeListWatcher, type KubeListWatchOptions } from './kube-list-watch.js';
+export {
+  controllerRef,
+  deepFreeze,
+  groupOf,
+  namespacedKey,
+  objectKey,
+  splitKey,
+  toPlainJson,
+  type KubeObject,
+  type ObjectMeta,
+  type OwnerReference,
+} from './kube-object.js';
+export { formatMicroTime, formatTime, parseTime } from './kube-time.js';
+export {
+  formatLabelSelector,
+  labelSelectorMatcher,
+  parseLabelSelector,
+  toMatcher,
+  type LabelMatcher,
+  type LabelSelector,
+  type LabelSelectorRequirement,
+  type Labels,
+  type SelectorInput,
+} from './label-selector.js';
+export {
+  decideLeadership,
+  kubeLeaseClient,
+  LeaderElector,
+  nextLease,
+  releasedLease,
+  type DecisionInput,
+  type ElectionOutcome,
+  type LeaderDecision,
+  type LeaderElectionOptions,
+  type LeaderMetrics,
+  type Lease,
+  type LeaseClient,
+  type LeaseSpec,
+} from './leader-election.js';
+export type { ListOptions, ListPage, ListWatcher, WatchEvent, WatchOptions, WatchStream } from './list-watch.js';
+export {
+  Manager,
+  type InformerRequest,
+  type ManagerLeaderElection,
+  type ManagerOptions,
+  type Runnable,
+} from './manager.js';
+export { RuntimeMetrics, type ReconcileMetrics, type ReconcileOutcome } from './metrics.js';
+export {
+  defaultControllerRateLimiter,
+  ItemExponentialRateLimiter,
+  MaxOfRateLimiter,
+  TokenBucketRateLimiter,
+  type RateLimiter,
+} from './rate-limiter.js';
+export { apiVersionOf, resourcePath, Resources, type ResourceRef } from './resource.js';
+export { createKubeRest, PatchType, type KubeRequest, type KubeRest, type KubeRestOptions } from './rest.js';
+export { WorkQueue, type QueueMetrics, type WorkQueueOptions } from './workqueue.js';
+export { FakeClock, flush } from './testing/fake-clock.js';
+export { FakeLeaseClient } from './testing/fake-lease-client.js';
+export { FakeListWatcher } from './testing/fake-list-watch.js';
