@@ -10,7 +10,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.js', '*.ts'] },
+        projectService: { allowDefaultProject: ['*.js', '*.ts', 'hub/*.config.ts'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },
