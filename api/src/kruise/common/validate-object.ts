@@ -14,7 +14,7 @@ import { KRUISE_API_VERSION } from '../constants.js';
 export interface KindRules<T> {
   readonly kind: string;
   readonly schema: TSchema;
-  /** Applies the kind's defaults to a copy; only called on schema-valid documents. */
+  /** Applies the kind's defaults to a copy; only called on documents that pass isReadable. */
   readonly defaults: (object: T) => T;
   /** Semantic rules on the defaulted object. */
   readonly semantic: (object: T) => FieldError[];
