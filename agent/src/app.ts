@@ -1,0 +1,65 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { AgentConfig } from './config.js';
+import type { ControllerContext, ControllerRegistration } from './controllers/index.js';
+import { EventRecorder, kubeEventSink } from './runtime/events.js';
+import { HealthServer } from './runtime/health.js';
+import { kubeListWatcher } from './runtime/kube-list-watch.js';
+import { kubeLeaseClient } from './runtime/leader-election.js';
+import { Manager } from './runtime/manager.js';
+import { RuntimeMetrics } from './runtime/metrics.js';
+import { createKubeRest } from './runtime/rest.js';
+
+export interface AgentManagerDeps {
+  config: AgentConfig;
+  kubeConfig: KubeConfig;
+  logger: Logger;
+  registry: Registry;
+  controllers: readonly ControllerRegistration[];
+}
+
+/**
+ * Wires the `agent manager` process: a raw JSON client, informers over list/watch, the health
+ * server, Lease leader election, and every registered controller. Nothing runs until start().
+ */
+export async function createAgentManager(deps: AgentManagerDeps): Promise<Manager> {
+  const { config, kubeConfig, logger, registry } = deps;
+  const rest = createKubeRest(kubeConfig);
+  const le = config.leaderElection;
+  const manager = new Manager({
+    logger,
+    metrics: new RuntimeMetrics(registry),
+    listWatcherFor: (resource, options) => kubeListWatcher(kubeConfig, rest, resource, options),
+    health: new HealthServer({ ...config.health, registry, logger }),
+    leaderElection: le.enabled
+      ? {
+          namespace: le.namespace,
+          name: le.leaseName,
+          identity: config.identity,
+          client: kubeLeaseClient(rest),
+          leaseDurationMs: le.leaseDurationMs,
+          renewDeadlineMs: le.renewDeadlineMs,
+          retryPeriodMs: le.retryPeriodMs,
+        }
+      : undefined,
+    shutdownTimeoutMs: config.shutdownTimeoutMs,
+    cacheSyncTimeoutMs: config.cacheSyncTimeoutMs,
+  });
+  const sink = kubeEventSink(rest);
+  const ctx: ControllerContext = {
+    manager,
+    rest,
+    kubeConfig,
+    config,
+    logger,
+    registry,
+    events: (component) =>
+      new EventRecorder({ sink, component: `flotilla-agent/${component}`, instance: config.identity, logger }),
+  };
+  for (const registration of deps.controllers) {
+    logger.info({ controller: registration.name }, 'setting up controller');
+    await registration.setup(ctx);
+  }
+  return manager;
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { buildCli } from './cli.js';
+import type { ManagerFlags } from './config.js';
+
+async function parse(args: string[]): Promise<ManagerFlags> {
+  let got: ManagerFlags | undefined;
+  const program = buildCli({
+    manager: (flags) => {
+      got = flags;
+      return Promise.resolve();
+    },
+  });
+  // Subcommands copy these settings only when added later, so set them on each.
+  for (const command of [program, ...program.commands]) {
+    command.exitOverride();
+    command.configureOutput({ writeErr: () => {}, writeOut: () => {} });
+  }
+  await program.parseAsync(args, { from: 'user' });
+  return got!;
+}
+
+describe('agent CLI', () => {
+  it('hands `manager` flags over as given', async () => {
+    const flags = await parse([
+      'manager',
+      '--kubeconfig',
+      '/k',
+      '--cluster-name',
+      'c1',
+      '--health-port',
+      '0',
+      '--lease-duration',
+      '3s',
+      '--no-leader-elect',
+    ]);
+    expect(flags).toMatchObject({
+      kubeconfig: '/k',
+      clusterName: 'c1',
+      healthPort: '0',
+      leaseDuration: '3s',
+      leaderElect: false,
+    });
+  });
+
+  it('leaves leader election on by default', async () => {
+    expect((await parse(['manager'])).leaderElect).toBe(true);
+  });
+
+  it('rejects unknown flags and commands', async () => {
+    await expect(parse(['manager', '--bogus'])).rejects.toMatchObject({ code: 'commander.unknownOption' });
+    await expect(parse(['daemonz'])).rejects.toThrow();
+  });
+});

@@ -1,0 +1,37 @@
+import { Command, Option } from 'commander';
+import type { ManagerFlags } from './config.js';
+
+/** What the commands do; injected so the parsing is testable without starting anything. */
+export interface CliActions {
+  manager(flags: ManagerFlags): Promise<void>;
+}
+
+/**
+ * The `agent` command line. Flags are handed over as given; defaults, environment fallbacks and
+ * validation live in loadConfig so that every entry point validates the same way.
+ */
+export function buildCli(actions: CliActions): Command {
+  const program = new Command('agent').description('Flotilla cluster agent').showHelpAfterError();
+  program
+    .command('manager')
+    .description('run the controllers, with leader election, health and metrics endpoints')
+    .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG, else in-cluster credentials)')
+    .option('--cluster-name <name>', 'name of this cluster in the fleet ($FLOTILLA_CLUSTER_NAME)')
+    .option('--identity <id>', 'leader election identity ($POD_NAME, else hostname_random)')
+    .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent ($FLOTILLA_LOG_LEVEL, default info)')
+    .option('--health-host <host>', 'address of /healthz, /readyz and /metrics (default 0.0.0.0)')
+    .option('--health-port <port>', 'port of /healthz, /readyz and /metrics ($FLOTILLA_HEALTH_PORT, default 8080)')
+    .addOption(new Option('--no-leader-elect', 'run without leader election (a single replica only)'))
+    .option(
+      '--lease-namespace <ns>',
+      'namespace of the leader election Lease ($POD_NAMESPACE, default flotilla-system)',
+    )
+    .option('--lease-name <name>', 'name of the leader election Lease (default flotilla-agent)')
+    .option('--lease-duration <duration>', 'lease validity without renewal (default 15s)')
+    .option('--renew-deadline <duration>', 'the leader steps down if it cannot renew for this long (default 10s)')
+    .option('--retry-period <duration>', 'pause between acquire/renew attempts (default 2s)')
+    .option('--shutdown-timeout <duration>', 'time for in-flight reconciles to finish on SIGTERM (default 30s)')
+    .option('--cache-sync-timeout <duration>', 'startup fails if caches have not synced by then (default 2m)')
+    .action((flags: ManagerFlags) => actions.manager(flags));
+  return program;
+}

@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { AgentError } from './errors.js';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** The agent manager's configuration, validated once at startup and injected everywhere. */
+export interface AgentConfig {
+  /** Path of a kubeconfig file; undefined means in-cluster service account credentials. */
+  kubeconfig: string | undefined;
+  clusterName: string;
+  /** This replica's identity in leader election and event sources. */
+  identity: string;
+  logLevel: LogLevel;
+  health: { host: string; port: number };
+  leaderElection: {
+    enabled: boolean;
+    namespace: string;
+    leaseName: string;
+    leaseDurationMs: number;
+    renewDeadlineMs: number;
+    retryPeriodMs: number;
+  };
+  shutdownTimeoutMs: number;
+  cacheSyncTimeoutMs: number;
+}
+
+/** `agent manager` flags as commander hands them over (all strings until validated). */
+export interface ManagerFlags {
+  kubeconfig?: string;
+  clusterName?: string;
+  identity?: string;
+  logLevel?: string;
+  healthHost?: string;
+  healthPort?: string;
+  leaderElect?: boolean;
+  leaseNamespace?: string;
+  leaseName?: string;
+  leaseDuration?: string;
+  renewDeadline?: string;
+  retryPeriod?: string;
+  shutdownTimeout?: string;
+  cacheSyncTimeout?: string;
+}
+
+/** What loadConfig reads from the machine, injectable for tests. */
+export interface ConfigHost {
+  hostname(): string;
+  fileExists(path: string): boolean;
+}
+
+const realHost: ConfigHost = { hostname, fileExists: existsSync };
+
+/**
+ * Builds the configuration from flags, falling back to environment variables, then defaults.
+ * Every problem is collected and reported at once in an AGENT_ERR_CONFIG error that names the
+ * flag and its variable.
+ */
+export function loadConfig(
+  flags: ManagerFlags,
+  env: Readonly<Record<string, string | undefined>>,
+  host: ConfigHost = realHost,
+): AgentConfig {
+  const problems: string[] = [];
+  const opt = (flag: string, variable: string | undefined, value: string | undefined): Option => ({
+    name: variable ? `--${flag} (${variable})` : `--${flag}`,
+    value: value ?? (variable ? env[variable] : undefined),
+    problems,
+  });
+
+  const kubeconfig = opt('kubeconfig', 'KUBECONFIG', flags.kubeconfig);
+  const inCluster = Boolean(env.KUBERNETES_SERVICE_HOST);
+  if (kubeconfig.value === undefined && !inCluster) {
+    problems.push(`${kubeconfig.name}: required outside a cluster (no KUBERNETES_SERVICE_HOST)`);
+  } else if (kubeconfig.value !== undefined && !host.fileExists(kubeconfig.value)) {
+    problems.push(`${kubeconfig.name}: file ${kubeconfig.value} does not exist`);
+  }
+
+  const leaseDurationMs = duration(opt('lease-duration', undefined, flags.leaseDuration), 15_000);
+  const renewDeadlineMs = duration(opt('renew-deadline', undefined, flags.renewDeadline), 10_000);
+  const retryPeriodMs = duration(opt('retry-period', undefined, flags.retryPeriod), 2_000);
+  if (leaseDurationMs <= renewDeadlineMs) problems.push('--lease-duration: must be longer than --renew-deadline');
+  // Renewals are retried every retryPeriod plus up to 20 % jitter; several must fit in the deadline.
+  if (renewDeadlineMs <= retryPeriodMs * 1.2)
+    problems.push('--renew-deadline: must be longer than 1.2 × --retry-period');
+
+  const config: AgentConfig = {
+    kubeconfig: kubeconfig.value,
+    clusterName: dnsLabel(opt('cluster-name', 'FLOTILLA_CLUSTER_NAME', flags.clusterName)),
+    identity: nonEmpty(opt('identity', 'POD_NAME', flags.identity)) ?? `${host.hostname()}_${randomUUID().slice(0, 8)}`,
+    logLevel: oneOf(opt('log-level', 'FLOTILLA_LOG_LEVEL', flags.logLevel), LOG_LEVELS, 'info'),
+    health: {
+      host: nonEmpty(opt('health-host', undefined, flags.healthHost)) ?? '0.0.0.0',
+      port: port(opt('health-port', 'FLOTILLA_HEALTH_PORT', flags.healthPort), 8080),
+    },
+    leaderElection: {
+      enabled: flags.leaderElect ?? true,
+      namespace: nonEmpty(opt('lease-namespace', 'POD_NAMESPACE', flags.leaseNamespace)) ?? 'flotilla-system',
+      leaseName: nonEmpty(opt('lease-name', undefined, flags.leaseName)) ?? 'flotilla-agent',
+      leaseDurationMs,
+      renewDeadlineMs,
+      retryPeriodMs,
+    },
+    shutdownTimeoutMs: duration(opt('shutdown-timeout', undefined, flags.shutdownTimeout), 30_000),
+    cacheSyncTimeoutMs: duration(opt('cache-sync-timeout', undefined, flags.cacheSyncTimeout), 120_000),
+  };
+  if (problems.length > 0) throw new AgentError('AGENT_ERR_CONFIG', `invalid configuration: ${problems.join('; ')}`);
+  return config;
+}
+
+interface Option {
+  name: string;
+  value: string | undefined;
+  problems: string[];
+}
+
+function nonEmpty(o: Option): string | undefined {
+  return o.value === undefined || o.value.trim() === '' ? undefined : o.value.trim();
+}
+
+function dnsLabel(o: Option): string {
+  const v = nonEmpty(o);
+  if (v === undefined) o.problems.push(`${o.name}: required`);
+  else if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(v)) {
+    o.problems.push(`${o.name}: must be a DNS label (lower-case letters, digits, '-'), got "${v}"`);
+  }
+  return v ?? '';
+}
+
+function oneOf<T extends string>(o: Option, allowed: readonly T[], fallback: T): T {
+  const v = nonEmpty(o);
+  if (v === undefined) return fallback;
+  if ((allowed as readonly string[]).includes(v)) return v as T;
+  o.problems.push(`${o.name}: must be one of ${allowed.join(', ')}, got "${v}"`);
+  return fallback;
+}
+
+function port(o: Option, fallback: number): number {
+  const v = nonEmpty(o);
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (Number.isInteger(n) && n >= 0 && n <= 65535) return n;
+  o.problems.push(`${o.name}: must be a port number 0-65535, got "${v}"`);
+  return fallback;
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** `500ms`, `15s`, `2m`, `1h`; a bare number means seconds. */
+function duration(o: Option, fallback: number): number {
+  const v = nonEmpty(o);
+  if (v === undefined) return fallback;
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(v);
+  if (m && Number(m[1]) > 0) return Math.round(Number(m[1]) * UNITS[m[2] ?? 's']!);
+  o.problems.push(`${o.name}: must be a positive duration like 500ms, 15s or 2m, got "${v}"`);
+  return fallback;
+}
