@@ -53,6 +53,8 @@ export interface RunningHub {
   js: JetStreamClient;
   metrics: HubMetrics;
   relay: OutboxRelay;
+  /** Status and heartbeat consumption (undefined when disabled). */
+  ingest: StatusIngest | undefined;
   close(): Promise<void>;
 }
 
@@ -151,7 +153,7 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
     if (options.listen !== false) {
       url = await app.listen({ host: config.http.host, port: config.http.port });
     }
-    return { app, url, db, pool, nc, js, metrics, relay, close: closeAll };
+    return { app, url, db, pool, nc, js, metrics, relay, ingest, close: closeAll };
   } catch (err) {
     await closeAll();
     throw err;
