@@ -20,6 +20,8 @@ import type { AgentConfig } from '../config.js';
 import type { EventRecorder } from '../runtime/events.js';
 import type { Manager } from '../runtime/manager.js';
 import type { KubeRest } from '../runtime/rest.js';
+import { imagePullJobController } from './imagepulljob/index.js';
+import { nodeImageController } from './nodeimage/index.js';
 
 /** What a controller gets to set itself up. */
 export interface ControllerContext {
@@ -44,4 +46,4 @@ export interface ControllerRegistration {
 }
 
 /** Controllers started by `agent manager`, in order. */
-export const controllers: readonly ControllerRegistration[] = [];
+export const controllers: readonly ControllerRegistration[] = [nodeImageController, imagePullJobController];

@@ -1,0 +1,145 @@
+/**
+ * The ImagePullJob controller: pre-pulls an image on selected nodes by writing tags into their
+ * NodeImages (the node daemon pulls and reports), within a parallelism window, copying pull
+ * secrets into the daemon's config namespace, and reports desired/active/succeeded/failed.
+ */
+import {
+  ANNOTATION_IMAGEPULLJOB_SOURCE_KEY,
+  KRUISE_DAEMON_CONFIG_NAMESPACE,
+  type ImagePullJob,
+  type NodeImage,
+} from '@flotilla/api';
+import { BY_NODE_NAME } from '../../runtime/cache.js';
+import { systemClock, type Clock } from '../../runtime/clock.js';
+import type { Controller } from '../../runtime/controller.js';
+import type { EventRecorder } from '../../runtime/events.js';
+import { ResourceVersionExpectations, ScaleExpectations } from '../../runtime/expectations.js';
+import type { Informer } from '../../runtime/informer.js';
+import type { KubeObject } from '../../runtime/kube-object.js';
+import type { Manager } from '../../runtime/manager.js';
+import { Resources } from '../../runtime/resource.js';
+import type { KubeRest } from '../../runtime/rest.js';
+import { kubeNodeImageClient, type NodeImageClient } from '../nodeimage/client.js';
+import { isServed } from '../nodeimage/discovery.js';
+import { kubeJobClient, kubeSecretClient, SECRETS, type JobClient, type SecretClient } from './client.js';
+import { imagePullJobReconciler, type ImagePullJobControllerOptions } from './controller.js';
+import {
+  BY_PULL_SECRET,
+  nodeImageToJobs,
+  podToJobs,
+  pullSecretKeys,
+  secretToJobs,
+  type HandlerSources,
+} from './handlers.js';
+import { referencesOf, type SecretLike } from './secrets-plan.js';
+import { DEFAULT_TTL_MARGIN } from './sync-plan.js';
+import type { PodLike } from './targets.js';
+import type { ControllerRegistration } from '../index.js';
+
+export type { ImagePullJobControllerOptions } from './controller.js';
+export { MESSAGE_COMPLETED, MESSAGE_DEADLINE, MESSAGE_NO_PROGRESS } from './status.js';
+
+export const DEFAULT_IMAGEPULLJOB_OPTIONS: ImagePullJobControllerOptions = {
+  daemonConfigNamespace: KRUISE_DAEMON_CONFIG_NAMESPACE,
+  ttlMargin: DEFAULT_TTL_MARGIN,
+  expectationRequeueMs: 1000,
+};
+
+export interface ImagePullJobControllerDeps {
+  rest: KubeRest;
+  events: EventRecorder;
+  options?: Partial<ImagePullJobControllerOptions>;
+  clock?: Clock;
+  random?: () => number;
+  /** Fakes for tests; the API otherwise. */
+  clients?: { nodeImages?: NodeImageClient; jobs?: JobClient; secrets?: SecretClient };
+}
+
+/**
+ * The ImagePullJob controller as `agent manager` runs it; skipped (with a warning) when the
+ * ImagePullJob or NodeImage CRD is not installed.
+ */
+export const imagePullJobController: ControllerRegistration = {
+  name: 'imagepulljob',
+  async setup(ctx) {
+    const { manager, rest, logger } = ctx;
+    const served = await Promise.all([isServed(rest, Resources.imagePullJobs), isServed(rest, Resources.nodeImages)]);
+    if (served.includes(false)) {
+      logger.warn(
+        'ImagePullJob/NodeImage CRDs (apps.kruise.io/v1alpha1) not installed; imagepulljob controller disabled',
+      );
+      return;
+    }
+    registerImagePullJobController(manager, { rest, events: ctx.events('imagepulljob') });
+  },
+};
+
+/** Registers the ImagePullJob controller and its informers with the manager. */
+export function registerImagePullJobController(manager: Manager, deps: ImagePullJobControllerDeps): Controller {
+  const options = { ...DEFAULT_IMAGEPULLJOB_OPTIONS, ...deps.options };
+  const clock = deps.clock ?? systemClock;
+  const jobs = manager.informer<ImagePullJob>({
+    resource: Resources.imagePullJobs,
+    indexers: { [BY_PULL_SECRET]: pullSecretKeys },
+  });
+  const nodeImages = manager.informer<NodeImage>({ resource: Resources.nodeImages });
+  const pods = manager.informer<PodLike>({ resource: Resources.pods });
+  const secrets = manager.informer<SecretLike>({ resource: SECRETS });
+  const resourceVersions = new ResourceVersionExpectations({ clock });
+  const secretCreations = new ScaleExpectations({ clock });
+  const controller = manager.controller({
+    name: 'imagepulljob',
+    workers: 3,
+    reconcile: imagePullJobReconciler({
+      jobs,
+      secrets,
+      targets: {
+        nodeImages: () => nodeImages.list(),
+        nodeImage: (name) => nodeImages.get(undefined, name),
+        pods: (namespace) => pods.list(namespace),
+      },
+      nodeImages: deps.clients?.nodeImages ?? kubeNodeImageClient(deps.rest),
+      jobClient: deps.clients?.jobs ?? kubeJobClient(deps.rest),
+      secretClient: deps.clients?.secrets ?? kubeSecretClient(deps.rest),
+      resourceVersions,
+      secretCreations,
+      events: deps.events,
+      clock,
+      random: deps.random ?? Math.random,
+      options,
+    }),
+  });
+  const sources: HandlerSources = {
+    jobs: (namespace) => jobs.list(namespace),
+    jobsUsingSecret: (key) => jobs.byIndex(BY_PULL_SECRET, key),
+    podsOnNode: (node) => pods.byIndex(BY_NODE_NAME, node),
+  };
+  controller.watch(jobs);
+  controller.watch(nodeImages, nodeImageToJobs(sources));
+  controller.watch(pods, podToJobs(sources));
+  controller.watch(secrets, secretToJobs(sources));
+  observeWrites(resourceVersions, jobs);
+  observeWrites(resourceVersions, nodeImages);
+  observeSecretCopies(secretCreations, secrets, options.daemonConfigNamespace);
+  return controller;
+}
+
+/** The informers tell the expectations which of the controller's own writes they have seen. */
+function observeWrites<T extends KubeObject>(expectations: ResourceVersionExpectations, informer: Informer<T>): void {
+  informer.addEventHandler({
+    onAdd: (obj) => expectations.observed(obj),
+    onUpdate: (_old, obj) => expectations.observed(obj),
+    onDelete: (obj) => expectations.deleted(obj),
+  });
+}
+
+function observeSecretCopies(expectations: ScaleExpectations, secrets: Informer<SecretLike>, namespace: string): void {
+  secrets.addEventHandler({
+    onAdd: (secret) => {
+      if (secret.metadata?.namespace !== namespace) return;
+      const source = secret.metadata.annotations?.[ANNOTATION_IMAGEPULLJOB_SOURCE_KEY];
+      if (!source) return;
+      for (const job of referencesOf(secret)) expectations.creationObserved(job, source);
+    },
+  });
+}

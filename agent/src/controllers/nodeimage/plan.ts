@@ -1,0 +1,271 @@
+/**
+ * What the NodeImage controller decides, as pure functions of what it read (OpenKruise's
+ * pkg/controller/nodeimage/nodeimage_controller.go): whether a Node's NodeImage must be created or
+ * deleted, which labels and tags its spec keeps, and which tags its status must mark failed
+ * because the node daemon never answered or the deadline passed.
+ */
+import {
+  KRUISE_GROUP,
+  KruiseKind,
+  LABEL_FAKE_NODEIMAGE,
+  type ImageSpec,
+  type ImageTagSpec,
+  type ImageTagStatus,
+  type NodeImage,
+  type NodeImageStatus,
+  type ObjectReference,
+} from '@flotilla/api';
+import { formatTime, parseTime } from '../../runtime/kube-time.js';
+
+/** The parts of a core/v1 Node the controller reads. */
+export interface NodeLike {
+  metadata?: { name?: string; labels?: Record<string, string>; deletionTimestamp?: string };
+  status?: { conditions?: { type: string; status: string; lastTransitionTime?: string }[] };
+}
+
+export type ImageStatus = NonNullable<NodeImageStatus['imageStatuses']>[string];
+
+/** What to do with the NodeImage of one node name. */
+export type NodeImageAction =
+  | { type: 'none' }
+  /** The Node is Ready: create its NodeImage (with the Node's labels). */
+  | { type: 'create'; labels: Record<string, string> }
+  /** The Node is Ready but only since recently: look again later. */
+  | { type: 'wait'; afterMs: number }
+  /** The Node is gone: its NodeImage goes too (unless it is a test's fake one). */
+  | { type: 'delete' }
+  /** Both exist: keep the spec and status in order. */
+  | { type: 'sync' };
+
+/**
+ * The NodeImage follows its Node. It is created only once the Node has been Ready for
+ * `creationDelayMs` (OpenKruise waits 30 s so a flapping new node doesn't churn), and kept when
+ * its Node vanished only if it carries the fake-nodeimage label that e2e tests use.
+ */
+export function nodeImageAction(
+  node: NodeLike | undefined,
+  nodeImage: NodeImage | undefined,
+  nowMs: number,
+  creationDelayMs: number,
+): NodeImageAction {
+  if (!node || node.metadata?.deletionTimestamp) {
+    if (!nodeImage || nodeImage.metadata?.deletionTimestamp) return { type: 'none' };
+    return nodeImage.metadata?.labels?.[LABEL_FAKE_NODEIMAGE] !== undefined ? { type: 'sync' } : { type: 'delete' };
+  }
+  if (!nodeImage) {
+    const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+    if (ready?.status !== 'True') return { type: 'none' };
+    const since = parseTime(ready.lastTransitionTime) ?? 0;
+    const left = since + creationDelayMs - nowMs;
+    return left > 0 ? { type: 'wait', afterMs: left } : { type: 'create', labels: { ...node.metadata?.labels } };
+  }
+  return nodeImage.metadata?.deletionTimestamp ? { type: 'none' } : { type: 'sync' };
+}
+
+/** Whether the ImagePullJob an owner reference names still exists with the same uid. */
+export type OwnerAlive = (owner: ObjectReference) => boolean;
+
+/** The spec and labels a NodeImage should have; `changed` false means leave it alone. */
+export interface SpecPlan {
+  changed: boolean;
+  labels: Record<string, string> | undefined;
+  images: Record<string, ImageSpec>;
+  /** Why, one line per change, for the log. */
+  messages: string[];
+  /** When the next tag's TTL runs out, if any tag is waiting for it. */
+  requeueAfterMs: number | undefined;
+}
+
+/**
+ * Copies the Node's labels and drops tags that have no createdAt (they never went through
+ * defaulting), whose ImagePullJob owners are all gone, or whose TTL after completion (of the same
+ * version) expired. An image left without tags is dropped.
+ */
+export function planNodeImageSpec(
+  nodeImage: NodeImage,
+  node: NodeLike | undefined,
+  ownerAlive: OwnerAlive,
+  nowMs: number,
+): SpecPlan {
+  const messages: string[] = [];
+  let labels = nodeImage.metadata?.labels;
+  if (node && !sameStrings(labels, node.metadata?.labels)) {
+    labels = { ...node.metadata?.labels };
+    messages.push('node labels changed');
+  }
+  let requeueAfterMs: number | undefined;
+  const images: Record<string, ImageSpec> = {};
+  for (const [name, image] of Object.entries(nodeImage.spec.images ?? {})) {
+    const tags: ImageTagSpec[] = [];
+    for (const tag of image.tags) {
+      const verdict = tagVerdict(name, tag, nodeImage.status?.imageStatuses?.[name], ownerAlive, nowMs);
+      if (verdict.message) messages.push(verdict.message);
+      if (verdict.keep) tags.push(verdict.keep);
+      if (verdict.waitMs !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, verdict.waitMs);
+    }
+    if (tags.length > 0) images[name] = { ...image, tags: sortTags(tags) };
+    else messages.push(`no longer has ${name} image spec`);
+  }
+  return { changed: messages.length > 0, labels, images, messages, requeueAfterMs };
+}
+
+interface TagVerdict {
+  keep?: ImageTagSpec;
+  message?: string;
+  waitMs?: number;
+}
+
+function tagVerdict(
+  name: string,
+  tag: ImageTagSpec,
+  status: ImageStatus | undefined,
+  ownerAlive: OwnerAlive,
+  nowMs: number,
+): TagVerdict {
+  const full = `${name}:${tag.tag}`;
+  if (!tag.createdAt) return { message: `image ${full} has no createdAt field` };
+  const owners = tag.ownerReferences ?? [];
+  const alive = owners.filter((ref) => !isImagePullJobRef(ref) || ownerAlive(ref));
+  let keep = tag;
+  let message: string | undefined;
+  if (alive.length !== owners.length) {
+    message = `image ${full} owners changed from ${ownerNames(owners)} to ${ownerNames(alive)}`;
+    if (alive.length === 0) return { message };
+    keep = { ...tag, ownerReferences: alive };
+  }
+  const ttl = tag.pullPolicy?.ttlSecondsAfterFinished;
+  const done = status?.tags.find((s) => s.tag === tag.tag && s.version === tag.version)?.completionTime;
+  const doneMs = parseTime(done);
+  if (ttl !== undefined && doneMs !== undefined) {
+    const left = doneMs + ttl * 1000 - nowMs;
+    if (left <= 0) return { message: `image ${full} has exceeded TTL (${ttl})s since ${done} completed` };
+    return { keep, message, waitMs: left };
+  }
+  return { keep, message };
+}
+
+function isImagePullJobRef(ref: ObjectReference): boolean {
+  const group = ref.apiVersion?.includes('/') ? ref.apiVersion.split('/')[0] : '';
+  return group === KRUISE_GROUP && ref.kind === KruiseKind.ImagePullJob;
+}
+
+function ownerNames(refs: ObjectReference[]): string {
+  return `[${refs.map((r) => `${r.namespace}/${r.name}`).join(', ')}]`;
+}
+
+export interface StatusPlan {
+  /** The status to write; undefined when nothing changed. */
+  status: NodeImageStatus | undefined;
+  /** Tags newly marked failed, for events on their owners. */
+  failed: { image: string; tag: ImageTagSpec; message: string }[];
+  /** When the next tag may time out. */
+  requeueAfterMs: number | undefined;
+}
+
+export const NOT_RESPONDED_MESSAGE = 'node has not responded for a long time';
+export const DEADLINE_MESSAGE = 'pulling exceeds the activeDeadlineSeconds';
+
+/**
+ * Marks tags failed that the node daemon never picked up within `responseTimeoutMs` of their
+ * creation, or that are still unfinished after activeDeadlineSeconds (plus the response timeout),
+ * and recounts desired/succeeded/failed/pulling over the tags still in the spec.
+ */
+export function planNodeImageStatus(nodeImage: NodeImage, nowMs: number, responseTimeoutMs: number): StatusPlan {
+  const old = nodeImage.status;
+  const statuses: Record<string, ImageStatus> = structuredClone(old?.imageStatuses ?? {});
+  const failed: StatusPlan['failed'] = [];
+  let requeueAfterMs: number | undefined;
+  const wait = (ms: number): void => void (requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, ms));
+  const now = formatTime(nowMs);
+  for (const [name, image] of Object.entries(nodeImage.spec.images ?? {})) {
+    for (const tag of image.tags) {
+      const createdMs = parseTime(tag.createdAt);
+      if (createdMs === undefined) continue;
+      const tags = (statuses[name] ??= { tags: [] }).tags;
+      const current = tags.find((s) => s.tag === tag.tag);
+      if (!current || current.version !== tag.version) {
+        const left = createdMs + responseTimeoutMs - nowMs;
+        if (left > 0) {
+          wait(left);
+          continue;
+        }
+        upsertTag(tags, failedTag(tag, now, NOT_RESPONDED_MESSAGE));
+        failed.push({ image: name, tag, message: NOT_RESPONDED_MESSAGE });
+        continue;
+      }
+      const deadline = tag.pullPolicy?.activeDeadlineSeconds;
+      if (current.completionTime || deadline === undefined) continue;
+      const left = createdMs + deadline * 1000 + responseTimeoutMs - nowMs;
+      if (left > 0) {
+        wait(left);
+        continue;
+      }
+      Object.assign(current, failedTag(tag, now, DEADLINE_MESSAGE));
+      failed.push({ image: name, tag, message: DEADLINE_MESSAGE });
+    }
+  }
+  const status = recount(nodeImage.spec.images ?? {}, statuses, old);
+  return { status: sameJson(status, old) ? undefined : status, failed, requeueAfterMs };
+}
+
+function failedTag(tag: ImageTagSpec, now: string, message: string): ImageTagStatus {
+  return { tag: tag.tag, phase: 'Failed', completionTime: now, version: tag.version, message };
+}
+
+function upsertTag(tags: ImageTagStatus[], status: ImageTagStatus): void {
+  const i = tags.findIndex((s) => s.tag === status.tag);
+  if (i >= 0) tags[i] = { ...tags[i], ...status };
+  else tags.push(status);
+}
+
+/** Status counters over the tags present in the spec; statuses of tags gone from the spec are dropped. */
+function recount(
+  images: Record<string, ImageSpec>,
+  statuses: Record<string, ImageStatus>,
+  old: NodeImageStatus | undefined,
+): NodeImageStatus {
+  const count = { desired: 0, succeeded: 0, failed: 0, pulling: 0 };
+  const kept: Record<string, ImageStatus> = {};
+  for (const [name, image] of Object.entries(images)) {
+    count.desired += image.tags.length;
+    const wanted = new Set(image.tags.map((t) => t.tag));
+    const tags = (statuses[name]?.tags ?? []).filter((s) => wanted.has(s.tag));
+    for (const s of tags) {
+      if (s.phase === 'Succeeded') count.succeeded++;
+      else if (s.phase === 'Failed') count.failed++;
+      else if (s.phase === 'Pulling') count.pulling++;
+    }
+    if (tags.length > 0) kept[name] = { tags: sortTags(tags) };
+  }
+  const { imageStatuses: _dropped, ...rest } = old ?? { desired: 0 };
+  return { ...rest, ...count, ...(Object.keys(kept).length > 0 ? { imageStatuses: kept } : {}) };
+}
+
+/** OpenKruise keeps tags sorted by name in both spec and status. */
+export function sortTags<T extends { tag: string }>(tags: T[]): T[] {
+  return [...tags].sort((a, b) => (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0));
+}
+
+function sameStrings(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
+  const ak = Object.keys(a ?? {});
+  const bk = Object.keys(b ?? {});
+  return ak.length === bk.length && ak.every((k) => a![k] === b?.[k]);
+}
+
+/** Order-insensitive deep equality of plain JSON values. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (v !== null && typeof v === 'object') {
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([, x]) => x !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([k, x]) => [k, canonical(x)]),
+    );
+  }
+  return v;
+}
