@@ -11,6 +11,9 @@ import { Manager } from './runtime/manager.js';
 import { RuntimeMetrics } from './runtime/metrics.js';
 import { createKubeRest } from './runtime/rest.js';
 
+export type { AgentConfig } from './config.js';
+export type { ControllerContext, ControllerRegistration } from './controllers/index.js';
+
 export interface AgentManagerDeps {
   config: AgentConfig;
   kubeConfig: KubeConfig;

@@ -36,7 +36,7 @@ export interface ControllerContext {
   /** For controller-specific metrics; never prom-client's global registry. */
   registry: Registry;
   /** An event recorder whose source is `flotilla-agent/<component>`. */
-  events(component: string): EventRecorder;
+  events: (component: string) => EventRecorder;
 }
 
 /** One controller of the agent. setup() registers informers, the controller and its watches. */

@@ -17,6 +17,7 @@ describe('HealthServer', () => {
     server = new HealthServer({ port: 0, host: '127.0.0.1', registry, logger: silent, checkTimeoutMs: 200 });
     configure(server);
     const port = await server.start();
+    expect(server.port()).toBe(port);
     const get = async (path: string, method = 'GET') => {
       const res = await fetch(`http://127.0.0.1:${port}${path}`, { method });
       return { status: res.status, body: await res.text(), type: res.headers.get('content-type') };

@@ -62,6 +62,12 @@ export class HealthServer {
     return port;
   }
 
+  /** The bound port while listening. */
+  port(): number | undefined {
+    const address = this.#server?.address();
+    return address && typeof address === 'object' ? address.port : undefined;
+  }
+
   /** Stops listening and closes open connections. */
   async close(): Promise<void> {
     const server = this.#server;

@@ -155,6 +155,11 @@ export class Manager {
     return this.#leading;
   }
 
+  /** The port of the health server while it listens (useful with port 0). */
+  healthPort(): number | undefined {
+    return this.#o.health?.port();
+  }
+
   /** True once every informer has synced. */
   hasSynced(): boolean {
     return [...this.#informers.values()].every((i) => i.hasSynced());
