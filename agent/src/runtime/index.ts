@@ -94,6 +94,3 @@ export {
 export { apiVersionOf, resourcePath, Resources, type ResourceRef } from './resource.js';
 export { createKubeRest, PatchType, type KubeRequest, type KubeRest, type KubeRestOptions } from './rest.js';
 export { WorkQueue, type QueueMetrics, type WorkQueueOptions } from './workqueue.js';
-export { FakeClock, flush } from './testing/fake-clock.js';
-export { FakeLeaseClient } from './testing/fake-lease-client.js';
-export { FakeListWatcher } from './testing/fake-list-watch.js';

@@ -163,6 +163,20 @@ describe('LeaderElector', () => {
     expect(log).toEqual(['a started', 'a signal aborted', 'a stopped']);
   });
 
+  it('steps down at the renew deadline even when renewal requests hang', async () => {
+    const client = new FakeLeaseClient();
+    const clock = new FakeClock(T0);
+    const log: string[] = [];
+    const a = candidate(client, clock, 'a', log);
+    await flush();
+    expect(a.elector.isLeader()).toBe(true);
+    client.hang = true;
+    await clock.tick(9_999); // acquired at t=0; the renewal at t=2 s hangs
+    expect(a.elector.isLeader()).toBe(true);
+    await clock.tick(1);
+    expect(await a.outcome).toBe('lost');
+  });
+
   it('steps down at once when another candidate holds the lease', async () => {
     const client = new FakeLeaseClient();
     const clock = new FakeClock(T0);

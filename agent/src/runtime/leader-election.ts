@@ -88,34 +88,38 @@ export function releasedLease(current: Lease, nowMs: number): Lease {
   };
 }
 
-/** Reads and writes one Lease with optimistic concurrency (replace carries metadata.resourceVersion). */
+/**
+ * Reads and writes one Lease with optimistic concurrency (replace carries
+ * metadata.resourceVersion). `signal` aborts a request that takes too long.
+ */
 export interface LeaseClient {
-  get(namespace: string, name: string): Promise<Lease | undefined>;
+  get(namespace: string, name: string, signal?: AbortSignal): Promise<Lease | undefined>;
   /** Rejects (409) if the lease exists. */
-  create(lease: Lease): Promise<Lease>;
+  create(lease: Lease, signal?: AbortSignal): Promise<Lease>;
   /** Rejects (409) if the lease changed since it was read. */
-  replace(lease: Lease): Promise<Lease>;
+  replace(lease: Lease, signal?: AbortSignal): Promise<Lease>;
 }
 
 /** A LeaseClient over the raw JSON API. */
 export function kubeLeaseClient(rest: KubeRest): LeaseClient {
   const ref = Resources.leases;
   return {
-    async get(namespace, name) {
+    async get(namespace, name, signal) {
       try {
-        return await rest.request<Lease>({ method: 'GET', path: resourcePath(ref, namespace, name) });
+        return await rest.request<Lease>({ method: 'GET', path: resourcePath(ref, namespace, name), signal });
       } catch (err) {
         if (isKubeStatus(err, 404)) return undefined;
         throw err;
       }
     },
-    create: (lease) =>
-      rest.request<Lease>({ method: 'POST', path: resourcePath(ref, lease.metadata?.namespace), body: lease }),
-    replace: (lease) =>
+    create: (lease, signal) =>
+      rest.request<Lease>({ method: 'POST', path: resourcePath(ref, lease.metadata?.namespace), body: lease, signal }),
+    replace: (lease, signal) =>
       rest.request<Lease>({
         method: 'PUT',
         path: resourcePath(ref, lease.metadata?.namespace, lease.metadata?.name),
         body: lease,
+        signal,
       }),
   };
 }
@@ -191,7 +195,7 @@ export class LeaderElector {
 
   /** Campaigns until leading, leads until `signal` aborts or leadership is lost, then steps down. */
   async run(signal: AbortSignal): Promise<ElectionOutcome> {
-    while (!signal.aborted && (await this.#round()) !== 'leading') await this.#pause(signal);
+    while (!signal.aborted && (await this.#round(this.#o.renewDeadlineMs)) !== 'leading') await this.#pause(signal);
     if (signal.aborted) return 'stopped';
     const leading = new AbortController();
     this.#setLeading(true);
@@ -230,7 +234,9 @@ export class LeaderElector {
     while (!signal.aborted) {
       await this.#pause(signal);
       if (signal.aborted) break;
-      const result = await this.#round();
+      // A renewal may only take until the deadline: a hung request must not keep us "leading".
+      const remaining = lastRenew + this.#o.renewDeadlineMs - this.#clock.now();
+      const result = remaining > 0 ? await this.#round(remaining) : 'failed';
       if (result === 'leading') lastRenew = this.#clock.now();
       else if (result === 'held-by-other') return 'lost';
       else if (this.#clock.now() - lastRenew >= this.#o.renewDeadlineMs) return 'lost';
@@ -238,11 +244,25 @@ export class LeaderElector {
     return 'stopped';
   }
 
-  /** One read-decide-write round. */
-  async #round(): Promise<RoundResult> {
+  /** One read-decide-write round, given up (as failed) after `timeoutMs`. */
+  async #round(timeoutMs: number): Promise<RoundResult> {
+    const timeout = new AbortController();
+    const timer = this.#clock.setTimer(() => timeout.abort(), timeoutMs);
+    const timedOut = new Promise<RoundResult>((resolve) =>
+      timeout.signal.addEventListener('abort', () => resolve('failed'), { once: true }),
+    );
+    try {
+      return await Promise.race([this.#attempt(timeout.signal), timedOut]);
+    } finally {
+      timer.cancel();
+      timeout.abort();
+    }
+  }
+
+  async #attempt(signal: AbortSignal): Promise<RoundResult> {
     let lease: Lease | undefined;
     try {
-      lease = await this.#o.client.get(this.#o.namespace, this.#o.name);
+      lease = await this.#o.client.get(this.#o.namespace, this.#o.name, signal);
     } catch (err) {
       this.#log.warn({ err }, 'could not read lease');
       return 'failed';
@@ -265,7 +285,10 @@ export class LeaderElector {
     });
     try {
       const written =
-        decision.action === 'create' ? await this.#o.client.create(next) : await this.#o.client.replace(next);
+        decision.action === 'create'
+          ? await this.#o.client.create(next, signal)
+          : await this.#o.client.replace(next, signal);
+      if (signal.aborted) return 'failed';
       this.#observe(written);
       return 'leading';
     } catch (err) {

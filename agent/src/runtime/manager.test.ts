@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from './kube-object.js';
 import { Manager, type ManagerLeaderElection } from './manager.js';
 import { RuntimeMetrics } from './metrics.js';
+import { HealthServer } from './health.js';
 import { Resources } from './resource.js';
 import { FakeClock, flush } from './testing/fake-clock.js';
 import { FakeLeaseClient } from './testing/fake-lease-client.js';
@@ -140,5 +141,80 @@ describe('Manager', () => {
       code: 'AGENT_ERR_MANAGER',
       message: 'runnable broken failed',
     });
+  });
+
+  it('reports readiness from cache sync and turns unready once stopping', async () => {
+    const registry = new Registry();
+    const health = new HealthServer({ port: 0, host: '127.0.0.1', registry, logger: silent });
+    const pods = new FakeListWatcher();
+    pods.failNextList();
+    const clock = new FakeClock();
+    const manager = new Manager({
+      logger: silent,
+      metrics: new RuntimeMetrics(registry),
+      listWatcherFor: () => pods,
+      health,
+      clock,
+    });
+    manager.informer({ resource: Resources.pods });
+    let release!: () => void;
+    manager.add({
+      name: 'webhook',
+      needLeaderElection: false,
+      // Keeps serving until told to stop, then takes a moment, like a server closing connections.
+      start: (signal) =>
+        new Promise<void>((resolve) => signal.addEventListener('abort', () => (release = resolve), { once: true })),
+    });
+    const running = manager.start();
+    await flush();
+    const readyz = async () => (await fetch(`http://127.0.0.1:${manager.healthPort()}/readyz`)).status;
+    expect(await readyz()).toBe(503);
+    await clock.tick(2000); // the informer retries the failed list within 0.8-1.6 s
+    expect(await readyz()).toBe(200);
+    const stopping = manager.stop('test');
+    await flush();
+    expect(await readyz()).toBe(503);
+    release();
+    await stopping;
+    await running;
+    expect(manager.healthPort()).toBeUndefined();
+  });
+
+  it('bounds the whole shutdown by the shutdown timeout', async () => {
+    const clock = new FakeClock();
+    const pods = new FakeListWatcher();
+    pods.upsert({ metadata: { name: 'stuck', namespace: 'ns' } });
+    let aborted = false;
+    const manager = new Manager({
+      logger: silent,
+      metrics: new RuntimeMetrics(new Registry()),
+      listWatcherFor: () => pods,
+      clock,
+      shutdownTimeoutMs: 5000,
+    });
+    const c = manager.controller({
+      name: 'stuck',
+      reconcile: (_key, ctx) =>
+        new Promise((resolve) =>
+          ctx.signal.addEventListener('abort', () => {
+            aborted = true;
+            resolve();
+          }),
+        ),
+    });
+    c.watch(manager.informer({ resource: Resources.pods }));
+    manager.add({ name: 'deaf', needLeaderElection: false, start: () => new Promise<void>(() => {}) });
+    const running = manager.start();
+    await flush();
+    let stopped = false;
+    const stopping = manager.stop('test').then(() => (stopped = true));
+    await clock.tick(4999);
+    expect([aborted, stopped]).toEqual([false, false]);
+    await clock.tick(1);
+    expect(aborted).toBe(true);
+    await clock.tick(1000);
+    await stopping;
+    await running;
+    expect(stopped).toBe(true);
   });
 });

@@ -49,7 +49,10 @@ export interface ManagerOptions {
   leaderElection?: ManagerLeaderElection;
   /** start() fails if informers haven't synced by then; default 2 min. */
   cacheSyncTimeoutMs?: number;
-  /** How long in-flight reconciles and runnables get to finish on shutdown; default 30 s. */
+  /**
+   * One budget for the whole graceful shutdown, counted from stop(): draining reconciles, stopping
+   * runnables; default 30 s. The lease is released right after the controllers stopped.
+   */
   shutdownTimeoutMs?: number;
   clock?: Clock;
 }
@@ -79,11 +82,16 @@ export class Manager {
   #leaderWork: { abort: AbortController; runnables: Promise<void>[] } | undefined;
   #failure: Error | undefined;
   #leading = false;
+  /** When the graceful shutdown must be over; set when stopping begins. */
+  #deadline: number | undefined;
 
   constructor(options: ManagerOptions) {
     this.#o = options;
     this.#log = options.logger.child({ component: 'manager' });
     this.#clock = options.clock ?? systemClock;
+    this.#stop.signal.addEventListener('abort', () => {
+      this.#deadline = this.#clock.now() + (options.shutdownTimeoutMs ?? 30_000);
+    });
     const le = options.leaderElection;
     if (le) {
       this.#elector = new LeaderElector({
@@ -221,6 +229,9 @@ export class Manager {
     if (!health) return;
     health.addLivenessCheck('ping', () => true);
     health.addReadinessCheck('informers-synced', () => this.hasSynced());
+    // Failing readiness as soon as shutdown begins takes the replica out of Service endpoints
+    // (webhooks) while it drains.
+    health.addReadinessCheck('not-stopping', () => !this.#stop.signal.aborted);
     await health.start();
   }
 
@@ -253,17 +264,28 @@ export class Manager {
     this.#log.info({ controllers: this.#controllers.map((c) => c.name) }, 'controllers started');
   }
 
-  /** Drains controllers; when not asked to stop (leadership lost), in-flight reconciles abort at once. */
+  /**
+   * Drains controllers and stops leader runnables side by side. When not asked to stop
+   * (leadership lost), in-flight reconciles abort at once: another replica may be acting already.
+   */
   async #stopLeaderWork(): Promise<void> {
     this.#leading = false;
     const lost = !this.#stop.signal.aborted;
-    const deadlineMs = this.#o.shutdownTimeoutMs ?? 30_000;
-    const drained = await Promise.all(this.#controllers.map((c) => c.stop({ deadlineMs, abortInFlight: lost })));
-    if (drained.includes(false)) this.#log.warn('some reconciles did not finish before the shutdown deadline');
+    const deadlineMs = this.#remainingMs();
     const work = this.#leaderWork;
     this.#leaderWork = undefined;
     work?.abort.abort();
-    await this.#within(work?.runnables ?? [], 'leader runnables');
+    const [drained] = await Promise.all([
+      Promise.all(this.#controllers.map((c) => c.stop({ deadlineMs, abortInFlight: lost }))),
+      this.#within(work?.runnables ?? [], 'leader runnables'),
+    ]);
+    if (drained.includes(false)) this.#log.warn('some reconciles did not finish before the shutdown deadline');
+  }
+
+  /** What is left of the shutdown budget (all of it while not stopping). */
+  #remainingMs(): number {
+    const budget = this.#o.shutdownTimeoutMs ?? 30_000;
+    return this.#deadline === undefined ? budget : Math.max(0, this.#deadline - this.#clock.now());
   }
 
   #runRunnable(r: Runnable, signal: AbortSignal): Promise<void> {
@@ -277,7 +299,7 @@ export class Manager {
   }
 
   async #within(work: Promise<void>[], what: string): Promise<void> {
-    const deadlineMs = this.#o.shutdownTimeoutMs ?? 30_000;
+    const deadlineMs = this.#remainingMs();
     const done = await Promise.race([
       Promise.all(work).then(() => true),
       sleep(this.#clock, deadlineMs).then(() => false),

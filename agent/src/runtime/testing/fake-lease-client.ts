@@ -7,18 +7,22 @@ export class FakeLeaseClient implements LeaseClient {
   #rv = 1;
   /** While true every call fails, as if the apiserver were unreachable. */
   down = false;
+  /** While true every call hangs until its signal aborts, as with a stuck connection. */
+  hang = false;
 
   stored(namespace: string, name: string): Lease | undefined {
     return this.#leases.get(`${namespace}/${name}`);
   }
 
-  get(namespace: string, name: string): Promise<Lease | undefined> {
+  get(namespace: string, name: string, signal?: AbortSignal): Promise<Lease | undefined> {
+    if (this.hang) return hangUntil(signal);
     if (this.down) return Promise.reject(new Error('apiserver unreachable'));
     const lease = this.#leases.get(`${namespace}/${name}`);
     return Promise.resolve(lease && structuredClone(lease));
   }
 
-  create(lease: Lease): Promise<Lease> {
+  create(lease: Lease, signal?: AbortSignal): Promise<Lease> {
+    if (this.hang) return hangUntil(signal);
     if (this.down) return Promise.reject(new Error('apiserver unreachable'));
     const key = `${lease.metadata?.namespace}/${lease.metadata?.name}`;
     if (this.#leases.has(key))
@@ -26,7 +30,8 @@ export class FakeLeaseClient implements LeaseClient {
     return Promise.resolve(this.#store(key, lease));
   }
 
-  replace(lease: Lease): Promise<Lease> {
+  replace(lease: Lease, signal?: AbortSignal): Promise<Lease> {
+    if (this.hang) return hangUntil(signal);
     if (this.down) return Promise.reject(new Error('apiserver unreachable'));
     const key = `${lease.metadata?.namespace}/${lease.metadata?.name}`;
     const current = this.#leases.get(key);
@@ -43,4 +48,10 @@ export class FakeLeaseClient implements LeaseClient {
     this.#leases.set(key, stored);
     return structuredClone(stored);
   }
+}
+
+function hangUntil<T>(signal: AbortSignal | undefined): Promise<T> {
+  return new Promise((_, reject) =>
+    signal?.addEventListener('abort', () => reject(new Error('request aborted')), { once: true }),
+  );
 }
