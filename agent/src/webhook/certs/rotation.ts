@@ -1,0 +1,80 @@
+/**
+ * What to do with the webhook certificates next, decided purely from the stored state and the
+ * time. One step per sync; the caller issues what the step asks for, stores it, and syncs again.
+ *
+ * The order keeps every admission working during a CA rotation, whatever replica serves it:
+ * 1. `announce-ca`: a new CA is created and added to the bundle (bundle = current + next); every
+ *    replica keeps serving the certificate of the current CA.
+ * 2. `promote-ca`: once the bundle with the new CA has been in the webhook configurations for the
+ *    propagation time, the new CA signs a new serving certificate (bundle = new + old). Replicas
+ *    that have not reloaded yet still serve a certificate the bundle trusts.
+ * 3. `retire-ca`: after the replicas had time to reload, the old CA leaves the bundle.
+ * The serving certificate alone is renewed (`renew-serving`) well before it expires, or when it
+ * does not cover the hosts or was not signed by the current CA.
+ */
+import type { CertState } from './state.js';
+
+export interface RotationPolicy {
+  caValidityMs: number;
+  servingValidityMs: number;
+  /** Renew when less than this fraction of a certificate's lifetime is left (e.g. 1/3). */
+  renewFraction: number;
+  /** Time for a bundle change to reach the apiserver before the new CA signs anything. */
+  propagationMs: number;
+  /** Time after promotion before the old CA leaves the bundle (replicas reload meanwhile). */
+  retireAfterMs: number;
+}
+
+/** What stored certificates say about themselves (from certInfo). */
+export interface ObservedCerts {
+  ca?: { notBefore: number; notAfter: number };
+  serving?: { notBefore: number; notAfter: number; hosts: string[]; signedByCa: boolean };
+}
+
+export type RotationStep =
+  | { action: 'create' }
+  | { action: 'announce-ca' }
+  | { action: 'promote-ca' }
+  | { action: 'retire-ca' }
+  | { action: 'renew-serving'; reason: string }
+  | { action: 'none' }
+  /** Waiting for the bundle to reach the apiserver: `untilMs` is the earliest time to proceed. */
+  | { action: 'wait'; untilMs: number };
+
+function dueForRenewal(cert: { notBefore: number; notAfter: number }, fraction: number, now: number): boolean {
+  return cert.notAfter - now < (cert.notAfter - cert.notBefore) * fraction;
+}
+
+/**
+ * The next step. `publishedAt` is when this replica last applied a bundle containing the next CA
+ * to the webhook configurations (undefined when it has not).
+ */
+export function planRotation(
+  state: CertState,
+  observed: ObservedCerts,
+  policy: RotationPolicy,
+  wantedHosts: readonly string[],
+  now: number,
+  publishedAt: number | undefined,
+): RotationStep {
+  if (!state.ca || !observed.ca) return { action: 'create' };
+  if (state.nextCa) {
+    const ready = Math.max(
+      (state.bundleChangedAt ?? 0) + policy.propagationMs,
+      (publishedAt ?? Infinity) + policy.propagationMs,
+    );
+    return now >= ready ? { action: 'promote-ca' } : { action: 'wait', untilMs: ready };
+  }
+  if (dueForRenewal(observed.ca, policy.renewFraction, now)) return { action: 'announce-ca' };
+  const serving = observed.serving;
+  if (!serving) return { action: 'renew-serving', reason: 'no serving certificate' };
+  if (!serving.signedByCa) return { action: 'renew-serving', reason: 'not signed by the current CA' };
+  const missing = wantedHosts.filter((h) => !serving.hosts.includes(h));
+  if (missing.length > 0) return { action: 'renew-serving', reason: `does not cover ${missing.join(', ')}` };
+  if (dueForRenewal(serving, policy.renewFraction, now)) return { action: 'renew-serving', reason: 'expiring' };
+  if (state.bundle.length > 1) {
+    const at = (state.bundleChangedAt ?? 0) + policy.retireAfterMs;
+    return now >= at ? { action: 'retire-ca' } : { action: 'wait', untilMs: at };
+  }
+  return { action: 'none' };
+}

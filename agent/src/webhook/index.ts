@@ -1,0 +1,213 @@
+/**
+ * The agent's admission webhook: the HTTPS server, its certificates and its webhook
+ * configurations, served by every replica (not only the leader). setupWebhook registers the
+ * informers it reads and a runnable that, on every replica:
+ *
+ * 1. waits for its caches, so no pod is admitted without the SidecarSets it should get;
+ * 2. syncs the certificates (creating the CA and serving certificate on first start), starts
+ *    serving as soon as a certificate exists, and publishes the CA bundle into the configurations;
+ * 3. syncs again every interval (sooner while a rotation waits), reloading certificates in place.
+ */
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { type SidecarSet, KRUISE_SYSTEM_NAMESPACE } from '@flotilla/api';
+import type { EventRecorder } from '../runtime/events.js';
+import type { Informer } from '../runtime/informer.js';
+import type { Manager } from '../runtime/manager.js';
+import { PatchType, type KubeRest } from '../runtime/rest.js';
+import { Resources, type ResourceRef } from '../runtime/resource.js';
+import { parseWhitelist, WHITELIST_KEY } from '../controllers/sidecarset/control/patch-metadata.js';
+import { LABEL_SIDECARSET_NAME } from '@flotilla/api';
+import type { ControllerRevision, Namespace } from '../controllers/sidecarset/types.js';
+import { CertManager } from './certs/manager.js';
+import { kubeSecretStore } from './certs/store.js';
+import { servingHosts, type WebhookConfig } from './config.js';
+import { buildWebhookConfigurations, type WebhookConfiguration } from './configurations.js';
+import { WebhookError } from './errors.js';
+import { webhookDefinitions } from './registry.js';
+import { WebhookServer } from './server.js';
+import { containerConflicts, whitelistViolations } from './validating/sidecarset-rules.js';
+
+export { WebhookServer } from './server.js';
+export { defaultWebhookConfig, webhookConfigFromEnv, type WebhookConfig } from './config.js';
+
+export interface WebhookContext {
+  manager: Manager;
+  rest: KubeRest;
+  logger: Logger;
+  registry: Registry;
+  events(component: string): EventRecorder;
+}
+
+export const NAMESPACES: ResourceRef = {
+  group: '',
+  version: 'v1',
+  plural: 'namespaces',
+  kind: 'Namespace',
+  namespaced: false,
+};
+const MUTATING: ResourceRef = {
+  group: 'admissionregistration.k8s.io',
+  version: 'v1',
+  plural: 'mutatingwebhookconfigurations',
+  kind: 'MutatingWebhookConfiguration',
+  namespaced: false,
+};
+const VALIDATING: ResourceRef = {
+  ...MUTATING,
+  plural: 'validatingwebhookconfigurations',
+  kind: 'ValidatingWebhookConfiguration',
+};
+const FIELD_MANAGER = 'flotilla-agent/webhook';
+
+/** What setupWebhook hands back (tests and readiness use it). */
+export interface WebhookHandle {
+  server: WebhookServer;
+  certs: CertManager;
+  /** True once serving with a certificate whose CA bundle is published. */
+  isReady(): boolean;
+}
+
+/** The namespace SidecarSet revisions live in (OpenKruise: the manager's, kruise-system by default). */
+export function revisionNamespace(config: WebhookConfig): string {
+  return config.namespace || KRUISE_SYSTEM_NAMESPACE;
+}
+
+export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): WebhookHandle {
+  const { manager, rest } = ctx;
+  const log = ctx.logger.child({ component: 'webhook' });
+  const sidecarSets = manager.informer<SidecarSet>({ resource: Resources.sidecarSets });
+  const namespaces = manager.informer<Namespace>({ resource: NAMESPACES });
+  const revisions = manager.informer<ControllerRevision>({
+    resource: Resources.controllerRevisions,
+    namespace: revisionNamespace(config),
+    labelSelector: LABEL_SIDECARSET_NAME,
+  });
+  const configMaps = manager.informer<{ metadata?: { name?: string }; data?: Record<string, string> }>({
+    resource: Resources.configMaps,
+    namespace: config.namespace,
+    fieldSelector: `metadata.name=${config.whitelistConfigMap}`,
+  });
+  const events = ctx.events('sidecarset-injection');
+
+  const defs = webhookDefinitions({
+    pods: {
+      sidecarSets: () => sidecarSets.list(),
+      namespaceLabels: (ns) => namespaces.get(undefined, ns)?.metadata.labels,
+      revisions: (ss) =>
+        revisions.list(undefined, { matchLabels: { [LABEL_SIDECARSET_NAME]: ss.metadata?.name ?? '' } }),
+      onConflicts: (conflicts, namespace) => {
+        for (const c of conflicts) {
+          const ss = sidecarSets.get(undefined, c.skippedFrom);
+          if (ss) {
+            const msg = `container ${c.container} of SidecarSet ${c.skippedFrom} was not injected into a pod in namespace ${namespace}: SidecarSet ${c.keptFrom} injects a container of that name (the first SidecarSet by name wins)`;
+            events.event(ss, 'Warning', 'SidecarContainerConflict', msg);
+          }
+        }
+      },
+    },
+    extraValidation: {
+      SidecarSet: (object) => {
+        const ss = object as SidecarSet;
+        const text = configMaps.get(config.namespace, config.whitelistConfigMap)?.data?.[WHITELIST_KEY];
+        let whitelist;
+        try {
+          whitelist = text ? parseWhitelist(text) : undefined;
+        } catch (err) {
+          log.warn({ err }, 'the patchPodMetadata whitelist cannot be read; treating it as absent');
+        }
+        return [
+          ...whitelistViolations(ss, whitelist, config.patchMetadataDefaultsAllowed),
+          ...containerConflicts(ss, sidecarSets.list()),
+        ];
+      },
+    },
+  });
+  const server = new WebhookServer({
+    host: config.host,
+    port: config.port,
+    logger: ctx.logger,
+    registry: ctx.registry,
+  });
+  for (const def of defs) server.handle(def.path, def.handler);
+
+  const apply = async (obj: WebhookConfiguration, ref: ResourceRef): Promise<void> => {
+    try {
+      await rest.request({
+        method: 'PATCH',
+        path: `/apis/${ref.group}/${ref.version}/${ref.plural}/${encodeURIComponent(obj.metadata!.name!)}`,
+        query: { fieldManager: FIELD_MANAGER, force: true },
+        body: obj,
+        contentType: PatchType.apply,
+      });
+    } catch (err) {
+      throw new WebhookError('WEBHOOK_ERR_CONFIGURATION', `cannot apply ${ref.kind} ${obj.metadata?.name}`, {
+        cause: err,
+      });
+    }
+  };
+  const certs = new CertManager({
+    store: kubeSecretStore(rest, config.namespace, config.secretName),
+    policy: {
+      caValidityMs: config.caValidityMs,
+      servingValidityMs: config.servingValidityMs,
+      renewFraction: config.renewFraction,
+      propagationMs: config.propagationMs,
+      retireAfterMs: config.propagationMs + 2 * config.syncIntervalMs,
+    },
+    hosts: servingHosts(config),
+    onServingCert: async (tls) => {
+      server.setTls(tls);
+      if (!server.isServing()) await server.listen();
+    },
+    publishBundle: async (bundlePem) => {
+      const { mutating, validating } = buildWebhookConfigurations(defs, {
+        mutatingName: config.mutatingConfigurationName,
+        validatingName: config.validatingConfigurationName,
+        target: config.url
+          ? { kind: 'url', baseUrl: config.url }
+          : { kind: 'service', namespace: config.namespace, name: config.serviceName, port: config.servicePort },
+        caBundlePem: bundlePem,
+        timeoutSeconds: config.timeoutSeconds,
+        agentNamespace: config.namespace,
+        namespaceSelector: config.namespaceSelector,
+        clusterScopedObjectSelector: config.clusterScopedObjectSelector,
+        failurePolicy: config.failurePolicy,
+      });
+      await apply(mutating, MUTATING);
+      await apply(validating, VALIDATING);
+    },
+    logger: ctx.logger,
+  });
+
+  const informers: Informer<never>[] = [sidecarSets, namespaces, revisions, configMaps] as unknown as Informer<never>[];
+  manager.add({
+    name: 'webhook',
+    needLeaderElection: false,
+    start: async (signal) => {
+      await Promise.all(informers.map((i) => i.waitForSync(signal))).catch(() => undefined);
+      let failures = 0;
+      while (!signal.aborted) {
+        let delay = config.syncIntervalMs;
+        try {
+          const step = await certs.sync();
+          failures = 0;
+          if (step.action === 'wait') delay = Math.max(100, Math.min(delay, step.untilMs - Date.now()));
+          else if (step.action !== 'none') delay = Math.min(delay, 1000);
+        } catch (err) {
+          failures++;
+          delay = Math.min(config.syncIntervalMs, 500 * 2 ** Math.min(failures, 6));
+          log.error({ err, retryInMs: delay }, 'webhook certificate sync failed');
+        }
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, delay);
+          signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+        });
+      }
+      await server.close();
+    },
+  });
+  const isReady = (): boolean => server.isServing() && certs.isReady() && informers.every((i) => i.hasSynced());
+  manager.addReadinessCheck('webhook', isReady);
+  return { server, certs, isReady };
+}

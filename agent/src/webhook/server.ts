@@ -1,0 +1,186 @@
+import https from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { Histogram, type Registry } from 'prom-client';
+import { parseAdmissionReview, reviewResponse } from './admission/review.js';
+import type { AdmissionHandler } from './admission/types.js';
+import { WebhookError } from './errors.js';
+
+/** PEM serving certificate (chain) and key. */
+export interface TlsMaterial {
+  certPem: string;
+  keyPem: string;
+}
+
+export interface WebhookServerOptions {
+  /** Address to listen on; 0.0.0.0 in a pod, 127.0.0.1 in tests. */
+  host: string;
+  /** 0 picks a free port (tests). */
+  port: number;
+  logger: Logger;
+  registry?: Registry;
+  /** Largest accepted request body; the apiserver's own limit is 3 MiB per object, twice in an UPDATE. */
+  maxBodyBytes?: number;
+}
+
+const DEFAULT_MAX_BODY = 8 * 1024 * 1024;
+
+/**
+ * The HTTPS admission server: POST <path> with an AdmissionReview v1 runs the handler registered
+ * for that path. A malformed review is answered 400 and never reaches a handler; a handler that
+ * throws denies the request with 500 (the webhooks fail closed anyway). `GET /healthz` answers ok.
+ *
+ * The serving certificate can be replaced at any time (setTls): new connections get the new one,
+ * open keep-alive connections finish with the old one, so nothing restarts and nothing fails
+ * during a rotation. The server listens only once the first certificate is set.
+ */
+export class WebhookServer {
+  readonly #o: WebhookServerOptions;
+  readonly #handlers = new Map<string, AdmissionHandler>();
+  readonly #log: Logger;
+  readonly #latency: Histogram<'path' | 'allowed'> | undefined;
+  #server: https.Server | undefined;
+  #tls: TlsMaterial | undefined;
+
+  constructor(options: WebhookServerOptions) {
+    this.#o = options;
+    this.#log = options.logger.child({ component: 'webhook-server' });
+    if (options.registry) {
+      this.#latency = new Histogram({
+        name: 'flotilla_webhook_admission_duration_seconds',
+        help: 'Time to answer an admission review, by path and whether it was allowed',
+        labelNames: ['path', 'allowed'],
+        buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1],
+        registers: [options.registry],
+      });
+    }
+  }
+
+  /** Registers the handler for a path such as `/mutate-pod`. */
+  handle(path: string, handler: AdmissionHandler): void {
+    this.#handlers.set(path, handler);
+  }
+
+  paths(): string[] {
+    return [...this.#handlers.keys()];
+  }
+
+  /** Loads or replaces the serving certificate. */
+  setTls(tls: TlsMaterial): void {
+    this.#tls = tls;
+    this.#server?.setSecureContext({ cert: tls.certPem, key: tls.keyPem });
+  }
+
+  /** True once listening with a certificate. */
+  isServing(): boolean {
+    return this.#server?.listening === true;
+  }
+
+  /** The bound port while listening. */
+  port(): number | undefined {
+    const address = this.#server?.address();
+    return address && typeof address === 'object' ? address.port : undefined;
+  }
+
+  /** Starts listening; needs a certificate (setTls) first. Resolves the bound port. */
+  async listen(): Promise<number> {
+    const tls = this.#tls;
+    if (!tls) throw new WebhookError('WEBHOOK_ERR_NO_CERT', 'set a serving certificate before listening');
+    const server = https.createServer({ cert: tls.certPem, key: tls.keyPem }, (req, res) => {
+      this.#serve(req, res).catch((err: unknown) => {
+        this.#log.error({ err, path: req.url }, 'webhook request failed');
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
+    });
+    // The apiserver reuses connections; keep them a little longer than its idle timeout is likely.
+    server.keepAliveTimeout = 30_000;
+    this.#server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (err) =>
+        reject(
+          new WebhookError('WEBHOOK_ERR_LISTEN', `cannot listen on ${this.#o.host}:${this.#o.port}`, { cause: err }),
+        ),
+      );
+      server.listen(this.#o.port, this.#o.host, resolve);
+    });
+    const port = this.port()!;
+    this.#log.info({ host: this.#o.host, port, paths: this.paths() }, 'webhook server listening');
+    return port;
+  }
+
+  /** Stops listening and closes open connections. */
+  async close(): Promise<void> {
+    const server = this.#server;
+    if (!server?.listening) return;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+
+  async #serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? '/', 'https://localhost').pathname;
+    if (req.method === 'GET' && path === '/healthz') {
+      res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok\n');
+      return;
+    }
+    const handler = this.#handlers.get(path);
+    if (!handler) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end(`no webhook at ${path}\n`);
+      return;
+    }
+    if (req.method !== 'POST') {
+      res.writeHead(405, { Allow: 'POST' }).end();
+      return;
+    }
+    const started = performance.now();
+    let request;
+    try {
+      request = parseAdmissionReview(await readBody(req, this.#o.maxBodyBytes ?? DEFAULT_MAX_BODY));
+    } catch (err) {
+      const status = err instanceof WebhookError && err.code === 'WEBHOOK_ERR_BODY_TOO_LARGE' ? 413 : 400;
+      this.#log.warn({ path, err }, 'rejected a malformed admission review');
+      res
+        .writeHead(status, { 'Content-Type': 'text/plain' })
+        .end(`${err instanceof Error ? err.message : 'bad request'}\n`);
+      return;
+    }
+    let decision;
+    try {
+      decision = await handler(request);
+    } catch (err) {
+      this.#log.error(
+        { err, path, kind: request.kind.kind, namespace: request.namespace, name: request.name },
+        'admission handler failed; denying',
+      );
+      decision = {
+        allowed: false as const,
+        code: 500,
+        reason: 'InternalError',
+        message: `flotilla webhook ${path} failed: ${err instanceof Error ? err.message : String(err)}`,
+      };
+    }
+    const body = JSON.stringify(reviewResponse(request.uid, decision));
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
+    this.#latency?.observe({ path, allowed: String(decision.allowed) }, (performance.now() - started) / 1000);
+  }
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        reject(new WebhookError('WEBHOOK_ERR_BODY_TOO_LARGE', `request body exceeds ${limit} bytes`));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}

@@ -1,0 +1,32 @@
+/**
+ * Validating webhooks of the Kruise kinds (/validate-apps-kruise-io-v1alpha1-<kind>): the
+ * api package's rules on CREATE, its update rules on UPDATE, plus checks that need the cluster
+ * (given as `extra`, e.g. SidecarSet name clashes and the patchPodMetadata whitelist). A denial
+ * carries every field path and message.
+ */
+import { validateKruiseObject, validateKruiseObjectUpdate, type FieldError, type KruiseKindName } from '@flotilla/api';
+import { allow, deny, denyInvalid } from '../admission/review.js';
+import type { AdmissionHandler } from '../admission/types.js';
+
+/** Cluster-dependent checks of a (schema-valid, defaulted) object. */
+export type ExtraValidation = (object: unknown, oldObject: unknown) => FieldError[] | Promise<FieldError[]>;
+
+const nameOf = (o: unknown): string => {
+  const name = (o as { metadata?: { name?: unknown } } | undefined)?.metadata?.name;
+  return typeof name === 'string' ? name : '';
+};
+
+export function kruiseValidatingHandler(kind: KruiseKindName, extra?: ExtraValidation): AdmissionHandler {
+  return async (request) => {
+    if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allow();
+    const object = request.object;
+    if (object === undefined) return deny('the request has no object', 400, 'BadRequest');
+    const errors =
+      request.operation === 'CREATE'
+        ? validateKruiseObject(object)
+        : validateKruiseObjectUpdate(object, request.oldObject);
+    if (errors.length === 0 && extra) errors.push(...(await extra(object, request.oldObject)));
+    if (errors.length === 0) return allow();
+    return denyInvalid(`${kind}.apps.kruise.io "${nameOf(object) || request.name || ''}"`, errors);
+  };
+}
