@@ -9,6 +9,7 @@ import { createAgentManager } from './app.js';
 import { buildCli } from './cli.js';
 import { loadConfig, type ManagerFlags } from './config.js';
 import { controllers } from './controllers/index.js';
+import { daemonCommand } from './daemon/cli.js';
 import { createRootLogger } from './logger.js';
 
 /** Time on top of the shutdown timeout before a stuck shutdown is cut short. */
@@ -56,4 +57,4 @@ async function runManager(flags: ManagerFlags): Promise<void> {
   }
 }
 
-await buildCli({ manager: runManager }).parseAsync(process.argv);
+await buildCli({ manager: runManager }).addCommand(daemonCommand()).parseAsync(process.argv);

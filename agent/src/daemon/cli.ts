@@ -1,0 +1,67 @@
+/**
+ * `agent daemon --node NAME`: the node daemon's command. Reads the environment once (NODE_NAME,
+ * KUBECONFIG, FLOTILLA_LOG_LEVEL), then runs until SIGTERM/SIGINT; exit code 2 for bad flags,
+ * 1 when the daemon cannot start or fails.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import { Command } from 'commander';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { createRootLogger } from '../logger.js';
+import { loadDaemonConfig, type DaemonConfig, type DaemonFlags } from './config.js';
+import { createDaemon } from './run.js';
+
+/** Grace on top of in-flight work before a stuck shutdown is cut short. */
+const HARD_EXIT_MS = 40_000;
+
+export function daemonCommand(): Command {
+  return new Command('daemon')
+    .description("run the node daemon: pull the images of this node's NodeImage through the CRI")
+    .option('--node <name>', 'name of this node and its NodeImage ($NODE_NAME)')
+    .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG, else in-cluster credentials)')
+    .option('--socket-file <path>', 'CRI runtime socket (default: probe containerd, CRI-O, cri-dockerd)')
+    .option('--run-dir <dir>', 'where to probe for runtime sockets (default /var/run)')
+    .option('--health-host <host>', 'address of /healthz, /readyz and /metrics (default 0.0.0.0)')
+    .option('--health-port <port>', 'port of /healthz, /readyz and /metrics (default: none)')
+    .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent ($FLOTILLA_LOG_LEVEL, default info)')
+    .action((flags: DaemonFlags) => runDaemon(flags));
+}
+
+async function runDaemon(flags: DaemonFlags): Promise<void> {
+  let config: DaemonConfig;
+  try {
+    config = loadDaemonConfig(flags, process.env);
+  } catch (err) {
+    process.stderr.write(`agent daemon: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const logger = createRootLogger(config.logLevel);
+  const kubeConfig = new KubeConfig();
+  if (config.kubeconfig) kubeConfig.loadFromFile(config.kubeconfig);
+  else kubeConfig.loadFromCluster();
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  let daemon;
+  try {
+    daemon = createDaemon({ config, kubeConfig, logger, registry });
+  } catch (err) {
+    logger.error({ err }, 'agent daemon cannot start');
+    process.exitCode = 1;
+    return;
+  }
+  const onSignal = (signal: NodeJS.Signals): void => {
+    logger.info({ signal }, 'shutting down');
+    setTimeout(() => process.exit(1), HARD_EXIT_MS).unref();
+    void daemon.stop(signal);
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  logger.info({ node: config.nodeName }, 'agent daemon starting');
+  try {
+    await daemon.start();
+    logger.info('agent daemon stopped');
+  } catch (err) {
+    logger.error({ err }, 'agent daemon failed');
+    process.exitCode = 1;
+  }
+}
