@@ -3,6 +3,7 @@
  * issue X.509 certificates): a self-signed CA and serving certificates it signs, ECDSA P-256 with
  * SHA-256. Keys travel as PKCS#8 PEM. Nothing here logs or returns key material except to the caller.
  */
+import './reflect-polyfill.js';
 import { webcrypto } from 'node:crypto';
 import { isIP } from 'node:net';
 import * as x509 from '@peculiar/x509';
