@@ -52,11 +52,13 @@ describe('Informer against a real apiserver', () => {
   it('lists and watches configmaps and pods: adds, updates and deletes, as plain JSON', async () => {
     const ns = await testNamespace(k, 'inf-basic');
     await createConfigMap(ns, 'before', { a: '1' });
+    await createConfigMap(ns, 'before-2');
     const cms = start(
       new Informer<ConfigMap>({
         name: 'cms',
         listWatch: env.listWatcher(Resources.configMaps, { namespace: ns }),
         logger: env.logger,
+        pageSize: 1, // pages through continue tokens
       }),
     );
     const pods = start(
@@ -79,7 +81,7 @@ describe('Informer against a real apiserver', () => {
       Promise.resolve(seen.includes('delete before') && seen.includes('update after')),
     );
     await eventually('pod add', async () => Promise.resolve(podsSeen.includes('add p')));
-    expect(ours(seen)).toEqual(['add before', 'add after', 'update after', 'delete before']);
+    expect(ours(seen)).toEqual(['add before', 'add before-2', 'add after', 'update after', 'delete before']);
 
     const listed = cms.get(ns, 'after')!;
     expect(listed.data).toEqual({ b: '2' });
