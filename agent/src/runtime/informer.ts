@@ -170,8 +170,10 @@ export class Informer<T extends KubeObject = KubeObject> {
    */
   addEventHandler(handler: EventHandler<T>): () => void {
     this.#handlers.add(handler);
-    for (const key of this.#cache.keys())
-      this.#call(handler, 'onAdd', () => handler.onAdd?.(this.#cache.getByKey(key)!));
+    for (const key of this.#cache.keys()) {
+      const obj = this.#cache.getByKey(key)!;
+      this.#call('onAdd', () => handler.onAdd?.(obj));
+    }
     return () => this.#handlers.delete(handler);
   }
 
@@ -358,11 +360,11 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   #emit(what: string, call: (h: EventHandler<T>) => void): void {
-    for (const handler of this.#handlers) this.#call(handler, what, () => call(handler));
+    for (const handler of this.#handlers) this.#call(what, () => call(handler));
   }
 
   /** A failing handler is logged and never stops the informer or other handlers. */
-  #call(_handler: EventHandler<T>, what: string, fn: () => void): void {
+  #call(what: string, fn: () => void): void {
     try {
       fn();
     } catch (err) {
