@@ -3,7 +3,7 @@
  * budgets and timings. One schema gives the REST API its validator, the hub its TypeScript type
  * and the OpenAPI document its description.
  */
-import Type, { type Static } from 'typebox';
+import Type, { type Static, type TUnsafe } from 'typebox';
 import { intOrString, int32, strictObject } from '../kruise/common/markers.js';
 import { LabelSelectorSchema } from '../kruise/common/meta.js';
 
@@ -20,6 +20,11 @@ export const OFFLINE_POLICIES = ['Skip', 'Fail'] as const;
 export type OfflinePolicy = (typeof OFFLINE_POLICIES)[number];
 
 export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;
+
+/** A string enum whose static type is the union of its values. */
+function oneOf<const T extends readonly string[]>(values: T): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
+}
 
 /** One in-cluster canary step of a CloneSet: hold `partition` pods back, then wait. */
 export const CanaryStepSchema = strictObject(
@@ -49,7 +54,7 @@ export const WaveSchema = strictObject({
   failureBudget: Type.Optional(intOrString({ description: 'failed clusters tolerated in this wave; default 0' })),
   soakSeconds: Type.Optional(int32({ description: 'a cluster must stay healthy this long to succeed' })),
   progressDeadlineSeconds: Type.Optional(int32({ minimum: 1, description: 'time for a cluster to become healthy' })),
-  approval: Type.Optional(Type.Union(APPROVAL_GATES.map((g) => Type.Literal(g)))),
+  approval: Type.Optional(oneOf(APPROVAL_GATES)),
   canarySteps: Type.Optional(Type.Array(CanaryStepSchema, { maxItems: 20 })),
 });
 export type Wave = Static<typeof WaveSchema>;
@@ -57,7 +62,7 @@ export type Wave = Static<typeof WaveSchema>;
 export const RolloutStrategySchema = strictObject({
   waves: Type.Array(WaveSchema, { minItems: 1, maxItems: 50 }),
   failureBudget: Type.Optional(intOrString({ description: 'failed clusters tolerated over the whole rollout' })),
-  onFailure: Type.Optional(Type.Union(FAILURE_ACTIONS.map((a) => Type.Literal(a)))),
-  offlinePolicy: Type.Optional(Type.Union(OFFLINE_POLICIES.map((p) => Type.Literal(p)))),
+  onFailure: Type.Optional(oneOf(FAILURE_ACTIONS)),
+  offlinePolicy: Type.Optional(oneOf(OFFLINE_POLICIES)),
 });
 export type RolloutStrategy = Static<typeof RolloutStrategySchema>;
