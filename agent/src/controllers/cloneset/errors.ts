@@ -32,3 +32,8 @@ export class CloneSetError extends Error {
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/** `err` as an Error, wrapping anything else that was thrown. */
+export function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}

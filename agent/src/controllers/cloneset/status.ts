@@ -13,7 +13,7 @@
  */
 import type { LabelSelector } from '../../runtime/label-selector.js';
 import { formatTime } from '../../runtime/kube-time.js';
-import { hasRevision, isPodAvailable, isPodUpdateReady } from './pods.js';
+import { hasRevision, isPodAvailable, isPodUpdateReady, podReadySince } from './pods.js';
 import { partitionReplicas } from './strategy.js';
 import type { CloneSet, Pod } from './types.js';
 import type { CloneSetStatus } from '@flotilla/api';
@@ -143,4 +143,22 @@ export function statusChanged(old: CloneSetStatus | undefined, next: CloneSetSta
   const a = (old.conditions ?? []).map(conditionKey).sort().join('\n');
   const b = (next.conditions ?? []).map(conditionKey).sort().join('\n');
   return a !== b;
+}
+
+/**
+ * How long until the next pod that is ready but short of minReadySeconds becomes available, so
+ * the reconcile comes back exactly then (the status and scaleStrategy.maxUnavailable depend on
+ * it). Undefined when no pod is waiting.
+ */
+export function nextAvailableIn(pods: readonly Pod[], minReadySeconds: number, now: number): number | undefined {
+  if (minReadySeconds <= 0) return undefined;
+  let next: number | undefined;
+  for (const pod of pods) {
+    if (pod.status?.phase !== 'Running') continue;
+    const since = podReadySince(pod);
+    if (since === undefined) continue;
+    const wait = since + minReadySeconds * 1000 - now;
+    if (wait > 0 && (next === undefined || wait < next)) next = wait;
+  }
+  return next;
 }

@@ -1,0 +1,214 @@
+/**
+ * Carries out the scale plan (scale-plan.ts). Creations and deletions are recorded in the scale
+ * expectations *before* each request and given up when the request fails, so a cache that lags
+ * behind our own writes never makes the next reconcile create or delete a pod twice.
+ *
+ * Pods are created in slow-start batches of 1, 2, 4, ... (OpenKruise DoItSlowly): a batch that
+ * fails stops the run, so a broken template or an exhausted quota costs one request, not
+ * hundreds. Each pod's PVCs are created before the pod.
+ */
+import { LifecycleState } from '@flotilla/api';
+import { isKubeStatus } from '../../errors.js';
+import { asError, CloneSetError, errorMessage } from './errors.js';
+import { newClaims, newPod } from './new-pods.js';
+import { setLifecycleState } from './pod-writes.js';
+import { instanceId } from './pods.js';
+import type { PodToCreate, PodToRemove, ScalePlan } from './scale-plan.js';
+import type { SyncContext } from './sync-context.js';
+import type { PersistentVolumeClaim, Pod, Template } from './types.js';
+
+/** The revision each new pod is created from. */
+export interface ScaleRevisions {
+  current: { name: string; template: Template };
+  update: { name: string; template: Template };
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight; resolves with each item's error (or undefined). */
+async function pooled<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<unknown[]> {
+  const errors: unknown[] = new Array(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < items.length; i = next++) {
+      try {
+        await fn(items[i]!);
+      } catch (err) {
+        errors[i] = err ?? new Error('unknown error');
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return errors;
+}
+
+async function createClaims(
+  ctx: SyncContext,
+  claims: PersistentVolumeClaim[],
+  existing: ReadonlySet<string>,
+): Promise<void> {
+  for (const claim of claims) {
+    if (existing.has(claim.metadata.name)) continue;
+    ctx.scaleExpectations.expectCreations(ctx.key, [claim.metadata.name]);
+    try {
+      await ctx.client.createClaim(claim);
+    } catch (err) {
+      ctx.scaleExpectations.lowerExpectations(ctx.key, { creations: [claim.metadata.name] });
+      // Left over from an earlier attempt: the claim is there, which is all the pod needs.
+      if (isKubeStatus(err, 409)) continue;
+      ctx.events.event(
+        ctx.cs,
+        'Warning',
+        'FailedCreate',
+        `failed to create pvc ${claim.metadata.name}: ${errorMessage(err)}`,
+      );
+      throw new CloneSetError('CLONESET_ERR_CREATE', `failed to create pvc ${claim.metadata.name}`, { cause: err });
+    }
+  }
+}
+
+async function createOne(ctx: SyncContext, pod: Pod, existingClaims: ReadonlySet<string>): Promise<void> {
+  await createClaims(ctx, newClaims(ctx.cs, instanceId(pod)), existingClaims);
+  try {
+    await ctx.client.createPod(pod);
+  } catch (err) {
+    ctx.events.event(
+      ctx.cs,
+      'Warning',
+      'FailedCreate',
+      `failed to create pod ${pod.metadata.name}: ${errorMessage(err)}`,
+    );
+    throw new CloneSetError('CLONESET_ERR_CREATE', `failed to create pod ${pod.metadata.name}: ${errorMessage(err)}`, {
+      cause: err,
+    });
+  }
+  ctx.events.event(ctx.cs, 'Normal', 'SuccessfulCreate', `succeed to create pod ${pod.metadata.name}`);
+}
+
+/** Creates the pods in slow-start batches; true when at least one was created. Throws the first failure. */
+async function createPods(
+  ctx: SyncContext,
+  toCreate: readonly PodToCreate[],
+  revisions: ScaleRevisions,
+  existingClaims: ReadonlySet<string>,
+): Promise<boolean> {
+  const pods = toCreate.map((c) => {
+    const rev = c.revision === 'current' ? revisions.current : revisions.update;
+    return newPod({ cs: ctx.cs, template: rev.template, revision: rev.name, id: c.id, now: ctx.now });
+  });
+  ctx.scaleExpectations.expectCreations(
+    ctx.key,
+    pods.map((p) => p.metadata.name),
+  );
+  let created = 0;
+  let failure: unknown;
+  let start = 0;
+  for (
+    let size = Math.min(1, pods.length);
+    size > 0 && failure === undefined;
+    size = Math.min(2 * size, pods.length - start)
+  ) {
+    const batch = pods.slice(start, start + size);
+    const errors = await pooled(batch, ctx.options.maxConcurrentCreates, (p) => createOne(ctx, p, existingClaims));
+    errors.forEach((err, i) => {
+      if (err === undefined) created++;
+      else {
+        failure ??= err;
+        ctx.scaleExpectations.lowerExpectations(ctx.key, { creations: [batch[i]!.metadata.name] });
+      }
+    });
+    start += size;
+  }
+  // Pods of batches never started will never be observed either.
+  ctx.scaleExpectations.lowerExpectations(ctx.key, { creations: pods.slice(start).map((p) => p.metadata.name) });
+  if (failure !== undefined) throw asError(failure);
+  return created > 0;
+}
+
+async function deletePodAndClaims(ctx: SyncContext, pod: Pod, claims: readonly PersistentVolumeClaim[]): Promise<void> {
+  ctx.scaleExpectations.expectDeletions(ctx.key, [pod.metadata.name]);
+  try {
+    if (!(await ctx.client.deletePod(pod)))
+      ctx.scaleExpectations.lowerExpectations(ctx.key, { deletions: [pod.metadata.name] });
+  } catch (err) {
+    ctx.scaleExpectations.lowerExpectations(ctx.key, { deletions: [pod.metadata.name] });
+    ctx.events.event(
+      ctx.cs,
+      'Warning',
+      'FailedDelete',
+      `failed to delete pod ${pod.metadata.name}: ${errorMessage(err)}`,
+    );
+    throw new CloneSetError('CLONESET_ERR_DELETE', `failed to delete pod ${pod.metadata.name}`, { cause: err });
+  }
+  ctx.events.event(ctx.cs, 'Normal', 'SuccessfulDelete', `succeed to delete pod ${pod.metadata.name}`);
+  // The pod's volumes go with it; a pod that vanished some other way leaves them for reuse.
+  for (const claim of claims.filter((c) => instanceId(c) === instanceId(pod) && instanceId(pod) !== '')) {
+    ctx.scaleExpectations.expectDeletions(ctx.key, [claim.metadata.name]);
+    try {
+      if (!(await ctx.client.deleteClaim(claim))) {
+        ctx.scaleExpectations.lowerExpectations(ctx.key, { deletions: [claim.metadata.name] });
+      }
+    } catch (err) {
+      ctx.scaleExpectations.lowerExpectations(ctx.key, { deletions: [claim.metadata.name] });
+      ctx.events.event(
+        ctx.cs,
+        'Warning',
+        'FailedDelete',
+        `failed to delete pvc ${claim.metadata.name}: ${errorMessage(err)}`,
+      );
+      throw new CloneSetError('CLONESET_ERR_DELETE', `failed to delete pvc ${claim.metadata.name}`, { cause: err });
+    }
+  }
+}
+
+async function removePods(
+  ctx: SyncContext,
+  pods: readonly PodToRemove[],
+  claims: readonly PersistentVolumeClaim[],
+): Promise<boolean> {
+  let modified = false;
+  const hook = ctx.cs.spec.lifecycle?.preDelete;
+  for (const { pod, how } of pods) {
+    if (how === 'preparingDelete') {
+      modified =
+        (await setLifecycleState(ctx, pod, LifecycleState.PreparingDelete, {
+          markPodNotReady: hook?.markPodNotReady,
+        })) || modified;
+      continue;
+    }
+    await deletePodAndClaims(ctx, pod, claims);
+    modified = true;
+  }
+  return modified;
+}
+
+export interface ScaleInputs {
+  plan: ScalePlan;
+  revisions: ScaleRevisions;
+  claims: readonly PersistentVolumeClaim[];
+}
+
+/** Carries out the plan; true when anything was written (the update step then waits a reconcile). */
+export async function executeScale(ctx: SyncContext, { plan, revisions, claims }: ScaleInputs): Promise<boolean> {
+  if (plan.scaleUpLimited !== undefined) {
+    ctx.events.event(
+      ctx.cs,
+      'Warning',
+      'ScaleUpLimited',
+      `scaleUp is limited because of scaleStrategy.maxUnavailable, limit: ${plan.scaleUpLimited}`,
+    );
+  }
+  const action = plan.action;
+  switch (action.kind) {
+    case 'none':
+      return false;
+    case 'cancelDelete': {
+      let modified = false;
+      for (const pod of action.pods)
+        modified = (await setLifecycleState(ctx, pod, LifecycleState.PreparingNormal)) || modified;
+      return modified;
+    }
+    case 'create':
+      return createPods(ctx, action.pods, revisions, new Set(claims.map((c) => c.metadata.name)));
+    case 'remove':
+      return removePods(ctx, action.pods, claims);
+  }
+}

@@ -1,0 +1,192 @@
+/**
+ * Carries out the update step (update-plan.ts): refresh every pod, then update the chosen ones in
+ * place or mark them for recreation.
+ *
+ * An in-place update is two writes, in this order: the InPlaceUpdateReady=False condition (and
+ * Ready=False) through the status, so the pod leaves its Services before anything restarts; then
+ * one pod update with the revision labels, lifecycle Updating, the in-place-update-state record
+ * and the new images and metadata (or, with inPlaceUpdateStrategy.gracePeriodSeconds, the pending
+ * spec in the grace annotation, applied by refresh once the grace period is over).
+ */
+import {
+  ANNOTATION_INPLACE_UPDATE_GRACE,
+  ANNOTATION_INPLACE_UPDATE_STATE,
+  ANNOTATION_INPLACE_UPDATE_STATE_OLD,
+  ANNOTATION_LIFECYCLE_TIMESTAMP,
+  LABEL_LIFECYCLE_STATE,
+  LABEL_SPECIFIED_DELETE,
+  LifecycleState,
+} from '@flotilla/api';
+import { formatTime } from '../../runtime/kube-time.js';
+import { CloneSetError, errorMessage } from './errors.js';
+import {
+  graceJson,
+  patchSpecToPod,
+  readState,
+  removeGrace,
+  stateJson,
+  type InPlaceUpdateState,
+  type UpdateSpec,
+} from './inplace.js';
+import { revisionLabels } from './new-pods.js';
+import { patchConditions, setLifecycleState, updatePod } from './pod-writes.js';
+import { inPlaceReadyConditions } from './readiness.js';
+import type { SyncContext } from './sync-context.js';
+import type { ControllerRevision, Pod } from './types.js';
+import { planPodUpdate, planRefresh, type RefreshPlan } from './update-plan.js';
+
+/** What refreshing the pods did: whether a lifecycle state moved, and when to look again. */
+export interface RefreshOutcome {
+  modified: boolean;
+  delayMs?: number;
+}
+
+function minDelay(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  return b === undefined ? a : Math.min(a, b);
+}
+
+/** Applies a pending spec (grace over, or the next container batch) to the pod. */
+async function applySpec(ctx: SyncContext, pod: Pod, spec: UpdateSpec, dropGrace: boolean): Promise<void> {
+  await updatePod(ctx, pod, (copy) => {
+    const state: InPlaceUpdateState = readState(copy) ?? {
+      revision: spec.revision,
+      updateTimestamp: formatTime(ctx.now),
+      lastContainerStatuses: null,
+    };
+    patchSpecToPod(copy, spec, state, ctx.now);
+    if (dropGrace) removeGrace(copy);
+  });
+}
+
+async function refreshOne(ctx: SyncContext, pod: Pod, plan: RefreshPlan): Promise<boolean> {
+  if (plan.grace?.kind === 'drop') await updatePod(ctx, pod, (copy) => removeGrace(copy));
+  if (plan.grace?.kind === 'apply') await applySpec(ctx, pod, plan.grace.spec, true);
+  if (plan.nextBatch) await applySpec(ctx, pod, plan.nextBatch, false);
+  if (plan.markReady) await patchConditions(ctx, pod, inPlaceReadyConditions(pod, true, ctx.now));
+  if (plan.lifecycle === undefined) return false;
+  const markPodNotReady = ctx.cs.spec.lifecycle?.inPlaceUpdate?.markPodNotReady;
+  return setLifecycleState(ctx, pod, plan.lifecycle, { markPodNotReady });
+}
+
+/** Step 1 of the update: refresh every pod (see update-plan.ts). */
+export async function refreshPods(
+  ctx: SyncContext,
+  pods: readonly Pod[],
+  updateRevision: string,
+): Promise<RefreshOutcome> {
+  const outcome: RefreshOutcome = { modified: false };
+  for (const pod of pods) {
+    const plan = planRefresh({ lifecycle: ctx.cs.spec.lifecycle, pod, updateRevision, now: ctx.now });
+    outcome.delayMs = minDelay(outcome.delayMs, plan.delayMs);
+    if (await refreshOne(ctx, pod, plan)) outcome.modified = true;
+  }
+  return outcome;
+}
+
+/** The in-place update of one pod; resolves the delay before refresh must look at it again. */
+async function updateInPlace(ctx: SyncContext, pod: Pod, spec: UpdateSpec): Promise<number | undefined> {
+  await patchConditions(ctx, pod, inPlaceReadyConditions(pod, false, ctx.now));
+  await updatePod(ctx, pod, (copy) => {
+    const labels = (copy.metadata.labels ??= {});
+    const annotations = (copy.metadata.annotations ??= {});
+    Object.assign(labels, revisionLabels(spec.revision), { [LABEL_LIFECYCLE_STATE]: LifecycleState.Updating });
+    annotations[ANNOTATION_LIFECYCLE_TIMESTAMP] = formatTime(ctx.now);
+    const state: InPlaceUpdateState = {
+      revision: spec.revision,
+      updateTimestamp: formatTime(ctx.now),
+      lastContainerStatuses: null,
+      updateImages: Object.keys(spec.containerImages).length > 0,
+    };
+    delete annotations[ANNOTATION_INPLACE_UPDATE_STATE_OLD];
+    if ((spec.graceSeconds ?? 0) > 0) {
+      annotations[ANNOTATION_INPLACE_UPDATE_STATE] = stateJson(state);
+      annotations[ANNOTATION_INPLACE_UPDATE_GRACE] = graceJson(spec);
+    } else {
+      patchSpecToPod(copy, spec, state, ctx.now);
+      removeGrace(copy);
+    }
+  });
+  return spec.graceSeconds ? spec.graceSeconds * 1000 : undefined;
+}
+
+async function markForRecreate(ctx: SyncContext, pod: Pod, target: string): Promise<void> {
+  if (pod.metadata.labels?.[LABEL_SPECIFIED_DELETE] === undefined) {
+    try {
+      const written = await ctx.client.patchPodMetadata(pod, { labels: { [LABEL_SPECIFIED_DELETE]: 'true' } });
+      ctx.resourceVersions.expectUpdated(ctx.key, written);
+    } catch (err) {
+      ctx.events.event(
+        ctx.cs,
+        'Warning',
+        'FailedUpdatePodReCreate',
+        `failed to patch pod specified-delete ${pod.metadata.name} for update(revision ${target}): ${errorMessage(err)}`,
+      );
+      throw new CloneSetError('CLONESET_ERR_POD_UPDATE', `failed to mark pod ${pod.metadata.name} for recreation`, {
+        cause: err,
+      });
+    }
+  }
+  ctx.events.event(
+    ctx.cs,
+    'Normal',
+    'SuccessfulUpdatePodReCreate',
+    `successfully patch pod ${pod.metadata.name} specified-delete for update(revision ${target})`,
+  );
+}
+
+export interface UpdateInputs {
+  pods: readonly Pod[];
+  target: ControllerRevision;
+  revisions: readonly ControllerRevision[];
+  dataOf: (revision: ControllerRevision) => unknown;
+}
+
+/** Updates the chosen pods in order; resolves the shortest grace delay. Throws the first failure. */
+export async function updatePods(ctx: SyncContext, input: UpdateInputs): Promise<number | undefined> {
+  let delay: number | undefined;
+  const target = input.target.metadata.name;
+  const hook = ctx.cs.spec.lifecycle?.inPlaceUpdate;
+  for (const pod of input.pods) {
+    const decision = planPodUpdate({
+      cs: ctx.cs,
+      pod,
+      target: input.target,
+      revisions: input.revisions,
+      dataOf: input.dataOf,
+    });
+    switch (decision.kind) {
+      case 'recreate':
+        await markForRecreate(ctx, pod, target);
+        break;
+      case 'preparingUpdate':
+        await setLifecycleState(ctx, pod, LifecycleState.PreparingUpdate, {
+          markPodNotReady: hook?.markPodNotReady,
+          ...(decision.fromUpdated && hook ? { hook } : {}),
+        });
+        break;
+      case 'wait':
+        break;
+      case 'inPlace':
+        try {
+          delay = minDelay(delay, await updateInPlace(ctx, pod, decision.spec));
+        } catch (err) {
+          ctx.events.event(
+            ctx.cs,
+            'Warning',
+            'FailedUpdatePodInPlace',
+            `failed to update pod ${pod.metadata.name} in-place(revision ${target}): ${errorMessage(err)}`,
+          );
+          throw err;
+        }
+        ctx.events.event(
+          ctx.cs,
+          'Normal',
+          'SuccessfulUpdatePodInPlace',
+          `successfully update pod ${pod.metadata.name} in-place(revision ${target})`,
+        );
+        break;
+    }
+  }
+  return delay;
+}
