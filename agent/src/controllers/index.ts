@@ -20,6 +20,7 @@ import type { AgentConfig } from '../config.js';
 import type { EventRecorder } from '../runtime/events.js';
 import type { Manager } from '../runtime/manager.js';
 import type { KubeRest } from '../runtime/rest.js';
+import { cloneSetController } from './cloneset/index.js';
 import { imagePullJobController } from './imagepulljob/index.js';
 import { nodeImageController } from './nodeimage/index.js';
 
@@ -46,4 +47,8 @@ export interface ControllerRegistration {
 }
 
 /** Controllers started by `agent manager`, in order. */
-export const controllers: readonly ControllerRegistration[] = [nodeImageController, imagePullJobController];
+export const controllers: readonly ControllerRegistration[] = [
+  nodeImageController,
+  imagePullJobController,
+  cloneSetController,
+];

@@ -14,6 +14,7 @@ import type { Manager } from '../../runtime/manager.js';
 import { Resources } from '../../runtime/resource.js';
 import type { KubeRest } from '../../runtime/rest.js';
 import type { ControllerRegistration } from '../index.js';
+import { isServed } from '../nodeimage/discovery.js';
 import { kubeCloneSetClient, type CloneSetClient } from './client.js';
 import { cloneSetReconciler } from './controller.js';
 import type { CloneSetControllerOptions } from './sync-context.js';
@@ -44,10 +45,17 @@ export interface CloneSetControllerDeps {
   expectationTimeoutMs?: number;
 }
 
-/** The CloneSet controller as `agent manager` runs it. */
+/**
+ * The CloneSet controller as `agent manager` runs it; skipped (with a warning) when the CloneSet
+ * CRD is not installed, since its informer would never sync and hold the whole manager back.
+ */
 export const cloneSetController: ControllerRegistration = {
   name: 'cloneset',
-  setup(ctx) {
+  async setup(ctx) {
+    if (!(await isServed(ctx.rest, Resources.cloneSets))) {
+      ctx.logger.warn('CloneSet CRD (apps.kruise.io/v1alpha1) not installed; cloneset controller disabled');
+      return;
+    }
     registerCloneSetController(ctx.manager, { rest: ctx.rest, events: ctx.events('cloneset') });
   },
 };
