@@ -22,8 +22,8 @@ export interface ObservedStatus {
 
 export interface ObserveInput {
   targetRevision: number;
-  /** The partition the rollout asked for in this cluster (undefined: a full update). */
-  clusterState: 'pending' | 'accepted' | 'removed' | string;
+  /** The cluster's registration state ('accepted', 'removed', ...). */
+  clusterState: string;
   lastHeartbeatAt: Date | null;
   desired: ObservedDesired | undefined;
   status: ObservedStatus | undefined;
