@@ -41,6 +41,7 @@ export class WebhookServer {
   readonly #latency: Histogram<'path' | 'allowed'> | undefined;
   #server: https.Server | undefined;
   #tls: TlsMaterial | undefined;
+  #served = 0;
 
   constructor(options: WebhookServerOptions) {
     this.#o = options;
@@ -69,6 +70,11 @@ export class WebhookServer {
   setTls(tls: TlsMaterial): void {
     this.#tls = tls;
     this.#server?.setSecureContext({ cert: tls.certPem, key: tls.keyPem });
+  }
+
+  /** Admission reviews answered so far (any outcome). */
+  served(): number {
+    return this.#served;
   }
 
   /** True once listening with a certificate. */
@@ -163,6 +169,7 @@ export class WebhookServer {
     }
     const body = JSON.stringify(reviewResponse(request.uid, decision));
     res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
+    this.#served++;
     this.#latency?.observe({ path, allowed: String(decision.allowed) }, (performance.now() - started) / 1000);
   }
 }

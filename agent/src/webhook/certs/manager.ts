@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../../runtime/clock.js';
 import type { TlsMaterial } from '../server.js';
-import { certInfo, createCa, createServingCert, isSignedBy } from './pki.js';
+import { BACKDATE_MS, certInfo, createCa, createServingCert, isSignedBy } from './pki.js';
 import { planRotation, type ObservedCerts, type RotationPolicy, type RotationStep } from './rotation.js';
-import { decodeState, encodeState, type CertState } from './state.js';
+import { decodeState, encodeState, pemLine, type CertState } from './state.js';
 import type { SecretStore } from './store.js';
 
 export interface CertManagerOptions {
@@ -86,7 +86,7 @@ export class CertManager {
   }
 
   async #publish(state: CertState): Promise<void> {
-    const bundle = state.bundle.join('');
+    const bundle = state.bundle.map(pemLine).join('');
     if (bundle === '' || this.#published?.bundle === bundle) return;
     await this.#o.publishBundle(bundle);
     this.#published = { bundle, at: this.#clock.now() };
@@ -104,12 +104,13 @@ export class CertManager {
       }
       case 'announce-ca': {
         const nextCa = await createCa(cn, now, policy.caValidityMs);
-        return { ...state, nextCa, bundle: [state.ca!.certPem, nextCa.certPem], bundleChangedAt: now };
+        // Keep every CA already trusted: a replica may still serve a certificate of the previous one.
+        return { ...state, nextCa, bundle: [...state.bundle, nextCa.certPem], bundleChangedAt: now };
       }
       case 'promote-ca': {
         const ca = state.nextCa!;
         const serving = await createServingCert(ca, hosts, now, policy.servingValidityMs);
-        return { ca, serving, bundle: [ca.certPem, state.ca!.certPem], bundleChangedAt: now };
+        return { ca, serving, bundle: [ca.certPem, ...state.bundle.filter((c) => c !== ca.certPem)], bundleChangedAt: now };
       }
       case 'retire-ca':
         return { ...state, bundle: [state.ca!.certPem], bundleChangedAt: now };
@@ -121,16 +122,21 @@ export class CertManager {
   }
 }
 
+/** Lifetimes count from issuance, not from the backdated notBefore. */
+function issued<T extends { notBefore: number }>(info: T): T {
+  return { ...info, notBefore: info.notBefore + BACKDATE_MS };
+}
+
 async function observe(state: CertState): Promise<ObservedCerts> {
   const observed: ObservedCerts = {};
   try {
-    if (state.ca) observed.ca = certInfo(state.ca.certPem);
+    if (state.ca) observed.ca = issued(certInfo(state.ca.certPem));
   } catch {
     return observed; // an unreadable CA is replaced as if absent
   }
   if (state.serving && state.ca) {
     try {
-      const info = certInfo(state.serving.certPem);
+      const info = issued(certInfo(state.serving.certPem));
       observed.serving = { ...info, signedByCa: await isSignedBy(state.serving.certPem, state.ca.certPem) };
     } catch {
       // unreadable serving certificate: renewed

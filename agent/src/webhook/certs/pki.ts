@@ -17,7 +17,7 @@ x509.cryptoProvider.set(crypto as unknown as Parameters<typeof x509.cryptoProvid
 
 const ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 /** Certificates start a little in the past so clocks that lag behind ours still accept them. */
-const BACKDATE_MS = 5 * 60_000;
+export const BACKDATE_MS = 5 * 60_000;
 
 export interface KeyPairPem {
   certPem: string;

@@ -41,6 +41,11 @@ export function splitPemBundle(text: string): string[] {
   return (text.match(PEM_CERT) ?? []).map((c) => `${c}\n`);
 }
 
+/** A PEM block that ends with exactly one newline, so bundles concatenate cleanly. */
+export function pemLine(pem: string): string {
+  return `${pem.trimEnd()}\n`;
+}
+
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 const unb64 = (s: string | undefined): string | undefined =>
   s === undefined ? undefined : Buffer.from(s, 'base64').toString('utf8');
@@ -79,7 +84,7 @@ export function encodeState(state: CertState): { data: Record<string, string>; a
     data[SecretKeys.cert] = data[SecretKeys.tlsCert] = b64(state.serving.certPem);
     data[SecretKeys.key] = data[SecretKeys.tlsKey] = b64(state.serving.keyPem);
   }
-  data[SecretKeys.bundle] = b64(state.bundle.join(''));
+  data[SecretKeys.bundle] = b64(state.bundle.map(pemLine).join(''));
   const annotations: Record<string, string> = state.bundleChangedAt
     ? { [ANNOTATION_BUNDLE_CHANGED_AT]: String(state.bundleChangedAt) }
     : {};
