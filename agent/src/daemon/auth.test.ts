@@ -18,7 +18,7 @@ describe('registryAuths', () => {
       'other.example.com': { username: 'bob', password: 'x' },
     });
     expect(registryAuths([secret], '127.0.0.1:5000/demo/app:v1')).toEqual({
-      auths: [{ username: 'alice', password: 'pa:ss', serverAddress: '127.0.0.1:5000' }],
+      auths: [{ username: 'alice', password: 'pa:ss' }],
       problems: [],
     });
     expect(registryAuths([secret], '127.0.0.1:5001/demo/app:v1').auths).toEqual([]);
@@ -48,9 +48,7 @@ describe('registryAuths', () => {
       metadata: { namespace: 'cfg', name: 'old' },
       data: { '.dockercfg': b64(JSON.stringify({ 'reg.example.com': { username: 'u', password: 'p' } })) },
     };
-    expect(registryAuths([legacy], 'reg.example.com/app').auths).toEqual([
-      { username: 'u', password: 'p', serverAddress: 'reg.example.com' },
-    ]);
+    expect(registryAuths([legacy], 'reg.example.com/app').auths).toEqual([{ username: 'u', password: 'p' }]);
   });
 
   it('reports unreadable secrets instead of failing, and keeps the good ones', () => {

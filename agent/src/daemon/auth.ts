@@ -52,7 +52,7 @@ export function registryAuths(
     }
     for (const [key, entry] of Object.entries(entries)) {
       const specificity = matchKey(key, target);
-      const auth = toAuthConfig(entry, key);
+      const auth = toAuthConfig(entry);
       if (specificity >= 0 && auth) found.push({ specificity, auth });
     }
   }
@@ -84,7 +84,12 @@ function decodeJson(base64: string, key: string): unknown {
   }
 }
 
-function toAuthConfig(entry: DockerAuthEntry, key: string): AuthConfig | undefined {
+/**
+ * Only the credentials: containerd parses a serverAddress as a URL and rejects docker-config keys
+ * such as `127.0.0.1:5000` ("first path segment in URL cannot contain colon"); kruise-daemon
+ * leaves it out too, the runtime knows the registry from the image reference.
+ */
+function toAuthConfig(entry: DockerAuthEntry): AuthConfig | undefined {
   let { username, password } = entry;
   if (username === undefined && entry.auth) {
     const decoded = Buffer.from(entry.auth, 'base64').toString('utf8');
@@ -99,7 +104,6 @@ function toAuthConfig(entry: DockerAuthEntry, key: string): AuthConfig | undefin
     ...(username !== undefined ? { username, password: password ?? '' } : {}),
     ...(entry.identitytoken ? { identityToken: entry.identitytoken } : {}),
     ...(entry.registrytoken ? { registryToken: entry.registrytoken } : {}),
-    serverAddress: key,
   };
 }
 

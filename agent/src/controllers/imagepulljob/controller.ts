@@ -11,7 +11,7 @@ import type { ReconcileContext, Reconciler, ReconcileResult } from '../../runtim
 import type { ResourceVersionExpectations, ScaleExpectations } from '../../runtime/expectations.js';
 import { formatTime, parseTime } from '../../runtime/kube-time.js';
 import { retryOnConflict, type NodeImageClient } from '../nodeimage/client.js';
-import type { EventSinkLike, Lister } from '../nodeimage/controller.js';
+import type { ControllerScope, EventSinkLike, Lister } from '../nodeimage/controller.js';
 import { toNodeImageRef, type NodeImageRef } from '../nodeimage/image-name.js';
 import { sameJson } from '../nodeimage/plan.js';
 import type { JobClient, SecretClient } from './client.js';
@@ -27,6 +27,8 @@ export interface ImagePullJobControllerOptions {
   ttlMargin: TtlMargin;
   /** How soon to look again while the cache lags behind this controller's own writes. */
   expectationRequeueMs: number;
+  /** Restricts the NodeImages and jobs this instance sees (sharding, tests); default everything. */
+  scope?: ControllerScope;
 }
 
 export interface ImagePullJobReconcilerDeps {
@@ -55,6 +57,10 @@ export function imagePullJobReconciler(deps: ImagePullJobReconcilerDeps): Reconc
       deps.secretCreations.delete(key);
       return;
     }
+    // The watch event of a write may arrive before the write's answer recorded the expectation;
+    // what the cache holds now counts as observed (OpenKruise calls Observe before IsSatisfied).
+    deps.resourceVersions.observed(cached);
+    for (const ni of deps.targets.nodeImages()) deps.resourceVersions.observed(ni);
     if (!deps.resourceVersions.isSatisfied(key) || !deps.secretCreations.satisfied(key)) {
       return { requeueAfter: deps.options.expectationRequeueMs };
     }

@@ -80,9 +80,13 @@ export function registerImagePullJobController(manager: Manager, deps: ImagePull
   const clock = deps.clock ?? systemClock;
   const jobs = manager.informer<ImagePullJob>({
     resource: Resources.imagePullJobs,
+    labelSelector: options.scope?.jobSelector,
     indexers: { [BY_PULL_SECRET]: pullSecretKeys },
   });
-  const nodeImages = manager.informer<NodeImage>({ resource: Resources.nodeImages });
+  const nodeImages = manager.informer<NodeImage>({
+    resource: Resources.nodeImages,
+    labelSelector: options.scope?.nodeSelector,
+  });
   const pods = manager.informer<PodLike>({ resource: Resources.pods });
   const secrets = manager.informer<SecretLike>({ resource: SECRETS });
   const resourceVersions = new ResourceVersionExpectations({ clock });

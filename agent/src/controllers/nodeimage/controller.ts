@@ -4,6 +4,7 @@
  * this file only reads and writes in order). Keyed by node name.
  */
 import type { ImagePullJob, NodeImage, ObjectReference } from '@flotilla/api';
+import { isKubeStatus } from '../../errors.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { Reconciler } from '../../runtime/controller.js';
 import type { EventType } from '../../runtime/events.js';
@@ -28,6 +29,17 @@ export interface NodeImageControllerOptions {
   responseTimeoutMs: number;
   /** Shortest requeue while waiting for a TTL or timeout, plus up to 2 s of jitter; OpenKruise: 3 s. */
   minRequeueMs: number;
+  /**
+   * Label selectors restricting which Nodes (and so NodeImages, which carry the Node's labels)
+   * and which ImagePullJobs this instance sees — for sharding and for tests sharing a cluster.
+   * Default: everything. A Node leaving the selector counts as gone.
+   */
+  scope?: ControllerScope;
+}
+
+export interface ControllerScope {
+  nodeSelector?: string;
+  jobSelector?: string;
 }
 
 export const DEFAULT_NODEIMAGE_OPTIONS: NodeImageControllerOptions = {
@@ -120,7 +132,13 @@ async function syncSpec(
 async function syncStatus(deps: NodeImageReconcilerDeps, cached: NodeImage, log: Log): Promise<number | undefined> {
   const plan = planNodeImageStatus(cached, deps.clock.now(), deps.options.responseTimeoutMs);
   if (plan.status) {
-    await deps.client.updateStatus({ ...cached, status: plan.status });
+    try {
+      await deps.client.updateStatus({ ...cached, status: plan.status });
+    } catch (err) {
+      // The daemon wrote meanwhile; its write comes back as a watch event and a fresh pass.
+      if (isKubeStatus(err, 409)) return plan.requeueAfterMs;
+      throw err;
+    }
     log.info({ failed: plan.failed.map((f) => `${f.image}:${f.tag.tag}`) }, 'updated NodeImage status');
     emitFailures(deps.events, cached, plan.failed);
   }

@@ -19,7 +19,7 @@ import type { ControllerRegistration } from '../index.js';
 
 export { toNodeImageRef, pullReference, type NodeImageRef } from './image-name.js';
 export { kubeNodeImageClient, retryOnConflict, type NodeImageClient } from './client.js';
-export { DEFAULT_NODEIMAGE_OPTIONS, type NodeImageControllerOptions } from './controller.js';
+export { DEFAULT_NODEIMAGE_OPTIONS, type ControllerScope, type NodeImageControllerOptions } from './controller.js';
 export { isServed } from './discovery.js';
 
 /** NodeImages indexed by the uids of the ImagePullJobs their tags belong to. */
@@ -52,12 +52,18 @@ export const nodeImageController: ControllerRegistration = {
 
 /** Registers the NodeImage controller and its informers with the manager. */
 export function registerNodeImageController(manager: Manager, deps: NodeImageControllerDeps): Controller {
-  const nodes = manager.informer<NodeLike & { metadata?: { name?: string } }>({ resource: Resources.nodes });
+  const options = { ...DEFAULT_NODEIMAGE_OPTIONS, ...deps.options };
+  const nodeSelector = options.scope?.nodeSelector;
+  const nodes = manager.informer<NodeLike>({ resource: Resources.nodes, labelSelector: nodeSelector });
   const nodeImages = manager.informer<NodeImage>({
     resource: Resources.nodeImages,
+    labelSelector: nodeSelector,
     indexers: { [BY_TAG_OWNER_UID]: tagOwnerUids },
   });
-  const jobs = manager.informer<ImagePullJob>({ resource: Resources.imagePullJobs });
+  const jobs = manager.informer<ImagePullJob>({
+    resource: Resources.imagePullJobs,
+    labelSelector: options.scope?.jobSelector,
+  });
   const controller = manager.controller({
     name: 'nodeimage',
     workers: 3,
@@ -68,7 +74,7 @@ export function registerNodeImageController(manager: Manager, deps: NodeImageCon
       client: deps.client ?? kubeNodeImageClient(deps.rest),
       events: deps.events,
       clock: deps.clock ?? systemClock,
-      options: { ...DEFAULT_NODEIMAGE_OPTIONS, ...deps.options },
+      options,
     }),
   });
   controller.watch(nodeImages);
