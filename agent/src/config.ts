@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { AgentError } from './errors.js';
+import { webhookConfigFromEnv, type WebhookConfig } from './webhook/config.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -25,6 +26,8 @@ export interface AgentConfig {
   };
   shutdownTimeoutMs: number;
   cacheSyncTimeoutMs: number;
+  /** Admission webhook (FLOTILLA_WEBHOOK_* variables; see webhook/config.ts). */
+  webhook: WebhookConfig;
 }
 
 /** `agent manager` flags as commander hands them over (all strings until validated). */
@@ -105,6 +108,11 @@ export function loadConfig(
     },
     shutdownTimeoutMs: duration(opt('shutdown-timeout', undefined, flags.shutdownTimeout), 30_000),
     cacheSyncTimeoutMs: duration(opt('cache-sync-timeout', undefined, flags.cacheSyncTimeout), 120_000),
+    webhook: webhookConfigFromEnv(
+      env,
+      nonEmpty(opt('lease-namespace', 'POD_NAMESPACE', flags.leaseNamespace)) ?? 'flotilla-system',
+      problems,
+    ),
   };
   if (problems.length > 0) throw new AgentError('AGENT_ERR_CONFIG', `invalid configuration: ${problems.join('; ')}`);
   return config;

@@ -23,6 +23,7 @@ import type { KubeRest } from '../runtime/rest.js';
 import { cloneSetController } from './cloneset/index.js';
 import { imagePullJobController } from './imagepulljob/index.js';
 import { nodeImageController } from './nodeimage/index.js';
+import { webhookRegistration } from '../webhook/registration.js';
 
 /** What a controller gets to set itself up. */
 export interface ControllerContext {
@@ -51,4 +52,5 @@ export const controllers: readonly ControllerRegistration[] = [
   nodeImageController,
   imagePullJobController,
   cloneSetController,
+  webhookRegistration,
 ];
