@@ -106,7 +106,7 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
 
     const relay = createOutboxRelay({
       db,
-      js,
+      nc,
       logger: logger.child({ component: 'relay' }),
       metrics,
       intervalMs: config.relayIntervalMs,

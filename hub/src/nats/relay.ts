@@ -4,7 +4,7 @@
  * after JetStream acknowledged them, so a crash anywhere loses nothing: unmarked rows are
  * published again by the next relay and JetStream drops the duplicates by `msgID`.
  */
-import type { JetStreamClient } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { DESIRED_STREAM } from '@flotilla/api';
 import type { Logger } from 'pino';
 import type { Db } from '../db/client.js';
@@ -12,10 +12,11 @@ import { tryLockRelay } from '../db/locks.js';
 import { planOutboxBatch } from '../domain/outbox-plan.js';
 import { markOutboxSent, unsentOutbox } from '../repositories/outbox-repo.js';
 import type { HubMetrics } from '../metrics.js';
+import { publishAll } from './bulk-publish.js';
 
 export interface RelayDeps {
   db: Db;
-  js: JetStreamClient;
+  nc: NatsConnection;
   logger: Logger;
   metrics: HubMetrics;
   intervalMs: number;
@@ -47,13 +48,10 @@ export function createOutboxRelay(deps: RelayDeps): OutboxRelay {
       const rows = await unsentOutbox(tx, batchSize);
       if (rows.length === 0) return 0;
       const plan = planOutboxBatch(rows);
-      await Promise.all(
-        plan.publish.map((row) =>
-          deps.js.publish(row.subject, encoder.encode(JSON.stringify(row.payload)), {
-            msgID: row.msgId,
-            expect: { streamName: DESIRED_STREAM },
-          }),
-        ),
+      await publishAll(
+        deps.nc,
+        DESIRED_STREAM,
+        plan.publish.map((row) => ({ subject: row.subject, data: encoder.encode(row.payload), msgId: row.msgId })),
       );
       await markOutboxSent(tx, plan.markSent);
       deps.metrics.outboxPublished.inc(plan.publish.length);

@@ -1,5 +1,5 @@
 /** Per-cluster desired rows and the outbox rows that announce them, written together. */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQLWrapper } from 'drizzle-orm';
 import { PROTOCOL_VERSION, desiredSubject, type DesiredMessage } from '@flotilla/api';
 import type { DbOrTx } from '../db/client.js';
 import { desiredObjects, outbox } from '../db/schema/index.js';
@@ -63,7 +63,11 @@ function message(identity: WorkloadIdentity, c: DesiredChange, now: Date): Desir
   };
 }
 
-/** Upserts the changed desired rows and appends one outbox message per change. */
+/**
+ * Upserts the changed desired rows and appends one outbox message per change. Rows go in as
+ * arrays through `unnest` (one statement each, a handful of parameters), because a fleet-wide
+ * change writes one row per cluster and per-row parameters made thousands of them.
+ */
 export async function writeDesiredChanges(
   db: DbOrTx,
   identity: WorkloadIdentity,
@@ -71,43 +75,25 @@ export async function writeDesiredChanges(
   now = new Date(),
 ): Promise<void> {
   if (changes.length === 0) return;
-  await db
-    .insert(desiredObjects)
-    .values(
-      changes.map((c) => ({
-        clusterName: c.cluster,
-        kind: identity.kind,
-        namespace: identity.namespace,
-        name: identity.name,
-        workloadId: identity.id,
-        revision: c.revision,
-        generation: c.generation,
-        deleted: c.deleted,
-        manifest: c.manifest,
-        manifestHash: c.manifestHash,
-        updatedAt: now,
-      })),
-    )
-    .onConflictDoUpdate({
-      target: [desiredObjects.clusterName, desiredObjects.kind, desiredObjects.namespace, desiredObjects.name],
-      set: {
-        workloadId: sql`excluded.workload_id`,
-        revision: sql`excluded.revision`,
-        generation: sql`excluded.generation`,
-        deleted: sql`excluded.deleted`,
-        manifest: sql`excluded.manifest`,
-        manifestHash: sql`excluded.manifest_hash`,
-        updatedAt: sql`excluded.updated_at`,
-      },
-    });
-  await db.insert(outbox).values(
-    changes.map((c) => {
-      const subject = desiredSubject(c.cluster, identity);
-      return {
-        subject,
-        msgId: `${subject}@${c.generation}`,
-        payload: message(identity, c, now),
-      };
-    }),
-  );
+  // sql.param passes a JS array as one array parameter (a bare array would expand to a list).
+  const col = <T>(f: (c: DesiredChange) => T): SQLWrapper => sql.param(changes.map(f));
+  await db.execute(sql`
+    insert into ${desiredObjects}
+      (cluster_name, kind, namespace, name, workload_id, revision, generation, deleted, manifest, manifest_hash, updated_at)
+    select u.cluster, ${identity.kind}, ${identity.namespace}, ${identity.name}, ${identity.id}::uuid,
+           u.revision, u.generation, u.deleted, u.manifest, u.manifest_hash, ${now.toISOString()}::timestamptz
+      from unnest(${col((c) => c.cluster)}::text[], ${col((c) => c.revision)}::int[], ${col((c) => c.generation)}::bigint[],
+                  ${col((c) => c.deleted)}::bool[], ${col((c) => (c.manifest ? JSON.stringify(c.manifest) : null))}::jsonb[],
+                  ${col((c) => c.manifestHash)}::text[])
+           as u(cluster, revision, generation, deleted, manifest, manifest_hash)
+    on conflict (cluster_name, kind, namespace, name) do update set
+      workload_id = excluded.workload_id, revision = excluded.revision, generation = excluded.generation,
+      deleted = excluded.deleted, manifest = excluded.manifest, manifest_hash = excluded.manifest_hash,
+      updated_at = excluded.updated_at`);
+  const subjects = changes.map((c) => desiredSubject(c.cluster, identity));
+  const msgIds = subjects.map((s, i) => `${s}@${changes[i]!.generation}`);
+  await db.execute(sql`
+    insert into ${outbox} (subject, msg_id, payload)
+    select * from unnest(${sql.param(subjects)}::text[], ${sql.param(msgIds)}::text[],
+                         ${col((c) => JSON.stringify(message(identity, c, now)))}::text[])`);
 }

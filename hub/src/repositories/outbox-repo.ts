@@ -1,25 +1,28 @@
 /** The outbox: unsent rows in id order, marked sent after a successful publish. */
-import { and, asc, count, inArray, isNull, sql } from 'drizzle-orm';
+import { count, isNull, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client.js';
 import { outbox } from '../db/schema/index.js';
 
-export type OutboxRecord = Pick<typeof outbox.$inferSelect, 'id' | 'subject' | 'msgId' | 'payload'>;
+/** An unsent row; the payload stays JSON text, exactly what is published. */
+export interface OutboxRecord {
+  id: number;
+  subject: string;
+  msgId: string;
+  payload: string;
+}
 
 export async function unsentOutbox(db: DbOrTx, limit: number): Promise<OutboxRecord[]> {
-  return db
-    .select({ id: outbox.id, subject: outbox.subject, msgId: outbox.msgId, payload: outbox.payload })
-    .from(outbox)
-    .where(isNull(outbox.sentAt))
-    .orderBy(asc(outbox.id))
-    .limit(limit);
+  const res = await db.execute<{ id: string; subject: string; msg_id: string; payload: string }>(sql`
+    select id, subject, msg_id, payload from ${outbox}
+     where sent_at is null order by id limit ${limit}`);
+  return res.rows.map((r) => ({ id: Number(r.id), subject: r.subject, msgId: r.msg_id, payload: r.payload }));
 }
 
 export async function markOutboxSent(db: DbOrTx, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return;
-  await db
-    .update(outbox)
-    .set({ sentAt: sql`now()` })
-    .where(and(inArray(outbox.id, [...ids]), isNull(outbox.sentAt)));
+  await db.execute(
+    sql`update ${outbox} set sent_at = clock_timestamp() where id = any(${sql.param([...ids])}::bigint[]) and sent_at is null`,
+  );
 }
 
 export async function countUnsent(db: DbOrTx): Promise<number> {

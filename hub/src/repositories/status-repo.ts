@@ -3,58 +3,42 @@
  * stored one only when its (generation, observedGeneration, reportedAt) is larger — the same
  * order as isNewerStatus in the api package — so a stale or redelivered report never wins.
  */
-import { sql, type SQL } from 'drizzle-orm';
+import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { LabelSelector, ObjectStatusRow, StatusHealth, WorkloadKind } from '@flotilla/api';
 import type { DbOrTx } from '../db/client.js';
 import { clusters, desiredObjects, objectStatus } from '../db/schema/index.js';
 import type { TimedStatus } from '../domain/status-coalesce.js';
 import { selectorSql } from './label-sql.js';
 
-/** Upserts a coalesced batch (at most one report per object); returns rows actually written. */
+/**
+ * Upserts a coalesced batch (at most one report per object); returns rows actually written.
+ * Columns go in as arrays through `unnest`, so a batch of thousands is one statement with 17
+ * parameters.
+ */
 export async function upsertStatuses(db: DbOrTx, reports: readonly TimedStatus[]): Promise<number> {
   if (reports.length === 0) return 0;
-  const rows = reports.map(({ message: m, reportedAtMs }) => ({
-    clusterName: m.cluster,
-    kind: m.kind,
-    namespace: m.namespace,
-    name: m.name,
-    workloadId: m.workloadId,
-    revision: m.revision,
-    generation: m.generation,
-    observedGeneration: m.observedGeneration,
-    replicas: m.counts.replicas,
-    readyReplicas: m.counts.readyReplicas,
-    updatedReplicas: m.counts.updatedReplicas,
-    updatedReadyReplicas: m.counts.updatedReadyReplicas,
-    availableReplicas: m.counts.availableReplicas,
-    health: m.health,
-    message: m.message,
-    reportedAt: new Date(reportedAtMs),
-  }));
-  const ex = (col: string): SQL => sql.raw(`excluded.${col}`);
-  const res = await db
-    .insert(objectStatus)
-    .values(rows)
-    .onConflictDoUpdate({
-      target: [objectStatus.clusterName, objectStatus.kind, objectStatus.namespace, objectStatus.name],
-      set: {
-        workloadId: ex('workload_id'),
-        revision: ex('revision'),
-        generation: ex('generation'),
-        observedGeneration: ex('observed_generation'),
-        replicas: ex('replicas'),
-        readyReplicas: ex('ready_replicas'),
-        updatedReplicas: ex('updated_replicas'),
-        updatedReadyReplicas: ex('updated_ready_replicas'),
-        availableReplicas: ex('available_replicas'),
-        health: ex('health'),
-        message: ex('message'),
-        reportedAt: ex('reported_at'),
-        receivedAt: sql`now()`,
-      },
-      setWhere: sql`(${objectStatus.generation}, ${objectStatus.observedGeneration}, ${objectStatus.reportedAt})
-                    < (excluded.generation, excluded.observed_generation, excluded.reported_at)`,
-    });
+  const col = <T>(f: (r: TimedStatus) => T): SQLWrapper => sql.param(reports.map(f));
+  const res = await db.execute(sql`
+    insert into ${objectStatus}
+      (cluster_name, kind, namespace, name, workload_id, revision, generation, observed_generation, replicas,
+       ready_replicas, updated_replicas, updated_ready_replicas, available_replicas, health, message, reported_at)
+    select * from unnest(
+      ${col((r) => r.message.cluster)}::text[], ${col((r) => r.message.kind)}::text[],
+      ${col((r) => r.message.namespace)}::text[], ${col((r) => r.message.name)}::text[],
+      ${col((r) => r.message.workloadId)}::text[], ${col((r) => r.message.revision)}::int[],
+      ${col((r) => r.message.generation)}::bigint[], ${col((r) => r.message.observedGeneration)}::bigint[],
+      ${col((r) => r.message.counts.replicas)}::int[], ${col((r) => r.message.counts.readyReplicas)}::int[],
+      ${col((r) => r.message.counts.updatedReplicas)}::int[], ${col((r) => r.message.counts.updatedReadyReplicas)}::int[],
+      ${col((r) => r.message.counts.availableReplicas)}::int[], ${col((r) => r.message.health)}::text[],
+      ${col((r) => r.message.message)}::text[], ${col((r) => new Date(r.reportedAtMs).toISOString())}::timestamptz[])
+    on conflict (cluster_name, kind, namespace, name) do update set
+      workload_id = excluded.workload_id, revision = excluded.revision, generation = excluded.generation,
+      observed_generation = excluded.observed_generation, replicas = excluded.replicas,
+      ready_replicas = excluded.ready_replicas, updated_replicas = excluded.updated_replicas,
+      updated_ready_replicas = excluded.updated_ready_replicas, available_replicas = excluded.available_replicas,
+      health = excluded.health, message = excluded.message, reported_at = excluded.reported_at, received_at = now()
+    where (${objectStatus}.generation, ${objectStatus}.observed_generation, ${objectStatus}.reported_at)
+        < (excluded.generation, excluded.observed_generation, excluded.reported_at)`);
   return res.rowCount ?? 0;
 }
 

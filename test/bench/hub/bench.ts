@@ -120,10 +120,22 @@ for (let r = 1; r <= CHANGES; r++) {
   const deadline = Date.now() + 60_000;
   while ((receipts.get(r)?.length ?? 0) < AGENTS && Date.now() < deadline) await sleep(5);
   const lat = (receipts.get(r) ?? []).map((at) => at - t0).sort((a, b) => a - b);
+  // When the relay had the last message of this change acknowledged by JetStream (same clock).
+  // The relay marks rows in the transaction that published them, so wait for its commit.
+  let publishedMs = NaN;
+  for (let i = 0; i < 500 && Number.isNaN(publishedMs); i++) {
+    const sent = await t.db.pool.query<{ at: Date | null }>(
+      'select max(sent_at) as at from outbox where payload like $1 and not exists (select 1 from outbox where payload like $1 and sent_at is null)',
+      [`%"revision":${r},%`],
+    );
+    if (sent.rows[0]?.at) publishedMs = sent.rows[0].at.getTime() - t0;
+    else await sleep(10);
+  }
   latencies.push(...lat);
   const row = {
     revision: r,
     restMs: round1(restMs),
+    publishedMs: round1(publishedMs),
     received: lat.length,
     p50Ms: round1(quantile(lat, 0.5)),
     p99Ms: round1(quantile(lat, 0.99)),

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigserial, index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
 /** Messages committed with the change that caused them; the relay publishes and marks them. */
 export const outbox = pgTable(
@@ -9,7 +9,8 @@ export const outbox = pgTable(
     subject: text('subject').notNull(),
     /** JetStream Nats-Msg-Id: a republish after a crash is deduplicated by the stream. */
     msgId: text('msg_id').notNull(),
-    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    /** The message as published (JSON text): stored and sent byte for byte, never re-encoded. */
+    payload: text('payload').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     sentAt: timestamp('sent_at', { withTimezone: true }),
   },

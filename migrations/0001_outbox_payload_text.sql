@@ -1,0 +1,1 @@
+ALTER TABLE "outbox" ALTER COLUMN "payload" SET DATA TYPE text;
