@@ -396,7 +396,7 @@ describe('desired state', () => {
     expect(mine).toHaveLength(6);
     expect(new Set(mine.map((r: { msg_id: string }) => r.msg_id)).size).toBe(6);
     expect(mine.map((r: { subject: string }) => r.subject)).toContain('flotilla.desired.ds-2.CloneSet.apps.ds-web');
-    expect(JSON.parse(mine.at(-1).payload)).toMatchObject({ cluster: 'ds-2', deleted: true, generation: 2 });
+    expect(JSON.parse(String(mine.at(-1).payload))).toMatchObject({ cluster: 'ds-2', deleted: true, generation: 2 });
   });
 
   it('recreating a deleted workload continues the generation sequence', async () => {
