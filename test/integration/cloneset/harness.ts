@@ -5,18 +5,14 @@
  */
 import { pino, type Logger } from 'pino';
 import { Registry } from 'prom-client';
-import {
-  EventRecorder,
-  Manager,
-  RuntimeMetrics,
-  createKubeRest,
-  kubeEventSink,
-  kubeListWatcher,
-  resourcePath,
-  Resources,
-  PatchType,
-  type KubeRest,
-} from '@flotilla/agent/runtime';
+// The runtime is imported from the same sources as the controller below (not through the
+// package, which may resolve to its build output): one module graph, one KubeApiError class.
+import { EventRecorder, kubeEventSink } from '../../../agent/src/runtime/events.js';
+import { kubeListWatcher } from '../../../agent/src/runtime/kube-list-watch.js';
+import { Manager } from '../../../agent/src/runtime/manager.js';
+import { RuntimeMetrics } from '../../../agent/src/runtime/metrics.js';
+import { resourcePath, Resources } from '../../../agent/src/runtime/resource.js';
+import { createKubeRest, PatchType, type KubeRest } from '../../../agent/src/runtime/rest.js';
 import type { CloneSet } from '@flotilla/api';
 import {
   registerCloneSetController,

@@ -1,0 +1,267 @@
+/**
+ * CloneSet updates against a real apiserver with kwok nodes (an in-place image change there keeps
+ * the UID, reports a new imageID and bumps restartCount, as a kubelet would). Our versions of
+ * OpenKruise's "in-place update images", "two container images with priorities",
+ * `partition="99%", replicas=4` and "recreate" scenarios, plus surge, grace, hooks and rollback.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/kube.js';
+import {
+  cloneSet,
+  condition,
+  createCloneSet,
+  env,
+  events,
+  getCloneSet,
+  livePods,
+  namespace,
+  patchCloneSet,
+  patchPod,
+  revisions,
+  settled,
+  startController,
+  statusReaches,
+  type Pod,
+  type RunningController,
+} from './harness.js';
+
+const e = env();
+const running: RunningController[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((c) => c.stop()));
+});
+
+async function setup(prefix: string): Promise<string> {
+  const ns = await namespace(e, prefix);
+  running.push(await startController(e, ns));
+  return ns;
+}
+
+const uids = (pods: Pod[]): string[] => pods.map((p) => p.metadata.uid!).sort();
+const image = (v: string): unknown => ({ spec: { template: { spec: { containers: [{ name: 'main', image: v }] } } } });
+
+/** Samples pods every 100 ms until `until` resolves; resolves the samples. */
+async function sampling<T>(ns: string, name: string, until: Promise<T>): Promise<{ result: T; samples: Pod[][] }> {
+  const samples: Pod[][] = [];
+  let done = false;
+  const result = until.finally(() => (done = true));
+  while (!done) {
+    samples.push(await livePods(e, ns, name));
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { result: await result, samples };
+}
+
+describe('CloneSet update', () => {
+  it('InPlaceIfPossible: image change in place keeps the UID, bumps restartCount, records the state', async () => {
+    const ns = await setup('cs-inplace');
+    await createCloneSet(e, ns, cloneSet('web', { replicas: 2, updateStrategy: { type: 'InPlaceIfPossible' } }));
+    await settled(e, ns, 'web', 2);
+    const before = await livePods(e, ns, 'web');
+    await patchCloneSet(e, ns, 'web', {
+      spec: { template: { spec: { containers: [{ name: 'main', image: 'registry.local/app:v2' }] } } },
+    });
+    const { result: cs, samples } = await sampling(ns, 'web', settled(e, ns, 'web', 2));
+    const after = await livePods(e, ns, 'web');
+    expect(uids(after)).toEqual(uids(before));
+    for (const p of after) {
+      const status = p.status!.containerStatuses![0]!;
+      expect(p.spec.containers[0]!.image).toBe('registry.local/app:v2');
+      expect(status.restartCount).toBe(1);
+      expect(status.imageID).not.toBe(before[0]!.status!.containerStatuses![0]!.imageID);
+      expect(p.metadata.labels).toMatchObject({
+        'controller-revision-hash': cs.status!.updateRevision,
+        'lifecycle.apps.kruise.io/state': 'Normal',
+      });
+      const state = JSON.parse(p.metadata.annotations!['apps.kruise.io/inplace-update-state']!);
+      expect(state).toMatchObject({ revision: cs.status!.updateRevision, updateImages: true });
+      expect(state.lastContainerStatuses.main.imageID).toContain('registry.local/app:v1@sha256:');
+      expect(condition(p, 'InPlaceUpdateReady')).toBe('True');
+    }
+    // maxUnavailable 20% of 2 rounds up to 1: never both pods out at once.
+    expect(
+      Math.max(...samples.map((s) => s.filter((p) => condition(p, 'Ready') !== 'True').length)),
+    ).toBeLessThanOrEqual(1);
+    expect(samples.some((s) => s.some((p) => condition(p, 'InPlaceUpdateReady') === 'False'))).toBe(true);
+    const inPlace = (await events(e, ns, 'web')).filter((ev) => ev.reason === 'SuccessfulUpdatePodInPlace');
+    expect(inPlace).toHaveLength(2);
+  });
+
+  it('InPlaceIfPossible recreates pods when more than images changed', async () => {
+    const ns = await setup('cs-recreate');
+    await createCloneSet(e, ns, cloneSet('web', { replicas: 2, updateStrategy: { type: 'InPlaceIfPossible' } }));
+    await settled(e, ns, 'web', 2);
+    const before = await livePods(e, ns, 'web');
+    await patchCloneSet(e, ns, 'web', {
+      spec: {
+        template: {
+          spec: { containers: [{ name: 'main', image: 'registry.local/app:v1', env: [{ name: 'A', value: '1' }] }] },
+        },
+      },
+    });
+    await settled(e, ns, 'web', 2);
+    const after = await livePods(e, ns, 'web');
+    expect(uids(after).some((u) => uids(before).includes(u))).toBe(false);
+    expect((await events(e, ns, 'web')).some((ev) => ev.reason === 'SuccessfulUpdatePodReCreate')).toBe(true);
+  });
+
+  it('ReCreate with maxSurge=1, maxUnavailable=0: replacements first, never more than replicas + 1 pods', async () => {
+    const ns = await setup('cs-surge');
+    await createCloneSet(
+      e,
+      ns,
+      cloneSet('web', { replicas: 3, updateStrategy: { type: 'ReCreate', maxSurge: 1, maxUnavailable: 0 } }),
+    );
+    await settled(e, ns, 'web', 3);
+    await patchCloneSet(e, ns, 'web', image('registry.local/app:v2'));
+    const { samples } = await sampling(ns, 'web', settled(e, ns, 'web', 3));
+    const counts = samples.map((s) => s.length);
+    expect(Math.max(...counts)).toBe(4);
+    // maxUnavailable 0: at least 3 ready pods at every sample.
+    expect(
+      Math.min(...samples.map((s) => s.filter((p) => condition(p, 'Ready') === 'True').length)),
+    ).toBeGreaterThanOrEqual(3);
+  });
+
+  it('partition "99%" of 4 replicas updates exactly one pod', async () => {
+    const ns = await setup('cs-partition');
+    await createCloneSet(
+      e,
+      ns,
+      cloneSet('web', { replicas: 4, updateStrategy: { type: 'InPlaceIfPossible', partition: '99%' } }),
+    );
+    await settled(e, ns, 'web', 4);
+    await patchCloneSet(e, ns, 'web', image('registry.local/app:v2'));
+    const cs = await statusReaches(
+      e,
+      ns,
+      'web',
+      'one pod updated and ready',
+      (s, c) => s.observedGeneration === c.metadata?.generation && s.updatedReadyReplicas === 1,
+    );
+    expect(cs.status).toMatchObject({ replicas: 4, updatedReplicas: 1, expectedUpdatedReplicas: 1 });
+    expect(cs.status!.currentRevision).not.toBe(cs.status!.updateRevision);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await getCloneSet(e, ns, 'web')).status?.updatedReplicas).toBe(1);
+    expect(
+      (await livePods(e, ns, 'web')).filter((p) => p.spec.containers[0]!.image === 'registry.local/app:v2'),
+    ).toHaveLength(1);
+  });
+
+  it('two containers with priorities: the higher-priority container updates first, the other after it is ready', async () => {
+    const ns = await setup('cs-priority');
+    const cs = cloneSet('web', { replicas: 1, updateStrategy: { type: 'InPlaceIfPossible' } });
+    cs.spec.template.spec!.containers = [
+      { name: 'nginx', image: 'registry.local/nginx:v1' },
+      { name: 'redis', image: 'registry.local/redis:v1', env: [{ name: 'KRUISE_CONTAINER_PRIORITY', value: '10' }] },
+    ];
+    await createCloneSet(e, ns, cs);
+    await settled(e, ns, 'web', 1);
+    await patchCloneSet(e, ns, 'web', {
+      spec: {
+        template: {
+          spec: {
+            containers: [
+              { name: 'nginx', image: 'registry.local/nginx:v2' },
+              {
+                name: 'redis',
+                image: 'registry.local/redis:v2',
+                env: [{ name: 'KRUISE_CONTAINER_PRIORITY', value: '10' }],
+              },
+            ],
+          },
+        },
+      },
+    });
+    await settled(e, ns, 'web', 1);
+    const [p] = await livePods(e, ns, 'web');
+    const state = JSON.parse(p!.metadata.annotations!['apps.kruise.io/inplace-update-state']!);
+    expect(state.containerBatchesRecord.map((b: { containers: string[] }) => b.containers)).toEqual([
+      ['redis'],
+      ['nginx'],
+    ]);
+    expect(p!.status!.containerStatuses!.map((s) => [s.name, s.restartCount])).toEqual([
+      ['nginx', 1],
+      ['redis', 1],
+    ]);
+  });
+
+  it('inPlaceUpdateStrategy.gracePeriodSeconds: not ready first, images changed after the grace period', async () => {
+    const ns = await setup('cs-grace');
+    await createCloneSet(
+      e,
+      ns,
+      cloneSet('web', {
+        replicas: 1,
+        updateStrategy: { type: 'InPlaceIfPossible', inPlaceUpdateStrategy: { gracePeriodSeconds: 3 } },
+      }),
+    );
+    await settled(e, ns, 'web', 1);
+    await patchCloneSet(e, ns, 'web', image('registry.local/app:v2'));
+    const waiting = await eventually('grace annotation', async () => {
+      const [p] = await livePods(e, ns, 'web');
+      return p?.metadata.annotations?.['apps.kruise.io/inplace-update-grace'] !== undefined && p;
+    });
+    expect(waiting.spec.containers[0]!.image).toBe('registry.local/app:v1');
+    expect(condition(waiting, 'InPlaceUpdateReady')).toBe('False');
+    await settled(e, ns, 'web', 1);
+    const [p] = await livePods(e, ns, 'web');
+    const state = JSON.parse(p!.metadata.annotations!['apps.kruise.io/inplace-update-state']!);
+    const waited = Date.parse(state.containerBatchesRecord[0].timestamp) - Date.parse(state.updateTimestamp);
+    expect(waited).toBeGreaterThanOrEqual(3000);
+    expect(p!.metadata.annotations!['apps.kruise.io/inplace-update-grace']).toBeUndefined();
+  });
+
+  it('inPlaceUpdate hook: PreparingUpdate until unhooked, then Updating, Updated, and Normal once re-hooked', async () => {
+    const ns = await setup('cs-hook');
+    const hook = { 'example.com/serving': 'true' };
+    const cs = cloneSet('web', {
+      replicas: 1,
+      updateStrategy: { type: 'InPlaceIfPossible' },
+      lifecycle: { inPlaceUpdate: { labelsHandler: hook } },
+    });
+    cs.spec.template.metadata!.labels = { ...cs.spec.template.metadata!.labels, ...hook };
+    await createCloneSet(e, ns, cs);
+    await settled(e, ns, 'web', 1);
+    await patchCloneSet(e, ns, 'web', image('registry.local/app:v2'));
+    const state = async (): Promise<string | undefined> =>
+      (await livePods(e, ns, 'web'))[0]?.metadata.labels?.['lifecycle.apps.kruise.io/state'];
+    await eventually('PreparingUpdate', async () => (await state()) === 'PreparingUpdate');
+    await new Promise((r) => setTimeout(r, 1000));
+    const [held] = await livePods(e, ns, 'web');
+    expect(held!.spec.containers[0]!.image).toBe('registry.local/app:v1');
+    await patchPod(e, ns, held!.metadata.name, { metadata: { labels: { 'example.com/serving': null } } });
+    await eventually('Updated (hook not back yet)', async () => (await state()) === 'Updated');
+    expect((await livePods(e, ns, 'web'))[0]!.spec.containers[0]!.image).toBe('registry.local/app:v2');
+    await patchPod(e, ns, held!.metadata.name, { metadata: { labels: hook } });
+    await eventually('Normal', async () => (await state()) === 'Normal');
+    await settled(e, ns, 'web', 1);
+  });
+
+  it('a template label change is applied in place without restarting containers', async () => {
+    const ns = await setup('cs-meta');
+    await createCloneSet(e, ns, cloneSet('web', { replicas: 1, updateStrategy: { type: 'InPlaceIfPossible' } }));
+    await settled(e, ns, 'web', 1);
+    const [before] = await livePods(e, ns, 'web');
+    await patchCloneSet(e, ns, 'web', { spec: { template: { metadata: { labels: { tier: 'gold' } } } } });
+    await settled(e, ns, 'web', 1);
+    const [after] = await livePods(e, ns, 'web');
+    expect(after!.metadata.uid).toBe(before!.metadata.uid);
+    expect(after!.metadata.labels?.tier).toBe('gold');
+    expect(after!.status!.containerStatuses![0]!.restartCount).toBe(0);
+  });
+
+  it('rolling back to an earlier template reuses its revision with a bumped revision number', async () => {
+    const ns = await setup('cs-rollback');
+    await createCloneSet(e, ns, cloneSet('web', { replicas: 1, updateStrategy: { type: 'InPlaceIfPossible' } }));
+    const first = await settled(e, ns, 'web', 1);
+    await patchCloneSet(e, ns, 'web', image('registry.local/app:v2'));
+    await settled(e, ns, 'web', 1);
+    await patchCloneSet(e, ns, 'web', image('registry.local/app:v1'));
+    const back = await settled(e, ns, 'web', 1);
+    expect(back.status!.updateRevision).toBe(first.status!.updateRevision);
+    const byName = new Map((await revisions(e, ns)).map((r) => [r.metadata.name, r.revision]));
+    expect(byName.size).toBe(2);
+    expect(byName.get(first.status!.updateRevision!)).toBe(3);
+  });
+});
