@@ -10,5 +10,5 @@ export { createFileCredentialIssuer, signalReloadFromPidFile } from './nats/cred
 export { externalCredentialIssuer, type NatsCredentialIssuer, type AgentIdentity } from './nats/credentials/issuer.js';
 export { renderAuthorization, type StaticNatsUser } from './nats/credentials/render.js';
 export { bcryptHash } from './nats/credentials/passwords.js';
-export { structuralValidator, apiSpecValidator, type SpecValidator } from './domain/spec-validator.js';
+export { kruiseSpecValidator, type SpecValidator } from './domain/spec-validator.js';
 export { sha256, newSecret } from './auth/tokens.js';

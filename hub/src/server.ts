@@ -15,7 +15,7 @@ import { buildApp } from './app.js';
 import type { HubConfig } from './config.js';
 import { createDb, type Db } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
-import { apiSpecValidator, structuralValidator, type SpecValidator } from './domain/spec-validator.js';
+import { kruiseSpecValidator, type SpecValidator } from './domain/spec-validator.js';
 import { createLogger } from './logger.js';
 import { createHubMetrics, type HubMetrics } from './metrics.js';
 import { createFileCredentialIssuer, signalReloadFromPidFile } from './nats/credentials/file-issuer.js';
@@ -66,14 +66,6 @@ async function issuerFor(config: HubConfig): Promise<NatsCredentialIssuer> {
     staticUsers: [{ user: config.nats.user!, passwordHash: await bcryptHash(config.nats.password!, bcryptCost) }],
     reload: pidFile ? signalReloadFromPidFile(pidFile) : () => Promise.resolve(),
   });
-}
-
-function resolveValidator(options: HubOptions, logger: Logger): SpecValidator {
-  if (options.validate) return options.validate;
-  const fromApi = apiSpecValidator();
-  if (fromApi) return fromApi;
-  logger.warn('validateKruiseObject is not available from @flotilla/api; only structural spec checks apply');
-  return structuralValidator;
 }
 
 export async function startHub(options: HubOptions): Promise<RunningHub> {
@@ -134,7 +126,7 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
       db,
       logger,
       metrics,
-      validate: resolveValidator(options, logger),
+      validate: options.validate ?? kruiseSpecValidator,
       syncCredentials,
       onDesiredChange: () => relay.kick(),
       ready: async () => {

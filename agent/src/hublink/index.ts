@@ -13,3 +13,11 @@ export {
   type NatsConnector,
   type ObjectRef,
 } from './types.js';
+export {
+  joinFleet,
+  memoryCredentialStore,
+  RegistrationError,
+  type CredentialStore,
+  type JoinOptions,
+  type JoinState,
+} from './registration.js';

@@ -1,15 +1,14 @@
 /** Shared pieces of the hub suites: a migrated database, tokens, request helpers, templates. */
 import { createTestDatabase, type TestDatabase } from '@flotilla/test';
 import {
-  apiSpecValidator,
   buildApp,
+  kruiseSpecValidator,
   createDb,
   createHubMetrics,
   createLogger,
   newSecret,
   runMigrations,
   sha256,
-  structuralValidator,
   type Db,
 } from '@flotilla/hub';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
@@ -49,10 +48,6 @@ export async function insertToken(pool: pg.Pool, name: string, role: string): Pr
   return token;
 }
 
-/** The api package's validator when it is there; structural checks otherwise. */
-export const validator = apiSpecValidator() ?? structuralValidator;
-export const hasApiValidator = apiSpecValidator() !== undefined;
-
 export interface TestApp {
   app: FastifyInstance;
   desiredChanges: () => number;
@@ -67,7 +62,7 @@ export async function restApp(db: Db, bodyLimitBytes = 64 * 1024): Promise<TestA
     db,
     logger: createLogger('silent'),
     metrics: createHubMetrics(new Registry(), false),
-    validate: validator,
+    validate: kruiseSpecValidator,
     syncCredentials: () => {
       syncs++;
       return Promise.resolve();

@@ -19,6 +19,8 @@ import {
   type DesiredMessage,
   type StatusMessage,
 } from '@flotilla/api';
+import { joinFleet, memoryCredentialStore } from '@flotilla/agent';
+import { createLogger } from '@flotilla/hub';
 import { eventually } from '../helpers/kube.js';
 import { cloneSetSpec } from './fixtures.js';
 import {
@@ -212,6 +214,49 @@ describe('per-cluster NATS identities', () => {
       },
       10_000,
     );
+  });
+});
+
+describe('agent registration', () => {
+  it('registers with the bootstrap token, waits for acceptance, claims once, then connects', async () => {
+    const store = memoryCredentialStore();
+    const joining = joinFleet({
+      hubUrl: t.hub.url!,
+      bootstrapToken: t.bootstrapToken,
+      clusterName: 'joiner',
+      labels: { env: 'test' },
+      agentVersion: '0.1.0',
+      kubernetesVersion: 'v1.36.3',
+      store,
+      logger: createLogger('silent'),
+      pollIntervalMs: 100,
+    });
+    const pending = await eventually('the cluster is pending', async () => {
+      const c = await rest<{ state: string }>(t, 'GET', '/api/v1/clusters/joiner', t.viewerToken).catch(
+        () => undefined,
+      );
+      return c?.state === 'pending' ? c : undefined;
+    });
+    expect(pending.state).toBe('pending');
+    await rest(t, 'POST', '/api/v1/clusters/joiner/accept', t.operatorToken);
+    const creds = await joining;
+    expect(creds.nats.user).toBe('agent-joiner');
+    expect((await store.load())?.credentials?.nats.password).toBe(creds.nats.password);
+    // A restarted agent resumes from its store without asking the hub again.
+    expect(
+      await joinFleet({
+        hubUrl: 'http://127.0.0.1:1',
+        bootstrapToken: 'x',
+        clusterName: 'joiner',
+        labels: {},
+        agentVersion: '',
+        kubernetesVersion: '',
+        store,
+        logger: createLogger('silent'),
+      }),
+    ).toEqual(creds);
+    const nc = await connectAs(creds);
+    await nc.close();
   });
 });
 

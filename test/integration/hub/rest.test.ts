@@ -4,16 +4,9 @@
  * the desired-state tables and outbox, bad input, pagination and the audit log.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  call,
-  cloneSetSpec,
-  hasApiValidator,
-  insertToken,
-  migratedDatabase,
-  restApp,
-  type HubDb,
-  type TestApp,
-} from './fixtures.js';
+import pg from 'pg';
+import { runMigrations } from '@flotilla/hub';
+import { call, cloneSetSpec, insertToken, migratedDatabase, restApp, type HubDb, type TestApp } from './fixtures.js';
 
 let hub: HubDb;
 let t: TestApp;
@@ -304,7 +297,7 @@ describe('workloads', () => {
     expect(scoped.json().error.details[0].path).toBe('namespace');
   });
 
-  it.skipIf(!hasApiValidator)('validates the spec and every override with the api validators', async () => {
+  it('validates the spec and every override with the api validators', async () => {
     const res = await call(t.app, 'POST', '/api/v1/workloads', tokens.operator, {
       kind: 'CloneSet',
       name: 'bad-spec',
@@ -414,6 +407,23 @@ describe('desired state', () => {
     expect(second.statusCode).toBe(201);
     const rows = await desiredRows('gen-web');
     expect(rows.map((r) => [r.deleted, r.generation])).toEqual([[false, '3']]);
+  });
+});
+
+describe('migrations', () => {
+  it('are safe when several hub replicas start at once', async () => {
+    const fresh = await migratedDatabase('flotilla_hub_migrate');
+    // Back to an empty database, then three "replicas" migrate it at the same time.
+    await fresh.pool.query('drop schema public cascade; create schema public; drop schema if exists drizzle cascade');
+    const pools = [0, 1, 2].map(() => new pg.Pool({ connectionString: fresh.database.url, max: 2 }));
+    try {
+      await Promise.all(pools.map((p) => runMigrations(p)));
+      const applied = await fresh.pool.query('select count(*)::int as n from drizzle.__drizzle_migrations');
+      expect(applied.rows[0].n).toBe(2);
+    } finally {
+      await Promise.all(pools.map((p) => p.end()));
+      await fresh.close();
+    }
   });
 });
 
