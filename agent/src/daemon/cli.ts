@@ -64,4 +64,7 @@ async function runDaemon(flags: DaemonFlags): Promise<void> {
     logger.error({ err }, 'agent daemon failed');
     process.exitCode = 1;
   }
+  // Everything is stopped and flushed (pino writes stdout synchronously); the runtime's shutdown
+  // deadline timers would otherwise keep the process alive until they fire (30 s).
+  process.exit();
 }
