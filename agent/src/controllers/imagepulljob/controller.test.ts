@@ -112,11 +112,11 @@ class World {
           ...s,
           metadata: { ...s.metadata, name: `${s.metadata!.generateName}${++copies}` },
         });
-        this.secrets.set(`${stored.metadata!.namespace}/${stored.metadata!.name}`, stored);
+        this.secrets.set(`${stored.metadata.namespace}/${stored.metadata.name}`, stored);
         // As the secrets informer would on the ADDED event.
         this.secretCreations.creationObserved(
           'ns/j',
-          stored.metadata!.annotations!['imagepulljobs.kruise.io/source-key']!,
+          stored.metadata.annotations!['imagepulljobs.kruise.io/source-key']!,
         );
         return Promise.resolve(stored);
       },
