@@ -224,3 +224,17 @@ export function settled(e: Env, ns: string, name: string, replicas: number, time
     timeoutMs,
   );
 }
+
+/** The in-place update record a pod carries (apps.kruise.io/inplace-update-state). */
+export interface InPlaceState {
+  revision: string;
+  updateTimestamp: string;
+  updateImages?: boolean;
+  lastContainerStatuses: Record<string, { imageID?: string }> | null;
+  nextContainerImages?: Record<string, string>;
+  containerBatchesRecord?: { timestamp: string; containers: string[] }[];
+}
+
+export function inPlaceState(p: Pod): InPlaceState {
+  return JSON.parse(p.metadata.annotations?.['apps.kruise.io/inplace-update-state'] ?? 'null') as InPlaceState;
+}

@@ -13,6 +13,7 @@ import {
   env,
   events,
   getCloneSet,
+  inPlaceState,
   livePods,
   namespace,
   patchCloneSet,
@@ -73,9 +74,9 @@ describe('CloneSet update', () => {
         'controller-revision-hash': cs.status!.updateRevision,
         'lifecycle.apps.kruise.io/state': 'Normal',
       });
-      const state = JSON.parse(p.metadata.annotations!['apps.kruise.io/inplace-update-state']!);
+      const state = inPlaceState(p);
       expect(state).toMatchObject({ revision: cs.status!.updateRevision, updateImages: true });
-      expect(state.lastContainerStatuses.main.imageID).toContain('registry.local/app:v1@sha256:');
+      expect(state.lastContainerStatuses?.main?.imageID).toContain('registry.local/app:v1@sha256:');
       expect(condition(p, 'InPlaceUpdateReady')).toBe('True');
     }
     // maxUnavailable 20% of 2 rounds up to 1: never both pods out at once.
@@ -175,11 +176,8 @@ describe('CloneSet update', () => {
     });
     await settled(e, ns, 'web', 1);
     const [p] = await livePods(e, ns, 'web');
-    const state = JSON.parse(p!.metadata.annotations!['apps.kruise.io/inplace-update-state']!);
-    expect(state.containerBatchesRecord.map((b: { containers: string[] }) => b.containers)).toEqual([
-      ['redis'],
-      ['nginx'],
-    ]);
+    const state = inPlaceState(p!);
+    expect(state.containerBatchesRecord?.map((b) => b.containers)).toEqual([['redis'], ['nginx']]);
     expect(p!.status!.containerStatuses!.map((s) => [s.name, s.restartCount])).toEqual([
       ['nginx', 1],
       ['redis', 1],
@@ -206,8 +204,8 @@ describe('CloneSet update', () => {
     expect(condition(waiting, 'InPlaceUpdateReady')).toBe('False');
     await settled(e, ns, 'web', 1);
     const [p] = await livePods(e, ns, 'web');
-    const state = JSON.parse(p!.metadata.annotations!['apps.kruise.io/inplace-update-state']!);
-    const waited = Date.parse(state.containerBatchesRecord[0].timestamp) - Date.parse(state.updateTimestamp);
+    const state = inPlaceState(p!);
+    const waited = Date.parse(state.containerBatchesRecord![0]!.timestamp) - Date.parse(state.updateTimestamp);
     expect(waited).toBeGreaterThanOrEqual(3000);
     expect(p!.metadata.annotations!['apps.kruise.io/inplace-update-grace']).toBeUndefined();
   });

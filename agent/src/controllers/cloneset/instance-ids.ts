@@ -18,16 +18,18 @@ export function randomInstanceId(random: () => number = Math.random): string {
 }
 
 /**
- * `count` ids for new pods: ids of PVCs no pod uses come first (sorted, so the choice is
- * stable), then fresh random ids unique among all ids of pods and PVCs.
+ * `count` ids for new pods: ids of PVCs no active pod uses come first (sorted, so the choice is
+ * stable), then fresh random ids unique among all ids of pods and PVCs and `taken` (ids of pods
+ * still terminating, whose names are not free yet).
  */
 export function availableInstanceIds(
   count: number,
   pods: readonly Pod[],
   pvcs: readonly PersistentVolumeClaim[],
   random: () => number = Math.random,
+  taken: ReadonlySet<string> = new Set(),
 ): string[] {
-  const used = new Set<string>();
+  const used = new Set<string>(taken);
   const free = new Set<string>();
   for (const pvc of pvcs) {
     const id = instanceId(pvc);

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { LABEL_CLONESET_INSTANCE_ID, LifecycleState, type CloneSetSpec } from '@flotilla/api';
 import { planScale, type ScaleInput } from './scale-plan.js';
-import { cloneSet, NOW, pod, type PodOptions } from './testing/fixtures.js';
+import { ago, cloneSet, NOW, pod, type PodOptions } from './testing/fixtures.js';
+
+const NOW_TIME = ago(0);
 import type { PersistentVolumeClaim, Pod } from './types.js';
 
 const p = (name: string, o: PodOptions = {}): Pod =>
@@ -74,6 +76,18 @@ describe('planScale', () => {
       }),
     );
     expect(plan.action.kind === 'create' && plan.action.pods.map((c) => c.id)).toEqual(['bbbbb', 'zzzzz']);
+  });
+
+  it('an orphaned PVC id whose pod is still terminating waits for that pod instead of clashing with its name', () => {
+    const pvc: PersistentVolumeClaim = {
+      metadata: { name: 'data-cs-ccccc', labels: { [LABEL_CLONESET_INSTANCE_ID]: 'ccccc' } },
+    };
+    const leaving = p('cs-ccccc', { labels: { [LABEL_CLONESET_INSTANCE_ID]: 'ccccc' } });
+    const terminating = { ...leaving, metadata: { ...leaving.metadata, deletionTimestamp: NOW_TIME } };
+    const plan = planScale(input({ replicas: 2 }, [p('a')], { pvcs: [pvc], inactivePods: [terminating] }));
+    expect(plan.action).toEqual({ kind: 'create', pods: [] });
+    const gone = planScale(input({ replicas: 2 }, [p('a')], { pvcs: [pvc] }));
+    expect(gone.action).toEqual({ kind: 'create', pods: [{ id: 'ccccc', revision: 'update' }] });
   });
 
   it('specified delete (step 1/2): a pod listed in podsToDelete is deleted within deleteReadyLimit', () => {

@@ -17,7 +17,7 @@ import { isPodHooked, marksPodNotReady } from './lifecycle.js';
 import { availableInstanceIds } from './instance-ids.js';
 import { calculateDiffs, isPodUpdated, type Diffs, type PlanOptions } from './plan.js';
 import { sameNodeRanker, sortForDeletion, spreadConstraintsRanker, type Ranker } from './pod-sorter.js';
-import { isPodAvailable, isSpecifiedDelete, lifecycleState } from './pods.js';
+import { instanceId, isPodAvailable, isSpecifiedDelete, lifecycleState } from './pods.js';
 import type { CloneSet, PersistentVolumeClaim, Pod } from './types.js';
 
 /** One pod to create: its instance id and which revision's template it gets. */
@@ -132,12 +132,19 @@ export function choosePodsToDelete(input: ScaleInput, total: number, oldRevision
   return choose(updated, total);
 }
 
-/** Step 3: ids and revisions of the pods to create; current-revision pods first. */
+/**
+ * Step 3: ids and revisions of the pods to create; current-revision pods first. A PVC id whose
+ * pod is still terminating is reused only once that pod is gone (its name is taken until then):
+ * that creation waits for the deletion event instead of failing with AlreadyExists.
+ */
 function creations(input: ScaleInput, diffs: Diffs): PodToCreate[] {
   const count = diffs.scaleUpLimit;
-  const ids = availableInstanceIds(count, [...input.pods, ...(input.inactivePods ?? [])], input.pvcs, input.random);
+  const terminating = new Set((input.inactivePods ?? []).map(instanceId).filter(Boolean));
+  const ids = availableInstanceIds(count, input.pods, input.pvcs, input.random, terminating);
   const current = Math.min(count, diffs.scaleUpNumOldRevision);
-  return ids.map((id, i) => ({ id, revision: i < current ? 'current' : 'update' }));
+  return ids
+    .map((id, i): PodToCreate => ({ id, revision: i < current ? 'current' : 'update' }))
+    .filter((c) => !terminating.has(c.id));
 }
 
 /** Decides the scale step. Pure: `now` and `random` come in. */
