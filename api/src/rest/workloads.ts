@@ -23,11 +23,19 @@ export type Placement = Static<typeof Placement>;
 export const Overrides = Type.Record(Type.String(), JsonObject);
 export type Overrides = Static<typeof Overrides>;
 
+/**
+ * 'Immediate' (default): every spec change reaches all targeted clusters at once. 'Rollout': a
+ * spec change only creates a revision; clusters move to it through a rollout.
+ */
+export const UpdatePolicy = Type.Union([Type.Literal('Immediate'), Type.Literal('Rollout')]);
+export type UpdatePolicy = Static<typeof UpdatePolicy>;
+
 const WorkloadTemplate = {
   metadata: Type.Optional(WorkloadMetadata),
   spec: JsonObject,
   placement: Placement,
   overrides: Type.Optional(Overrides),
+  updatePolicy: Type.Optional(UpdatePolicy),
 };
 
 export const CreateWorkloadRequest = Type.Object(
@@ -56,6 +64,9 @@ export const Workload = Type.Object({
   placement: Placement,
   overrides: Overrides,
   revision: Type.Integer(),
+  updatePolicy: UpdatePolicy,
+  /** The revision clusters get unless a rollout holds them elsewhere ('Rollout' policy). */
+  stableRevision: Type.Integer(),
   createdAt: Type.String(),
   updatedAt: Type.String(),
 });

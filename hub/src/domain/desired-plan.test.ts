@@ -94,3 +94,25 @@ describe('planDesired', () => {
     expect(changes.map((c) => [c.generation, c.deleted])).toEqual([[9, false]]);
   });
 });
+
+describe('planDesired with rollout pins', () => {
+  it('renders a pinned cluster at its own revision with the CloneSet partition', () => {
+    const base = live(1);
+    const target = { revision: 2, metadata: {}, spec: { replicas: 3 }, overrides: {} };
+    const pinned: LiveWorkload = { ...base, pinned: new Map([['c1', { content: target, partition: '90%' }]]) };
+    const changes = plan(pinned, [cluster('c1', 'prod'), cluster('c2', 'prod')]);
+    expect(changes.map((c) => [c.cluster, c.revision])).toEqual([
+      ['c1', 2],
+      ['c2', 1],
+    ]);
+    expect(changes[0]!.manifest).toMatchObject({ spec: { replicas: 3, updateStrategy: { partition: '90%' } } });
+    expect((changes[1]!.manifest as { spec: Record<string, unknown> }).spec.updateStrategy).toBeUndefined();
+  });
+
+  it('changes nothing for clusters whose pin renders what they already have', () => {
+    const base = live(1);
+    const pinned: LiveWorkload = { ...base, pinned: new Map([['c1', { content: base.content }]]) };
+    const current = { c1: { generation: 4, deleted: false, manifestHash: hashFor(base, 'c1') } };
+    expect(plan(pinned, [cluster('c1', 'prod')], current)).toEqual([]);
+  });
+});

@@ -22,10 +22,20 @@ export interface CurrentDesired {
   manifestHash: string;
 }
 
+/** What one cluster is pinned to by a rollout: a revision and an optional CloneSet partition. */
+export interface PinnedContent {
+  content: RevisionContent;
+  /** Written to spec.updateStrategy.partition (CloneSets); absent for a full update. */
+  partition?: number | string;
+}
+
 export interface LiveWorkload {
   identity: WorkloadIdentity;
+  /** The revision every targeted cluster gets unless `pinned` names it. */
   content: RevisionContent;
   selector: LabelSelector;
+  /** Clusters a rollout holds at another revision (or partition), by name. */
+  pinned?: ReadonlyMap<string, PinnedContent>;
 }
 
 export interface DesiredChange {
@@ -57,6 +67,17 @@ function targets(live: LiveWorkload | undefined, cluster: ClusterView): boolean 
   return live !== undefined && cluster.accepted && matchesSelector(cluster.labels, live.selector);
 }
 
+/** Sets spec.updateStrategy.partition of a CloneSet manifest (an in-cluster canary step). */
+function withPartition(
+  manifest: Record<string, unknown>,
+  partition: number | string | undefined,
+): Record<string, unknown> {
+  if (partition === undefined || manifest.kind !== 'CloneSet') return manifest;
+  const spec = (manifest.spec ?? {}) as Record<string, unknown>;
+  const strategy = (spec.updateStrategy ?? {}) as Record<string, unknown>;
+  return { ...manifest, spec: { ...spec, updateStrategy: { ...strategy, partition } } };
+}
+
 /** Returns the changes in cluster-name order (a stable order keeps outbox ids predictable). */
 export function planDesired(input: PlanInput): DesiredChange[] {
   const changes: DesiredChange[] = [];
@@ -65,13 +86,15 @@ export function planDesired(input: PlanInput): DesiredChange[] {
     const current = input.current.get(cluster.name);
     const nextGeneration = (current?.generation ?? 0) + 1;
     if (input.live && targets(input.live, cluster)) {
-      const manifest = renderManifest(input.live.identity, input.live.content, cluster.name);
+      const pin = input.live.pinned?.get(cluster.name);
+      const content = pin?.content ?? input.live.content;
+      const manifest = withPartition(renderManifest(input.live.identity, content, cluster.name), pin?.partition);
       const manifestHash = contentHash(manifest);
       if (current && !current.deleted && current.manifestHash === manifestHash) continue;
       changes.push({
         cluster: cluster.name,
         generation: nextGeneration,
-        revision: input.live.content.revision,
+        revision: content.revision,
         deleted: false,
         manifest,
         manifestHash,

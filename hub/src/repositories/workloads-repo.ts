@@ -27,6 +27,8 @@ export function toApiWorkload(w: WorkloadRow, r: RevisionRow): Workload {
     placement: w.placement,
     overrides: r.overrides,
     revision: w.currentRevision,
+    updatePolicy: w.updatePolicy,
+    stableRevision: w.updatePolicy === 'Rollout' ? w.stableRevision : w.currentRevision,
     createdAt: w.createdAt.toISOString(),
     updatedAt: w.updatedAt.toISOString(),
   };
@@ -50,6 +52,7 @@ export interface NewWorkload {
   namespace: string;
   name: string;
   placement: Placement;
+  updatePolicy?: 'Immediate' | 'Rollout';
 }
 
 export async function insertWorkload(db: DbOrTx, w: NewWorkload): Promise<WorkloadRow> {
@@ -108,7 +111,13 @@ export async function getRevision(db: DbOrTx, workloadId: string, revision: numb
 export async function updateWorkloadHead(
   db: DbOrTx,
   id: string,
-  set: { placement?: Placement; currentRevision?: number; deletedAt?: Date },
+  set: {
+    placement?: Placement;
+    currentRevision?: number;
+    deletedAt?: Date;
+    updatePolicy?: 'Immediate' | 'Rollout';
+    stableRevision?: number;
+  },
 ): Promise<WorkloadRow> {
   const [row] = await db
     .update(workloads)

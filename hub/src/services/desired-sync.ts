@@ -3,11 +3,12 @@
  * Callers run these in the same transaction as the change that triggered them (workload write,
  * relabel, accept, removal), so "changed in Postgres" and "queued for NATS" commit together.
  */
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { Tx } from '../db/client.js';
 import { lockDesiredState } from '../db/locks.js';
-import { workloadRevisions, workloads } from '../db/schema/index.js';
-import { planDesired, type ClusterView, type LiveWorkload } from '../domain/desired-plan.js';
+import { rolloutPins, workloadRevisions, workloads } from '../db/schema/index.js';
+import { planDesired, type ClusterView, type LiveWorkload, type PinnedContent } from '../domain/desired-plan.js';
+import type { RevisionContent } from '../domain/manifest.js';
 import type { WorkloadIdentity } from '../domain/manifest.js';
 import { allClusters, type ClusterRow } from '../repositories/clusters-repo.js';
 import { currentDesired, writeDesiredChanges } from '../repositories/desired-repo.js';
@@ -21,11 +22,45 @@ function identityOf(w: WorkloadRow): WorkloadIdentity {
   return { id: w.id, kind: w.kind, namespace: w.namespace, name: w.name };
 }
 
-function liveOf(w: WorkloadRow, r: RevisionRow): LiveWorkload {
+function contentOf(r: RevisionRow): RevisionContent {
+  return { revision: r.revision, metadata: r.metadata, spec: r.spec, overrides: r.overrides };
+}
+
+/**
+ * The workload as clusters should have it: each cluster gets its rollout pin if it has one, else
+ * the current revision ('Immediate') or the stable revision ('Rollout'). `r` is the current
+ * revision; others are loaded only when needed.
+ */
+async function liveOf(tx: Tx, w: WorkloadRow, r: RevisionRow, clusterNames?: readonly string[]): Promise<LiveWorkload> {
+  const pins = await tx
+    .select()
+    .from(rolloutPins)
+    .where(
+      and(
+        eq(rolloutPins.workloadId, w.id),
+        clusterNames ? inArray(rolloutPins.clusterName, [...clusterNames]) : undefined,
+      ),
+    );
+  const base = w.updatePolicy === 'Rollout' ? w.stableRevision : r.revision;
+  const wanted = [...new Set([base, ...pins.map((p) => p.revision)])].filter((n) => n !== r.revision);
+  const revisions = new Map<number, RevisionContent>([[r.revision, contentOf(r)]]);
+  if (wanted.length > 0) {
+    const rows = await tx
+      .select()
+      .from(workloadRevisions)
+      .where(and(eq(workloadRevisions.workloadId, w.id), inArray(workloadRevisions.revision, wanted)));
+    for (const row of rows) revisions.set(row.revision, contentOf(row));
+  }
+  const pinned = new Map<string, PinnedContent>();
+  for (const p of pins) {
+    const content = revisions.get(p.revision);
+    if (content) pinned.set(p.clusterName, { content, ...(p.partition !== null ? { partition: p.partition } : {}) });
+  }
   return {
     identity: identityOf(w),
-    content: { revision: r.revision, metadata: r.metadata, spec: r.spec, overrides: r.overrides },
+    content: revisions.get(base) ?? contentOf(r),
     selector: w.placement.clusterSelector,
+    pinned,
   };
 }
 
@@ -44,7 +79,7 @@ export async function syncWorkload(tx: Tx, w: WorkloadRow, r: RevisionRow): Prom
   const current = await currentDesired(tx, identity);
   const changes = planDesired({
     identity,
-    live: w.deletedAt ? undefined : liveOf(w, r),
+    live: w.deletedAt ? undefined : await liveOf(tx, w, r),
     clusters,
     current,
     lastRevision: r.revision,
@@ -69,7 +104,7 @@ export async function syncCluster(tx: Tx, cluster: ClusterRow): Promise<number> 
     const current = await currentDesired(tx, identity, [cluster.name]);
     const changes = planDesired({
       identity,
-      live: liveOf(workload, revision),
+      live: await liveOf(tx, workload, revision, [cluster.name]),
       clusters: [clusterView(cluster)],
       current,
       lastRevision: revision.revision,

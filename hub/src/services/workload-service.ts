@@ -58,7 +58,11 @@ export function createWorkloadService(deps: WorkloadServiceDeps): WorkloadServic
       const content = contentOf(body);
       const result = await db.transaction(async (tx) => {
         await beginDesiredChange(tx);
-        const w = await insertWorkload(tx, { ...target, placement: body.placement });
+        const w = await insertWorkload(tx, {
+          ...target,
+          placement: body.placement,
+          updatePolicy: body.updatePolicy ?? 'Immediate',
+        });
         const r = await insertRevision(tx, {
           workloadId: w.id,
           revision: 1,
@@ -100,9 +104,20 @@ export function createWorkloadService(deps: WorkloadServiceDeps): WorkloadServic
                 ...content,
                 createdBy: actor.name,
               });
+        // 'Rollout' workloads keep clusters on the stable revision; switching to it keeps them
+        // where they are (the revision they had before this update).
+        const updatePolicy = body.updatePolicy ?? w.updatePolicy;
+        const stableRevision =
+          updatePolicy === 'Immediate'
+            ? revision.revision
+            : w.updatePolicy === 'Rollout'
+              ? w.stableRevision
+              : w.currentRevision;
         const head = await updateWorkloadHead(tx, w.id, {
           placement: body.placement,
           currentRevision: revision.revision,
+          updatePolicy,
+          stableRevision,
         });
         const changed = await syncWorkload(tx, head, revision);
         await recordAudit(tx, {

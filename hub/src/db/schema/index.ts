@@ -5,3 +5,4 @@ export * from './desired.js';
 export * from './status.js';
 export * from './outbox.js';
 export * from './audit.js';
+export * from './rollouts.js';

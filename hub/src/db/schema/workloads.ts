@@ -12,6 +12,12 @@ export const workloads = pgTable(
     name: text('name').notNull(),
     placement: jsonb('placement').$type<Placement>().notNull(),
     currentRevision: integer('current_revision').notNull(),
+    /** 'Immediate': clusters follow currentRevision; 'Rollout': they move only through rollouts. */
+    updatePolicy: text('update_policy', { enum: ['Immediate', 'Rollout'] })
+      .notNull()
+      .default('Immediate'),
+    /** The revision clusters get unless a rollout pins them (updatePolicy 'Rollout'). */
+    stableRevision: integer('stable_revision').notNull().default(1),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
