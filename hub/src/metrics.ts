@@ -6,6 +6,7 @@ export interface HubMetrics {
   httpRequests: Histogram<'method' | 'route' | 'status'>;
   outboxPublished: Counter;
   outboxPending: Gauge;
+  relayPublishSeconds: Histogram;
   messagesDropped: Counter<'reason'>;
   statusReports: Counter;
   statusWritten: Counter;
@@ -27,6 +28,12 @@ export function createHubMetrics(registry: Registry, withDefaults = true): HubMe
     outboxPublished: new Counter({
       name: 'flotilla_hub_outbox_published_total',
       help: 'Desired-state messages published from the outbox',
+      registers,
+    }),
+    relayPublishSeconds: new Histogram({
+      name: 'flotilla_hub_outbox_publish_seconds',
+      help: 'Time to publish one outbox batch and have every message acknowledged by JetStream',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
     }),
     outboxPending: new Gauge({

@@ -48,11 +48,13 @@ export function createOutboxRelay(deps: RelayDeps): OutboxRelay {
       const rows = await unsentOutbox(tx, batchSize);
       if (rows.length === 0) return 0;
       const plan = planOutboxBatch(rows);
+      const stopTimer = deps.metrics.relayPublishSeconds.startTimer();
       await publishAll(
         deps.nc,
         DESIRED_STREAM,
         plan.publish.map((row) => ({ subject: row.subject, data: encoder.encode(row.payload), msgId: row.msgId })),
       );
+      stopTimer();
       await markOutboxSent(tx, plan.markSent);
       deps.metrics.outboxPublished.inc(plan.publish.length);
       return rows.length;

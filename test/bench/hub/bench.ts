@@ -43,6 +43,15 @@ async function seedClusters(t: TestHub, names: string[]): Promise<void> {
   );
 }
 
+/** Total seconds the relay spent publishing (its histogram's sum). */
+async function publishSeconds(t: TestHub): Promise<number> {
+  const m = (await t.registry.getMetricsAsJSON()).find((x) => x.name === 'flotilla_hub_outbox_publish_seconds');
+  const sum = (m?.values as { metricName?: string; value: number }[] | undefined)?.find((v) =>
+    v.metricName?.endsWith('_sum'),
+  );
+  return sum?.value ?? 0;
+}
+
 async function countStored(t: TestHub): Promise<number> {
   const r = await t.db.pool.query<{ n: string }>(
     "select count(*) as n from object_status where namespace = 'bench' and name like 'obj-%' and generation = $1",
@@ -117,10 +126,12 @@ for (let r = 1; r <= CHANGES; r++) {
     await rest(t, 'PUT', `/api/v1/workloads/${id}`, t.operatorToken, body);
   }
   const restMs = now() - t0;
+  const publishBefore = await publishSeconds(t);
   const deadline = Date.now() + 60_000;
   while ((receipts.get(r)?.length ?? 0) < AGENTS && Date.now() < deadline) await sleep(5);
   const lat = (receipts.get(r) ?? []).map((at) => at - t0).sort((a, b) => a - b);
   // When the relay had the last message of this change acknowledged by JetStream (same clock).
+  const relayPublishMs = ((await publishSeconds(t)) - publishBefore) * 1000;
   // The relay marks rows in the transaction that published them, so wait for its commit.
   let publishedMs = NaN;
   for (let i = 0; i < 500 && Number.isNaN(publishedMs); i++) {
@@ -136,6 +147,7 @@ for (let r = 1; r <= CHANGES; r++) {
     revision: r,
     restMs: round1(restMs),
     publishedMs: round1(publishedMs),
+    relayPublishMs: round1(relayPublishMs),
     received: lat.length,
     p50Ms: round1(quantile(lat, 0.5)),
     p99Ms: round1(quantile(lat, 0.99)),
