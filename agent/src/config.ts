@@ -26,8 +26,8 @@ export interface AgentConfig {
   };
   shutdownTimeoutMs: number;
   cacheSyncTimeoutMs: number;
-  /** Admission webhook (FLOTILLA_WEBHOOK_* variables; see webhook/config.ts). */
-  webhook: WebhookConfig;
+  /** Admission webhook; absent means off (FLOTILLA_WEBHOOK_* variables; see webhook/config.ts). */
+  webhook?: WebhookConfig;
 }
 
 /** `agent manager` flags as commander hands them over (all strings until validated). */

@@ -24,6 +24,7 @@ import { cloneSetController } from './cloneset/index.js';
 import { imagePullJobController } from './imagepulljob/index.js';
 import { nodeImageController } from './nodeimage/index.js';
 import { webhookRegistration } from '../webhook/registration.js';
+import { sidecarSetController } from './sidecarset/index.js';
 
 /** What a controller gets to set itself up. */
 export interface ControllerContext {
@@ -52,5 +53,6 @@ export const controllers: readonly ControllerRegistration[] = [
   nodeImageController,
   imagePullJobController,
   cloneSetController,
+  sidecarSetController,
   webhookRegistration,
 ];

@@ -8,6 +8,6 @@ import { setupWebhook } from './index.js';
 export const webhookRegistration: ControllerRegistration = {
   name: 'webhook',
   setup(ctx) {
-    if (ctx.config.webhook.enabled) setupWebhook(ctx, ctx.config.webhook);
+    if (ctx.config.webhook?.enabled) setupWebhook(ctx, ctx.config.webhook);
   },
 };

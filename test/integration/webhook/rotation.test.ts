@@ -3,7 +3,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cluster } from '../helpers/context.js';
 import { installCrds } from '../helpers/crds.js';
 import { kube, simplePod, testNamespace } from '../helpers/kube.js';
-import { deleteConfigurations, freePort, startReplica, SUITE_LABEL, testWebhookConfig, type AgentReplica } from './support.js';
+import {
+  deleteConfigurations,
+  freePort,
+  startReplica,
+  SUITE_LABEL,
+  testWebhookConfig,
+  type AgentReplica,
+} from './support.js';
 
 const k = kube(cluster(0));
 
@@ -70,7 +77,13 @@ describe('webhook certificates', () => {
       metadata: {
         generateName: 'stream-',
         ownerReferences: [
-          { apiVersion: 'apps.kruise.io/v1alpha1', kind: 'CloneSet', name: 'x', uid: '00000000-0000-0000-0000-000000000001', controller: true },
+          {
+            apiVersion: 'apps.kruise.io/v1alpha1',
+            kind: 'CloneSet',
+            name: 'x',
+            uid: '00000000-0000-0000-0000-000000000001',
+            controller: true,
+          },
         ],
       },
     };

@@ -16,6 +16,7 @@ import {
   RuntimeMetrics,
   type KubeRest,
 } from '../../../agent/src/runtime/index.js';
+import { setupSidecarSetController } from '../../../agent/src/controllers/sidecarset/index.js';
 import {
   defaultWebhookConfig,
   setupWebhook,
@@ -66,7 +67,12 @@ export function testWebhookConfig(
 }
 
 /** Starts one replica; resolves once it is ready (serving, bundle published, caches synced). */
-export async function startReplica(k: Kube, config: WebhookConfig, identity = 'replica-a'): Promise<AgentReplica> {
+export async function startReplica(
+  k: Kube,
+  config: WebhookConfig,
+  identity = 'replica-a',
+  withSidecarSetController = false,
+): Promise<AgentReplica> {
   const rest = createKubeRest(k.kc);
   const logger = pino({ level: process.env.FLOTILLA_TEST_LOG ?? 'silent' }, pino.destination(2));
   const registry = new Registry();
@@ -77,17 +83,16 @@ export async function startReplica(k: Kube, config: WebhookConfig, identity = 'r
     shutdownTimeoutMs: 5_000,
   });
   const sink = kubeEventSink(rest);
-  const webhook = setupWebhook(
-    {
-      manager,
-      rest,
-      logger,
-      registry,
-      events: (component) =>
-        new EventRecorder({ sink, component: `flotilla-agent/${component}`, instance: identity, logger }),
-    },
-    config,
-  );
+  const ctx = {
+    manager,
+    rest,
+    logger,
+    registry,
+    events: (component: string) =>
+      new EventRecorder({ sink, component: `flotilla-agent/${component}`, instance: identity, logger }),
+  };
+  const webhook = setupWebhook(ctx, config);
+  if (withSidecarSetController) setupSidecarSetController(ctx, config.namespace);
   const running = manager.start();
   const deadline = Date.now() + 60_000;
   while (!webhook.isReady()) {

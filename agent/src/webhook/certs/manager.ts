@@ -110,7 +110,12 @@ export class CertManager {
       case 'promote-ca': {
         const ca = state.nextCa!;
         const serving = await createServingCert(ca, hosts, now, policy.servingValidityMs);
-        return { ca, serving, bundle: [ca.certPem, ...state.bundle.filter((c) => c !== ca.certPem)], bundleChangedAt: now };
+        return {
+          ca,
+          serving,
+          bundle: [ca.certPem, ...state.bundle.filter((c) => c !== ca.certPem)],
+          bundleChangedAt: now,
+        };
       }
       case 'retire-ca':
         return { ...state, bundle: [state.ca!.certPem], bundleChangedAt: now };

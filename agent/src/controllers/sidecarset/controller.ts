@@ -1,0 +1,146 @@
+/**
+ * The SidecarSet reconcile, which only orders the steps (decisions live in plan.ts, status.ts,
+ * upgrade.ts):
+ *
+ * 1. collect the matched pods (scope, selector, active, injected, all sidecars present);
+ * 2. register the latest revision and truncate history;
+ * 3. write the status when it changed;
+ * 4. wait while earlier pod updates are not yet in the cache (update expectations);
+ * 5. unless NotUpdate, paused or done: mark not-upgradable pods, upgrade the planned ones in place.
+ */
+import { KRUISE_API_VERSION, type SidecarSet } from '@flotilla/api';
+import { isAtLeast } from '../../runtime/expectations.js';
+import type { Informer } from '../../runtime/informer.js';
+import { formatTime } from '../../runtime/kube-time.js';
+import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.js';
+import { resourcePath, Resources } from '../../runtime/resource.js';
+import { PatchType, type KubeRest } from '../../runtime/rest.js';
+import type { EventRecorder } from '../../runtime/events.js';
+import { isKubeStatus } from '../../errors.js';
+import { injectedSidecarSets } from './control/annotations.js';
+import { namespaceInScope, selectorMatches } from './control/match.js';
+import { registerLatestRevision } from './history.js';
+import { planUpgrade } from './plan.js';
+import { hasAllSidecars, isActivePod, upgradableCondition } from './pod-state.js';
+import { calculateStatus, statusChanged } from './status.js';
+import type { ControllerRevision, Namespace, Pod } from './types.js';
+import { upgradePod } from './upgrade.js';
+
+export interface SidecarSetControllerDeps {
+  rest: KubeRest;
+  sidecarSets: Informer<SidecarSet>;
+  pods: Informer<Pod>;
+  namespaces: Informer<Namespace>;
+  revisions: Informer<ControllerRevision>;
+  revisionNamespace: string;
+  events: EventRecorder;
+  now?: () => number;
+}
+
+/** Pod keys updated by us → the resourceVersion the update produced. */
+type Expectations = Map<string, string>;
+
+export function matchedPods(deps: SidecarSetControllerDeps, ss: SidecarSet): Pod[] {
+  const name = ss.metadata?.name ?? '';
+  return deps.pods.list(ss.spec.namespace || undefined).filter((pod) => {
+    const ns = pod.metadata.namespace ?? 'default';
+    return (
+      isActivePod(pod) &&
+      namespaceInScope(ss, ns, deps.namespaces.get(undefined, ns)?.metadata.labels) &&
+      selectorMatches(ss, pod.metadata.labels) &&
+      injectedSidecarSets(pod).has(name) &&
+      hasAllSidecars(pod, ss)
+    );
+  });
+}
+
+export function sidecarSetReconciler(
+  deps: SidecarSetControllerDeps,
+): (key: string, ctx: ReconcileContext) => Promise<ReconcileResult> {
+  const expectations = new Map<string, Expectations>();
+  const now = (): string => formatTime((deps.now ?? Date.now)());
+  return async (key, ctx) => {
+    const cached = deps.sidecarSets.getByKey(key);
+    if (!cached) {
+      expectations.delete(key);
+      return;
+    }
+    const ss = structuredClone(cached);
+    const pods = matchedPods(deps, ss);
+    const revisions = deps.revisions.list(deps.revisionNamespace, {
+      matchLabels: { 'kruise.io/sidecarset-name': key },
+    });
+    const latest = await registerLatestRevision(deps.rest, deps.revisionNamespace, ss, revisions, pods);
+    const status = calculateStatus(ss, pods, latest.name, latest.collisionCount);
+    if (statusChanged(ss.status, status)) {
+      await deps.rest.request({
+        method: 'PATCH',
+        path: resourcePath(Resources.sidecarSets, undefined, key, 'status'),
+        body: { status },
+        contentType: PatchType.merge,
+      });
+    }
+    ss.status = status;
+
+    const pending = expectations.get(key) ?? new Map<string, string>();
+    for (const [podKey, rv] of pending) {
+      const seen = deps.pods.getByKey(podKey)?.metadata.resourceVersion;
+      if (seen === undefined || isAtLeast(seen, rv)) pending.delete(podKey);
+    }
+    if (pending.size > 0) return { requeueAfter: 1000 };
+    const strategy = ss.spec.updateStrategy ?? {};
+    if (strategy.type === 'NotUpdate' || strategy.paused || status.updatedPods >= status.matchedPods) return;
+
+    const plan = planUpgrade(ss, pods);
+    for (const pod of plan.notUpgradable) await writeCondition(deps.rest, pod, upgradableCondition(pod, false, now()));
+    if (plan.notUpgradable.length > 0) {
+      deps.events.event(
+        { ...ss, apiVersion: KRUISE_API_VERSION, kind: 'SidecarSet' },
+        'Normal',
+        'NotUpgradablePods',
+        `SidecarSet in-place update detected ${plan.notUpgradable.length} not upgradable pod(s) in this round, will skip them.`,
+      );
+    }
+    for (const pod of plan.upgrade) {
+      const rv = await upgradeOne(deps.rest, ss, pod, now());
+      if (rv) pending.set(`${pod.metadata.namespace}/${pod.metadata.name}`, rv);
+      await writeCondition(deps.rest, pod, upgradableCondition(pod, true, now()));
+    }
+    expectations.set(key, pending);
+    ctx.log.debug({ upgraded: plan.upgrade.length, notUpgradable: plan.notUpgradable.length }, 'sidecarset synced');
+    return pending.size > 0 ? { requeueAfter: 1000 } : undefined;
+  };
+}
+
+/** Reads the pod fresh and updates it in place; retries once on a conflict. Returns the new resourceVersion. */
+async function upgradeOne(rest: KubeRest, ss: SidecarSet, pod: Pod, now: string): Promise<string | undefined> {
+  const path = resourcePath(Resources.pods, pod.metadata.namespace, pod.metadata.name);
+  for (let attempt = 0; ; attempt++) {
+    const fresh = await rest.request<Pod>({ method: 'GET', path });
+    try {
+      const updated = await rest.request<Pod>({ method: 'PUT', path, body: upgradePod(ss, fresh, now) });
+      return updated.metadata.resourceVersion;
+    } catch (err) {
+      if (isKubeStatus(err, 404)) return undefined;
+      if (!isKubeStatus(err, 409) || attempt >= 3) throw err;
+    }
+  }
+}
+
+async function writeCondition(
+  rest: KubeRest,
+  pod: Pod,
+  condition: ReturnType<typeof upgradableCondition>,
+): Promise<void> {
+  if (!condition) return;
+  try {
+    await rest.request({
+      method: 'PATCH',
+      path: resourcePath(Resources.pods, pod.metadata.namespace, pod.metadata.name, 'status'),
+      body: { status: { conditions: [condition] } },
+      contentType: PatchType.strategic,
+    });
+  } catch (err) {
+    if (!isKubeStatus(err, 404)) throw err;
+  }
+}

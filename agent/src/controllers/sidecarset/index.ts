@@ -1,0 +1,63 @@
+/**
+ * The SidecarSet controller's registration: informers on SidecarSets, pods, namespaces and the
+ * revisions in the agent's namespace; pod and namespace events enqueue the SidecarSets that may
+ * cover them. Runs only on the leader (injection, in the webhook, runs on every replica).
+ */
+import { LABEL_SIDECARSET_NAME, type SidecarSet } from '@flotilla/api';
+import type { ControllerContext, ControllerRegistration } from '../index.js';
+import { Resources, type ResourceRef } from '../../runtime/resource.js';
+import { injectedSidecarSets } from './control/annotations.js';
+import { sidecarSetReconciler } from './controller.js';
+import type { ControllerRevision, Namespace, Pod } from './types.js';
+
+const NAMESPACES: ResourceRef = {
+  group: '',
+  version: 'v1',
+  plural: 'namespaces',
+  kind: 'Namespace',
+  namespaced: false,
+};
+
+/** Wires the controller into a manager (also used by the integration suites). */
+export function setupSidecarSetController(
+  ctx: Pick<ControllerContext, 'manager' | 'rest' | 'events'>,
+  revisionNamespace: string,
+): void {
+  const { manager } = ctx;
+  const sidecarSets = manager.informer<SidecarSet>({ resource: Resources.sidecarSets });
+  const pods = manager.informer<Pod>({ resource: Resources.pods });
+  const namespaces = manager.informer<Namespace>({ resource: NAMESPACES });
+  const revisions = manager.informer<ControllerRevision>({
+    resource: Resources.controllerRevisions,
+    namespace: revisionNamespace,
+    labelSelector: LABEL_SIDECARSET_NAME,
+  });
+  const controller = manager.controller({
+    name: 'sidecarset',
+    workers: 2,
+    reconcile: sidecarSetReconciler({
+      rest: ctx.rest,
+      sidecarSets,
+      pods,
+      namespaces,
+      revisions,
+      revisionNamespace,
+      events: ctx.events('sidecarset'),
+    }),
+  });
+  controller.watch(sidecarSets);
+  // A pod matters to the SidecarSets injected into it (status counts and upgrades).
+  controller.watch(pods, (pod) => [...injectedSidecarSets(pod)]);
+  controller.watch(revisions, (rev) => {
+    const name = rev.metadata.labels?.[LABEL_SIDECARSET_NAME];
+    return name ? [name] : [];
+  });
+}
+
+export const sidecarSetController: ControllerRegistration = {
+  name: 'sidecarset',
+  setup(ctx) {
+    // Revisions live in the agent's namespace, as OpenKruise keeps them in its own.
+    setupSidecarSetController(ctx, ctx.config.webhook?.namespace ?? ctx.config.leaderElection.namespace);
+  },
+};
