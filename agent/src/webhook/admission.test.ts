@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { applyJsonPatch, createJsonPatch, pointer } from './admission/json-patch.js';
+import { denyInvalid, parseAdmissionReview, reviewResponse } from './admission/review.js';
+import { planRotation, type RotationPolicy } from './certs/rotation.js';
+import { injectKruiseReadinessGate } from './mutating/readiness-gate.js';
+
+describe('json patch', () => {
+  it('turns one document into another (add, replace, remove, escaped keys, whole arrays)', () => {
+    const from = { a: 1, b: { 'x/y': 1, gone: true }, list: [1, 2] };
+    const to = { a: 2, b: { 'x/y': 2 }, list: [1, 2, 3], added: { z: 1 } };
+    const patch = createJsonPatch(from, to);
+    expect(patch).toContainEqual({ op: 'replace', path: '/b/x~1y', value: 2 });
+    expect(patch).toContainEqual({ op: 'remove', path: '/b/gone' });
+    expect(applyJsonPatch(from, patch)).toEqual(to);
+    expect(createJsonPatch(to, structuredClone(to))).toEqual([]);
+    expect(pointer(['a~b', 'c/d'])).toBe('/a~0b/c~1d');
+  });
+});
+
+describe('AdmissionReview envelope', () => {
+  it('rejects malformed reviews with WEBHOOK_ERR_BAD_REVIEW', () => {
+    for (const body of [
+      '{',
+      '[]',
+      '{"apiVersion":"v1"}',
+      '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}',
+    ]) {
+      expect(() => parseAdmissionReview(body)).toThrow(expect.objectContaining({ code: 'WEBHOOK_ERR_BAD_REVIEW' }));
+    }
+  });
+
+  it('answers denials with the field paths as causes', () => {
+    const decision = denyInvalid('CloneSet.apps.kruise.io "a"', [
+      { path: 'spec.replicas', code: 'Invalid', message: 'Invalid value: -1: must be >= 0' },
+    ]);
+    const review = reviewResponse('u1', decision);
+    expect(review.response).toMatchObject({ uid: 'u1', allowed: false, status: { code: 422 } });
+    expect(review.response!.status!.message).toContain('spec.replicas: Invalid value');
+    expect(review.response!.status!.details!.causes[0]!.field).toBe('spec.replicas');
+  });
+});
+
+describe('KruisePodReady gate', () => {
+  it('is added once, only for pods a Kruise workload controls', () => {
+    const ref = { apiVersion: 'apps.kruise.io/v1alpha1', kind: 'CloneSet', name: 'c', uid: 'u', controller: true };
+    const pod = { metadata: { ownerReferences: [ref] }, spec: {} };
+    expect(injectKruiseReadinessGate(pod)).toBe(true);
+    expect(injectKruiseReadinessGate(pod)).toBe(false);
+    expect(pod.spec).toEqual({ readinessGates: [{ conditionType: 'KruisePodReady' }] });
+    const deployment = { metadata: { ownerReferences: [{ ...ref, apiVersion: 'apps/v1' }] }, spec: {} };
+    expect(injectKruiseReadinessGate(deployment)).toBe(false);
+  });
+});
+
+describe('certificate rotation plan', () => {
+  const policy: RotationPolicy = {
+    caValidityMs: 100,
+    servingValidityMs: 50,
+    renewFraction: 0.5,
+    propagationMs: 10,
+    retireAfterMs: 20,
+  };
+  const ca = { certPem: 'CA', keyPem: 'k' };
+  const next = { certPem: 'NEXT', keyPem: 'k' };
+  const servingOk = { notBefore: 0, notAfter: 50, hosts: ['h'], signedByCa: true };
+
+  it('steps through create, announce, promote (only once published), retire', () => {
+    expect(planRotation({ bundle: [] }, {}, policy, ['h'], 0, undefined)).toEqual({ action: 'create' });
+    const fresh = { ca: { notBefore: 0, notAfter: 100 }, serving: servingOk };
+    expect(planRotation({ ca, bundle: ['CA'] }, fresh, policy, ['h'], 10, undefined)).toEqual({ action: 'none' });
+    expect(planRotation({ ca, bundle: ['CA'] }, fresh, policy, ['h'], 60, undefined)).toEqual({
+      action: 'announce-ca',
+    });
+    const announced = { ca, nextCa: next, bundle: ['CA', 'NEXT'], bundleChangedAt: 60 };
+    expect(planRotation(announced, fresh, policy, ['h'], 80, undefined).action).toBe('wait');
+    expect(planRotation(announced, fresh, policy, ['h'], 75, 61)).toEqual({ action: 'promote-ca' });
+    const promoted = { ca: next, bundle: ['NEXT', 'CA'], bundleChangedAt: 75 };
+    const after = { ca: { notBefore: 60, notAfter: 160 }, serving: { ...servingOk, notBefore: 75, notAfter: 125 } };
+    expect(planRotation(promoted, after, policy, ['h'], 80, undefined).action).toBe('wait');
+    expect(planRotation(promoted, after, policy, ['h'], 96, undefined)).toEqual({ action: 'retire-ca' });
+  });
+
+  it('renews the serving certificate when expiring, unsigned by the CA or missing a host', () => {
+    const state = { ca, bundle: ['CA'] };
+    const observed = (s: Partial<typeof servingOk>) => ({
+      ca: { notBefore: 0, notAfter: 100 },
+      serving: { ...servingOk, ...s },
+    });
+    expect(planRotation(state, observed({}), policy, ['h'], 30, undefined).action).toBe('renew-serving');
+    expect(planRotation(state, observed({ signedByCa: false }), policy, ['h'], 1, undefined).action).toBe(
+      'renew-serving',
+    );
+    expect(planRotation(state, observed({}), policy, ['h', 'other'], 1, undefined).action).toBe('renew-serving');
+  });
+});
