@@ -224,6 +224,25 @@ describe('fleet distribution', () => {
     expect(cs2.metadata.annotations['flotilla.io/revision']).toBe('5');
   });
 
+  it('hub and agents ride out a NATS restart and resume from their durables', async () => {
+    await nats.server.restart();
+    await rest(t, 'PUT', `/api/v1/workloads/${id}`, t.operatorToken, {
+      spec: cloneSetSpec(4, 'registry.local/app:v4'),
+      placement: { clusterSelector: { matchLabels: { env: 'prod' } } },
+    });
+    for (const m of [c2(), c3()]) {
+      await until(`${m.name} applies the change made after the restart`, async () => {
+        const cs = await getCloneSet(m, name);
+        return cs?.spec.template.spec.containers[0]!.image === 'registry.local/app:v4';
+      });
+    }
+    // Status keeps flowing into the hub after the restart.
+    await until('status of the new revision', async () => {
+      const s = await rest<WorkloadStatus>(t, 'GET', `/api/v1/workloads/${id}/status`, t.viewerToken);
+      return s.items.length === 2 && s.items.every((r) => r.upToDate && r.reportedRevision === s.revision);
+    });
+  });
+
   it('deleting the workload removes it everywhere, but never an object the hub does not manage', async () => {
     // Someone takes c3's copy over: without the managed-by label the agent must leave it alone.
     await c3().k.custom.patchNamespacedCustomObject(
