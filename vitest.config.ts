@@ -15,6 +15,8 @@ export default defineConfig({
           name: 'unit',
           include: ['api/src/**/*.test.ts', 'hub/src/**/*.test.ts', 'agent/src/**/*.test.ts'],
           environment: 'node',
+          // Projects with different worker limits run as separate groups: units first.
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -29,6 +31,7 @@ export default defineConfig({
           // Suites share the clusters started once per run and isolate themselves by namespace.
           fileParallelism: true,
           maxWorkers: 2,
+          sequence: { groupOrder: 1 },
         },
       },
     ],
