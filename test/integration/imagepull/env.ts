@@ -36,10 +36,9 @@ import {
 // Not (yet) exported by @flotilla/agent: resolved to the referenced project's declarations by tsc.
 import { registerImagePullJobController } from '../../../agent/src/controllers/imagepulljob/index.js';
 import { registerNodeImageController } from '../../../agent/src/controllers/nodeimage/index.js';
-import { cluster } from '../helpers/context.js';
+import type { ClusterInfo } from '../helpers/context.js';
 import { installCrds } from '../helpers/crds.js';
 import { eventually, kube, type Kube } from '../helpers/kube.js';
-import { inject } from 'vitest';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -64,20 +63,35 @@ export interface ImagePullEnv {
   registry: Registry;
   authRegistry: Registry;
   auth: RegistryAuth;
+  /** The Nodes in the cluster, sorted by name (a, b). */
   nodes: SuiteNode[];
-  /** A new fake Node with its own containerd and daemon. */
-  addNode(suffix: string): Promise<SuiteNode>;
+  /**
+   * A node whose containerd and daemon run but whose Node object does not exist yet: the daemon
+   * waits for its NodeImage, as a DaemonSet pod on a joining node would. Started up front because
+   * a daemon takes seconds to start under tsx.
+   */
+  spare: SuiteNode;
+  /** Creates the spare's Node object (the node joins) and waits for its NodeImage. */
+  joinNode(node: SuiteNode): Promise<void>;
   /** Stops a node's daemon and containerd and deletes the Node. */
   removeNode(node: SuiteNode): Promise<void>;
   stop(): Promise<void>;
 }
 
-export async function startImagePullEnv(): Promise<ImagePullEnv> {
-  const c = cluster(0);
+export interface ImagePullEnvOptions {
+  cluster: ClusterInfo;
+  /** Logs of the registries, containerds, daemons and controllers go below this. */
+  dir: string;
+  /** Log level of the in-process controllers; default info. */
+  logLevel?: string;
+}
+
+export async function startImagePullEnv(opts: ImagePullEnvOptions): Promise<ImagePullEnv> {
+  const c = opts.cluster;
   const k = kube(c);
   const rest = createKubeRest(k.kc);
   const suite = Math.random().toString(36).slice(2, 7);
-  const dir = path.join(inject('envDir'), `imagepull-${suite}`);
+  const dir = path.join(opts.dir, `imagepull-${suite}`);
   mkdirSync(dir, { recursive: true });
   const nodeLabels = { [NODE_LABEL]: suite };
   const jobLabels = { [JOB_LABEL]: suite };
@@ -90,36 +104,34 @@ export async function startImagePullEnv(): Promise<ImagePullEnv> {
     name: `registry-auth-${suite}`,
     auth,
   });
-  const logger = pino(
-    { level: process.env.FLOTILLA_TEST_LOG ?? 'info' },
-    pino.destination(path.join(dir, 'manager.log')),
-  );
+  const logger = pino({ level: opts.logLevel ?? 'info' }, pino.destination(path.join(dir, 'manager.log')));
   const manager = startControllers(k, rest, logger, `${NODE_LABEL}=${suite}`, `${JOB_LABEL}=${suite}`);
 
   const nodes: SuiteNode[] = [];
-  const addNode = async (suffix: string): Promise<SuiteNode> => {
+  const prepareNode = async (suffix: string): Promise<SuiteNode> => {
     const name = `ip-${suite}-${suffix}`;
     const containerd = await startContainerd({
       name: `containerd-${name}`,
       registries: [registry.host, authRegistry.host],
       logFile: path.join(dir, `${name}-containerd.log`),
     });
-    await k.core.createNode({ body: suiteNode(name, nodeLabels) });
-    await eventually(`NodeImage ${name}`, async () => Boolean(await getNodeImage(rest, name)), 30_000);
-    const daemon = await startDaemon(name, containerd.socket, c.kubeconfigPath, dir);
-    const node = { name, containerd, daemon };
+    return { name, containerd, daemon: await startDaemon(name, containerd.socket, c.kubeconfigPath, dir) };
+  };
+  const joinNode = async (node: SuiteNode): Promise<void> => {
+    await k.core.createNode({ body: suiteNode(node.name, nodeLabels) });
+    await eventually(`NodeImage ${node.name}`, async () => Boolean(await getNodeImage(rest, node.name)), 30_000);
     nodes.push(node);
-    return node;
+    nodes.sort((x, y) => x.name.localeCompare(y.name));
   };
   const removeNode = async (node: SuiteNode): Promise<void> => {
-    nodes.splice(nodes.indexOf(node), 1);
+    if (nodes.includes(node)) nodes.splice(nodes.indexOf(node), 1);
     await node.daemon.stop();
     await k.core.deleteNode({ name: node.name }).catch(() => undefined);
     await node.containerd.stop();
   };
-  await Promise.all([addNode('a'), addNode('b')]);
-  // addNode pushes in completion order; keep a stable a, b order for the tests.
-  nodes.sort((x, y) => x.name.localeCompare(y.name));
+  const [a, b, spare] = await Promise.all([prepareNode('a'), prepareNode('b'), prepareNode('late')]);
+  await Promise.all([joinNode(a), joinNode(b)]);
+  let spareStopped = false;
 
   return {
     k,
@@ -131,10 +143,15 @@ export async function startImagePullEnv(): Promise<ImagePullEnv> {
     authRegistry,
     auth,
     nodes,
-    addNode,
-    removeNode,
+    spare: spare,
+    joinNode,
+    async removeNode(node) {
+      if (node === spare) spareStopped = true;
+      await removeNode(node);
+    },
     async stop() {
       for (const node of [...nodes]) await removeNode(node);
+      if (!spareStopped) await removeNode(spare);
       await manager.stop('suite over');
       for (const n of await k.core.listNode({ labelSelector: `${NODE_LABEL}=${suite}` }).then((l) => l.items)) {
         await k.core.deleteNode({ name: n.metadata!.name! }).catch(() => undefined);

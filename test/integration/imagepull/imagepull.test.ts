@@ -6,7 +6,8 @@
  * namespace and its own repositories, so results never depend on what an earlier one pulled.
  */
 import { pushTinyImage, type PushedImage } from '@flotilla/test';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { cluster } from '../helpers/context.js';
 import { eventually, testNamespace } from '../helpers/kube.js';
 import { getNodeImage, startImagePullEnv, type ImagePullEnv, type TagStatusJson } from './env.js';
 import {
@@ -23,7 +24,11 @@ import {
 let env: ImagePullEnv;
 
 beforeAll(async () => {
-  env = await startImagePullEnv();
+  env = await startImagePullEnv({
+    cluster: cluster(0),
+    dir: inject('envDir'),
+    logLevel: process.env.FLOTILLA_TEST_LOG,
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -99,7 +104,8 @@ describe('ImagePullJob on real containerd', () => {
     expect(before.status).toMatchObject({ desired: 2, message: 'job is running, progress 100.0%' });
     expect(before.status?.completionTime).toBeUndefined();
 
-    const late = await env.addNode('late');
+    const late = env.spare;
+    await env.joinNode(late);
     const after = await waitForJob(env, ns, 'never', 'pulled on the new node', (s) => s.succeeded === 3);
     expect(after.status).toMatchObject({ desired: 3, active: 0, failed: 0 });
     expect(after.status?.completionTime).toBeUndefined();
@@ -254,7 +260,6 @@ describe('ImagePullJob on real containerd', () => {
   it('a NodeImage edited by hand with nonsense fails that entry only; other images keep pulling', async () => {
     const ns = await testNamespace(env.k, 'ipj-nonsense');
     const node = env.nodes[0]!;
-    const ni = (await getNodeImage(env.rest, node.name))!;
     const bogus = {
       tags: [
         {
@@ -269,10 +274,8 @@ describe('ImagePullJob on real containerd', () => {
       method: 'PATCH',
       path: `/apis/apps.kruise.io/v1alpha1/nodeimages/${node.name}`,
       contentType: 'application/merge-patch+json',
-      body: {
-        metadata: { resourceVersion: ni.metadata.resourceVersion },
-        spec: { images: { 'no such/image!!': bogus } },
-      },
+      // Without a resourceVersion: the daemon and the controllers write this object all the time.
+      body: { spec: { images: { 'no such/image!!': bogus } } },
     });
     const img = await push('beside-nonsense');
     await createJob(env, ns, 'beside', { image: img.ref, selector: { names: [node.name] } });
