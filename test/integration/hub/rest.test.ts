@@ -375,6 +375,24 @@ describe('desired state', () => {
       ['ds-3', 'Pending'],
     ]);
     expect(body.aggregate).toMatchObject({ clusters: 2, byHealth: { Pending: 2 } });
+    const filtered = await call(
+      t.app,
+      'GET',
+      `/api/v1/workloads/${id}/status?labelSelector=env%3Dprod&limit=1`,
+      tokens.viewer,
+    );
+    const page = filtered.json<{ items: { cluster: string }[]; continue?: string; aggregate: { clusters: number } }>();
+    expect(page.items.map((i) => i.cluster)).toEqual(['ds-2']);
+    expect(page.aggregate.clusters).toBe(2);
+    const next = await call(
+      t.app,
+      'GET',
+      `/api/v1/workloads/${id}/status?labelSelector=env%3Dprod&continue=${page.continue}`,
+      tokens.viewer,
+    );
+    expect(next.json<{ items: { cluster: string }[] }>().items.map((i) => i.cluster)).toEqual(['ds-3']);
+    const none = await call(t.app, 'GET', `/api/v1/workloads/${id}/status?health=Healthy`, tokens.viewer);
+    expect(none.json<{ items: unknown[] }>().items).toEqual([]);
     const perCluster = await call(t.app, 'GET', '/api/v1/clusters/ds-2/status', tokens.viewer);
     expect(perCluster.json<{ items: { name: string }[] }>().items.map((i) => i.name)).toEqual(['ds-web']);
 
