@@ -16,6 +16,9 @@ import { auditRoutes } from './routes/audit.js';
 import { clusterRoutes } from './routes/clusters.js';
 import type { RouteContext } from './routes/context.js';
 import { healthRoutes } from './routes/health.js';
+import { rolloutRoutes } from './routes/rollouts.js';
+import { createRolloutNotifier, type RolloutNotifier } from './rollouts/notifier.js';
+import { createRolloutService } from './services/rollout-service.js';
 import { statusRoutes } from './routes/status.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { workloadRoutes } from './routes/workloads.js';
@@ -33,6 +36,10 @@ export interface AppDeps {
   /** Called after a desired-state change committed (wakes the outbox relay). */
   onDesiredChange: () => void;
   ready: () => Promise<boolean>;
+  /** Wakes rollout event streams; shared with the rollout scheduler. */
+  rolloutNotifier?: RolloutNotifier;
+  /** Called after a rollout was created or controlled (wakes the scheduler). */
+  onRolloutChange?: (rolloutId: string) => void;
   options: {
     bodyLimitBytes: number;
     heartbeatTimeoutMs: number;
@@ -74,6 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   healthRoutes(app, { ready: deps.ready, registry: deps.metrics.registry });
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true } }, () => app.swagger());
 
+  const rolloutNotifier = deps.rolloutNotifier ?? createRolloutNotifier();
   const ctx: RouteContext = {
     db: deps.db,
     auth: createAuth(deps.db),
@@ -89,6 +97,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       now,
     }),
     workloads: createWorkloadService({ db: deps.db, validate: deps.validate, onDesiredChange: deps.onDesiredChange }),
+    rollouts: createRolloutService({
+      db: deps.db,
+      now,
+      onRolloutChange: (id) => {
+        rolloutNotifier.notify(id);
+        deps.onRolloutChange?.(id);
+      },
+    }),
+    rolloutNotifier,
   };
   await app.register(
     (api, _opts, done) => {
@@ -96,6 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       tokenRoutes(typed, ctx);
       clusterRoutes(typed, ctx);
       workloadRoutes(typed, ctx);
+      rolloutRoutes(typed, ctx);
       statusRoutes(typed, ctx);
       auditRoutes(typed, ctx);
       done();

@@ -23,6 +23,8 @@ export interface HubConfig {
   seedTokens: { admin: string | undefined; bootstrap: string | undefined };
   heartbeatTimeoutMs: number;
   relayIntervalMs: number;
+  /** How often the rollout scheduler steps active rollouts (default 1000). */
+  rolloutTickMs?: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -106,5 +108,6 @@ export function loadConfig(env: Env): HubConfig {
     seedTokens: { admin: adminToken, bootstrap: bootstrapToken },
     heartbeatTimeoutMs: integer(env, 'FLOTILLA_HEARTBEAT_TIMEOUT_SECONDS', 30, 1, 86_400) * 1000,
     relayIntervalMs: integer(env, 'FLOTILLA_RELAY_INTERVAL_MS', 250, 10, 60_000),
+    rolloutTickMs: integer(env, 'FLOTILLA_ROLLOUT_TICK_MS', 1000, 10, 60_000),
   };
 }

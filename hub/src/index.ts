@@ -12,3 +12,13 @@ export { renderAuthorization, type StaticNatsUser } from './nats/credentials/ren
 export { bcryptHash } from './nats/credentials/passwords.js';
 export { kruiseSpecValidator, type SpecValidator } from './domain/spec-validator.js';
 export { sha256, newSecret } from './auth/tokens.js';
+export {
+  createRolloutScheduler,
+  createRolloutNotifier,
+  SCHEDULER_LOCK,
+  type RolloutScheduler,
+  type RolloutNotifier,
+  type StepOutcome,
+} from './rollouts/index.js';
+export { recordHeartbeats } from './repositories/clusters-repo.js';
+export { upsertStatuses } from './repositories/status-repo.js';

@@ -23,6 +23,8 @@ import { externalCredentialIssuer, type NatsCredentialIssuer } from './nats/cred
 import { bcryptHash } from './nats/credentials/passwords.js';
 import { createOutboxRelay, type OutboxRelay } from './nats/relay.js';
 import { createStatusIngest, type StatusIngest } from './nats/status-ingest.js';
+import { createRolloutNotifier } from './rollouts/notifier.js';
+import { createRolloutScheduler, type RolloutScheduler } from './rollouts/scheduler.js';
 import { ensureStreams } from './nats/streams.js';
 import { countUnsent } from './repositories/outbox-repo.js';
 import { seedTokens } from './seed.js';
@@ -41,6 +43,8 @@ export interface HubOptions {
   statusIngest?: boolean;
   /** false: build the app without listening (use app.inject). */
   listen?: boolean;
+  /** false: do not run the rollout scheduler. */
+  rolloutScheduler?: boolean;
 }
 
 export interface RunningHub {
@@ -55,6 +59,8 @@ export interface RunningHub {
   relay: OutboxRelay;
   /** Status and heartbeat consumption (undefined when disabled). */
   ingest: StatusIngest | undefined;
+  /** The rollout scheduler (active only while it holds the scheduler lock). */
+  scheduler: RolloutScheduler;
   close(): Promise<void>;
 }
 
@@ -106,9 +112,28 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
     if (options.relay !== false) relay.start();
     cleanup.push(() => relay.stop());
 
+    const rolloutNotifier = createRolloutNotifier();
+    const scheduler = createRolloutScheduler({
+      db,
+      pool,
+      logger: logger.child({ component: 'rollouts' }),
+      heartbeatTimeoutMs: config.heartbeatTimeoutMs,
+      tickMs: config.rolloutTickMs ?? 1000,
+      onDesiredChange: () => relay.kick(),
+      notifier: rolloutNotifier,
+    });
+    if (options.rolloutScheduler !== false) scheduler.start();
+    cleanup.push(() => scheduler.stop());
+
     let ingest: StatusIngest | undefined;
     if (options.statusIngest !== false) {
-      ingest = createStatusIngest({ db, js, logger: logger.child({ component: 'status' }), metrics });
+      ingest = createStatusIngest({
+        db,
+        js,
+        logger: logger.child({ component: 'status' }),
+        metrics,
+        onStored: () => scheduler.kick(),
+      });
       await ingest.start();
       cleanup.push(() => ingest!.stop());
     }
@@ -129,6 +154,8 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
       validate: options.validate ?? kruiseSpecValidator,
       syncCredentials,
       onDesiredChange: () => relay.kick(),
+      rolloutNotifier,
+      onRolloutChange: () => scheduler.kick(),
       ready: async () => {
         await db.execute(sql`select 1`);
         return !nc.isClosed();
@@ -145,7 +172,7 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
     if (options.listen !== false) {
       url = await app.listen({ host: config.http.host, port: config.http.port });
     }
-    return { app, url, db, pool, nc, js, metrics, relay, ingest, close: closeAll };
+    return { app, url, db, pool, nc, js, metrics, relay, ingest, scheduler, close: closeAll };
   } catch (err) {
     await closeAll();
     throw err;

@@ -4,3 +4,4 @@ export * from './clusters.js';
 export * from './workloads.js';
 export * from './status.js';
 export * from './audit.js';
+export * from './rollouts.js';

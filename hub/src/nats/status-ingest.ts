@@ -32,6 +32,8 @@ export interface StatusIngestDeps {
   flushIntervalMs?: number;
   /** How long the set of accepted clusters is cached. */
   clusterCacheMs?: number;
+  /** Called after a batch stored status reports (wakes the rollout scheduler). */
+  onStored?: () => void;
 }
 
 export interface StatusIngest {
@@ -78,6 +80,7 @@ export function createStatusIngest(deps: StatusIngestDeps): StatusIngest {
     deps.metrics.heartbeats.inc(beats.length);
     const written = await upsertStatuses(deps.db, coalesceStatus(statuses));
     deps.metrics.statusWritten.inc(written);
+    if (written > 0) deps.onStored?.();
     await recordHeartbeats(
       deps.db,
       coalesceHeartbeats(beats).map((b) => ({

@@ -11,6 +11,8 @@ import type { Db } from '../db/client.js';
 import type { RequireRole } from '../plugins/auth.js';
 import type { ClusterService } from '../services/cluster-service.js';
 import type { WorkloadService } from '../services/workload-service.js';
+import type { RolloutNotifier } from '../rollouts/notifier.js';
+import type { RolloutService } from '../services/rollout-service.js';
 
 export type Api = FastifyInstance<
   RawServerDefault,
@@ -25,6 +27,8 @@ export interface RouteContext {
   auth: RequireRole;
   clusters: ClusterService;
   workloads: WorkloadService;
+  rollouts: RolloutService;
+  rolloutNotifier: RolloutNotifier;
   now: () => Date;
   heartbeatTimeoutMs: number;
 }

@@ -1,0 +1,120 @@
+/**
+ * Rollouts: move a workload's clusters to a revision in waves. The strategy's own schema lives in
+ * `rollout/strategy.ts`; requests carry it as JSON and the hub validates it with
+ * `validateRolloutStrategy`, so every problem comes back with its field path.
+ */
+import { Type, type Static } from 'typebox';
+import { Page, PageQuery } from './common.js';
+
+export const RolloutPhase = Type.Union([
+  Type.Literal('Progressing'),
+  Type.Literal('WaitingApproval'),
+  Type.Literal('Paused'),
+  Type.Literal('Succeeded'),
+  Type.Literal('Failed'),
+  Type.Literal('Aborted'),
+  Type.Literal('RolledBack'),
+]);
+
+export const CreateRolloutRequest = Type.Object(
+  {
+    /** Defaults to the workload's latest revision. */
+    revision: Type.Optional(Type.Integer({ minimum: 1 })),
+    /** A RolloutStrategy: { waves: [...], failureBudget?, onFailure?, offlinePolicy? }. */
+    strategy: Type.Record(Type.String(), Type.Unknown(), { description: 'RolloutStrategy' }),
+  },
+  { additionalProperties: false },
+);
+export type CreateRolloutRequest = Static<typeof CreateRolloutRequest>;
+
+const Time = Type.Union([Type.String(), Type.Null()]);
+
+export const RolloutWaveStatus = Type.Object({
+  name: Type.String(),
+  phase: Type.String(),
+  members: Type.Array(Type.String()),
+  maxConcurrency: Type.Integer(),
+  failureBudget: Type.Integer(),
+  soakSeconds: Type.Integer(),
+  progressDeadlineSeconds: Type.Integer(),
+  approval: Type.String(),
+  approvedBefore: Type.Boolean(),
+  approvedAfter: Type.Boolean(),
+  startedAt: Time,
+  finishedAt: Time,
+  message: Type.String(),
+});
+export type RolloutWaveStatus = Static<typeof RolloutWaveStatus>;
+
+export const RolloutClusterStatus = Type.Object({
+  name: Type.String(),
+  wave: Type.String(),
+  phase: Type.String(),
+  /** In-cluster canary step in force (equals the wave's step count for the full update). */
+  step: Type.Integer(),
+  startedAt: Time,
+  deadlineAt: Time,
+  healthySince: Time,
+  finishedAt: Time,
+  message: Type.String(),
+});
+export type RolloutClusterStatus = Static<typeof RolloutClusterStatus>;
+
+export const Rollout = Type.Object({
+  id: Type.String(),
+  workloadId: Type.String(),
+  targetRevision: Type.Integer(),
+  previousRevision: Type.Integer(),
+  rollbackOf: Type.Union([Type.String(), Type.Null()]),
+  strategy: Type.Record(Type.String(), Type.Unknown()),
+  phase: RolloutPhase,
+  /** Name of the wave in progress; null once every wave is done. */
+  currentWave: Type.Union([Type.String(), Type.Null()]),
+  message: Type.String(),
+  failureBudget: Type.Integer(),
+  onFailure: Type.String(),
+  offlinePolicy: Type.String(),
+  waves: Type.Array(RolloutWaveStatus),
+  clusters: Type.Array(RolloutClusterStatus),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+  createdBy: Type.String(),
+});
+export type Rollout = Static<typeof Rollout>;
+
+export const RolloutList = Page(Rollout);
+export type RolloutList = Static<typeof RolloutList>;
+export const RolloutListQuery = PageQuery;
+
+export const RolloutIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+export type RolloutIdParams = Static<typeof RolloutIdParams>;
+
+export const RolloutControl = Type.Union([
+  Type.Literal('pause'),
+  Type.Literal('resume'),
+  Type.Literal('approve'),
+  Type.Literal('abort'),
+  Type.Literal('retry'),
+]);
+export const RolloutControlParams = Type.Object({ id: Type.String({ maxLength: 64 }), control: RolloutControl });
+export type RolloutControlParams = Static<typeof RolloutControlParams>;
+
+/** Optional body of a control: a reason for the audit log; for approve, the wave expected to wait. */
+export const RolloutControlRequest = Type.Object(
+  { reason: Type.Optional(Type.String({ maxLength: 1024 })), wave: Type.Optional(Type.String({ maxLength: 63 })) },
+  { additionalProperties: false },
+);
+export type RolloutControlRequest = Static<typeof RolloutControlRequest>;
+
+/** One entry of a rollout's history (also the `data` of each server-sent event). */
+export const RolloutEvent = Type.Object({
+  id: Type.String(),
+  rolloutId: Type.String(),
+  at: Type.String(),
+  level: Type.String(),
+  message: Type.String(),
+  wave: Type.Union([Type.String(), Type.Null()]),
+  cluster: Type.Union([Type.String(), Type.Null()]),
+  phase: Type.String(),
+});
+export type RolloutEvent = Static<typeof RolloutEvent>;

@@ -1,0 +1,200 @@
+/** Rollouts, their events and the per-cluster pins a rollout holds. */
+import { and, asc, desc, eq, gt, inArray, sql } from 'drizzle-orm';
+import type { Rollout, RolloutEvent } from '@flotilla/api';
+import type { DbOrTx } from '../db/client.js';
+import { isUniqueViolation } from '../db/errors.js';
+import { ACTIVE_ROLLOUT_PHASES, rolloutEvents, rolloutPins, rollouts } from '../db/schema/index.js';
+import { conflict } from '../errors.js';
+import type { RolloutAction, RolloutPhase } from '../rollouts/types.js';
+import { isWorkloadId } from './workloads-repo.js';
+
+export type RolloutRow = typeof rollouts.$inferSelect;
+export type RolloutEventRow = typeof rolloutEvents.$inferSelect;
+export type NewRollout = typeof rollouts.$inferInsert;
+
+export const isRolloutId = isWorkloadId;
+
+const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
+
+export function toApiRollout(r: RolloutRow): Rollout {
+  const { plan, state } = r;
+  return {
+    id: r.id,
+    workloadId: r.workloadId,
+    targetRevision: r.targetRevision,
+    previousRevision: r.previousRevision,
+    rollbackOf: r.rollbackOf,
+    strategy: r.strategy,
+    phase: state.phase,
+    currentWave: plan.waves[state.currentWave]?.name ?? null,
+    message: state.message,
+    failureBudget: plan.failureBudget,
+    onFailure: plan.onFailure,
+    offlinePolicy: plan.offlinePolicy,
+    waves: plan.waves.map((w, i) => {
+      const ws = state.waves[i]!;
+      return {
+        name: w.name,
+        phase: ws.phase,
+        members: w.members,
+        maxConcurrency: w.maxConcurrency,
+        failureBudget: w.failureBudget,
+        soakSeconds: w.soakSeconds,
+        progressDeadlineSeconds: w.progressDeadlineSeconds,
+        approval: w.approval,
+        approvedBefore: ws.approvedBefore,
+        approvedAfter: ws.approvedAfter,
+        startedAt: iso(ws.startedAt),
+        finishedAt: iso(ws.finishedAt),
+        message: ws.message,
+      };
+    }),
+    clusters: plan.waves.flatMap((w) =>
+      w.members.map((name) => {
+        const cs = state.clusters[name]!;
+        return {
+          name,
+          wave: w.name,
+          phase: cs.phase,
+          step: cs.step,
+          startedAt: iso(cs.startedAt),
+          deadlineAt: iso(cs.deadlineAt),
+          healthySince: iso(cs.healthySince),
+          finishedAt: iso(cs.finishedAt),
+          message: cs.message,
+        };
+      }),
+    ),
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+    createdBy: r.createdBy,
+  };
+}
+
+export function toApiRolloutEvent(e: RolloutEventRow): RolloutEvent {
+  return {
+    id: String(e.id),
+    rolloutId: e.rolloutId,
+    at: e.at.toISOString(),
+    level: e.level,
+    message: e.message,
+    wave: e.wave,
+    cluster: e.cluster,
+    phase: e.phase,
+  };
+}
+
+export async function insertRollout(db: DbOrTx, r: NewRollout): Promise<RolloutRow> {
+  try {
+    const [row] = await db.insert(rollouts).values(r).returning();
+    return row!;
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(`workload ${r.workloadId} already has an active rollout`);
+    throw err;
+  }
+}
+
+export async function getRollout(db: DbOrTx, id: string, forUpdate = false): Promise<RolloutRow | undefined> {
+  if (!isRolloutId(id)) return undefined;
+  const q = db.select().from(rollouts).where(eq(rollouts.id, id)).limit(1);
+  const [row] = forUpdate ? await q.for('update') : await q;
+  return row;
+}
+
+export async function activeRolloutOf(db: DbOrTx, workloadId: string): Promise<RolloutRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(rollouts)
+    .where(and(eq(rollouts.workloadId, workloadId), inArray(rollouts.phase, [...ACTIVE_ROLLOUT_PHASES])))
+    .limit(1);
+  return row;
+}
+
+/** Ids of rollouts the scheduler must step (paused ones do not move). */
+export async function steppableRolloutIds(db: DbOrTx): Promise<string[]> {
+  const rows = await db
+    .select({ id: rollouts.id })
+    .from(rollouts)
+    .where(inArray(rollouts.phase, ['Progressing', 'WaitingApproval']))
+    .orderBy(asc(rollouts.createdAt));
+  return rows.map((r) => r.id);
+}
+
+/** Newest first; `before` (createdAt ISO, id) continues a page; `limit + 1` rows. */
+export async function listRolloutsOf(
+  db: DbOrTx,
+  workloadId: string,
+  limit: number,
+  before: [string, string] | undefined,
+): Promise<RolloutRow[]> {
+  return db
+    .select()
+    .from(rollouts)
+    .where(
+      and(
+        eq(rollouts.workloadId, workloadId),
+        before
+          ? sql`(${rollouts.createdAt}, ${rollouts.id}) < (${before[0]}::timestamptz, ${before[1]}::uuid)`
+          : undefined,
+      ),
+    )
+    .orderBy(desc(rollouts.createdAt), desc(rollouts.id))
+    .limit(limit + 1);
+}
+
+export async function saveRolloutState(db: DbOrTx, r: Pick<RolloutRow, 'id' | 'state'>, now: Date): Promise<void> {
+  await db.update(rollouts).set({ state: r.state, phase: r.state.phase, updatedAt: now }).where(eq(rollouts.id, r.id));
+}
+
+export async function insertRolloutEvents(
+  db: DbOrTx,
+  rolloutId: string,
+  phase: RolloutPhase,
+  events: readonly Extract<RolloutAction, { type: 'event' }>[],
+  at: Date,
+): Promise<void> {
+  if (events.length === 0) return;
+  await db.insert(rolloutEvents).values(
+    events.map((e) => ({
+      rolloutId,
+      at,
+      level: e.level,
+      message: e.message,
+      wave: e.wave ?? null,
+      cluster: e.cluster ?? null,
+      phase,
+    })),
+  );
+}
+
+export async function eventsAfter(
+  db: DbOrTx,
+  rolloutId: string,
+  afterId: number,
+  limit = 1000,
+): Promise<RolloutEventRow[]> {
+  return db
+    .select()
+    .from(rolloutEvents)
+    .where(and(eq(rolloutEvents.rolloutId, rolloutId), gt(rolloutEvents.id, afterId)))
+    .orderBy(asc(rolloutEvents.id))
+    .limit(limit);
+}
+
+export async function upsertPin(
+  db: DbOrTx,
+  pin: { workloadId: string; clusterName: string; revision: number; partition: number | string | null },
+  now: Date,
+): Promise<void> {
+  await db
+    .insert(rolloutPins)
+    .values({ ...pin, updatedAt: now })
+    .onConflictDoUpdate({
+      target: [rolloutPins.workloadId, rolloutPins.clusterName],
+      set: { revision: pin.revision, partition: pin.partition, updatedAt: now },
+    });
+}
+
+export async function deletePins(db: DbOrTx, workloadId: string): Promise<void> {
+  await db.delete(rolloutPins).where(eq(rolloutPins.workloadId, workloadId));
+}

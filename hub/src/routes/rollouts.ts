@@ -1,0 +1,170 @@
+/**
+ * /api/v1 rollouts: start one for a workload, read its status, control it, roll it back, and
+ * follow its events as server-sent events (history first, then live until it finishes).
+ */
+import {
+  CreateRolloutRequest,
+  ErrorResponse,
+  PageQuery,
+  Rollout,
+  RolloutControlParams,
+  RolloutControlRequest,
+  RolloutIdParams,
+  RolloutList,
+  WorkloadIdParams,
+} from '@flotilla/api';
+import { Type } from 'typebox';
+import { decodeContinue, pageSize, toPage } from '../domain/pagination.js';
+import { notFound } from '../errors.js';
+import { principalOf } from '../plugins/auth.js';
+import {
+  eventsAfter,
+  getRollout,
+  listRolloutsOf,
+  toApiRollout,
+  toApiRolloutEvent,
+} from '../repositories/rollouts-repo.js';
+import { getLiveWorkload } from '../repositories/workloads-repo.js';
+import { TERMINAL_ROLLOUT_PHASES } from '../rollouts/types.js';
+import type { Api, RouteContext } from './context.js';
+
+const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
+const tags = ['rollouts'];
+const STREAM_POLL_MS = 1000;
+const KEEPALIVE_MS = 15_000;
+
+export function rolloutRoutes(api: Api, ctx: RouteContext): void {
+  api.post(
+    '/workloads/:id/rollouts',
+    {
+      preHandler: ctx.auth('operator'),
+      schema: { tags, params: WorkloadIdParams, body: CreateRolloutRequest, response: { 201: Rollout, ...errors } },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await ctx.rollouts.create(principalOf(request), request.params.id, request.body)),
+  );
+
+  api.get(
+    '/workloads/:id/rollouts',
+    {
+      preHandler: ctx.auth('viewer'),
+      schema: { tags, params: WorkloadIdParams, querystring: PageQuery, response: { 200: RolloutList, ...errors } },
+    },
+    async (request) => {
+      const w = await getLiveWorkload(ctx.db, request.params.id);
+      if (!w) throw notFound(`workload ${request.params.id}`);
+      const limit = pageSize(request.query.limit);
+      const before = decodeContinue(request.query.continue, 2) as [string, string] | undefined;
+      const rows = await listRolloutsOf(ctx.db, w.id, limit, before);
+      const page = toPage(rows, limit, (r) => [r.createdAt.toISOString(), r.id]);
+      return { ...page, items: page.items.map(toApiRollout) };
+    },
+  );
+
+  api.get(
+    '/rollouts/:id',
+    {
+      preHandler: ctx.auth('viewer'),
+      schema: { tags, params: RolloutIdParams, response: { 200: Rollout, ...errors } },
+    },
+    async (request) => {
+      const row = await getRollout(ctx.db, request.params.id);
+      if (!row) throw notFound(`rollout ${request.params.id}`);
+      return toApiRollout(row);
+    },
+  );
+
+  api.post(
+    '/rollouts/:id/rollback',
+    {
+      preHandler: ctx.auth('operator'),
+      schema: { tags, params: RolloutIdParams, response: { 201: Rollout, ...errors } },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await ctx.rollouts.rollback(principalOf(request), request.params.id)),
+  );
+
+  api.post(
+    '/rollouts/:id/:control',
+    {
+      preHandler: ctx.auth('operator'),
+      schema: {
+        tags,
+        params: RolloutControlParams,
+        body: Type.Optional(RolloutControlRequest),
+        response: { 200: Rollout, ...errors },
+      },
+    },
+    async (request) =>
+      ctx.rollouts.control(principalOf(request), request.params.id, request.params.control, request.body ?? {}),
+  );
+
+  api.get(
+    '/rollouts/:id/events',
+    {
+      preHandler: ctx.auth('viewer'),
+      schema: {
+        tags,
+        params: RolloutIdParams,
+        querystring: Type.Object({ follow: Type.Optional(Type.Boolean({ default: true })) }),
+        description: 'Server-sent events: the history, then live events until the rollout finishes.',
+      },
+    },
+    async (request, reply) => {
+      const id = request.params.id;
+      const first = await getRollout(ctx.db, id);
+      if (!first) throw notFound(`rollout ${id}`);
+      const lastHeader = request.headers['last-event-id'];
+      let last = Number(Array.isArray(lastHeader) ? lastHeader[0] : (lastHeader ?? 0)) || 0;
+      const follow = request.query.follow !== false;
+      reply.hijack();
+      const raw = reply.raw;
+      raw.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
+      let closed = false;
+      let wake: (() => void) | undefined;
+      const unsubscribe = ctx.rolloutNotifier.subscribe(id, () => wake?.());
+      raw.on('close', () => {
+        closed = true;
+        wake?.();
+      });
+      let lastWrite = Date.now();
+      try {
+        while (!closed) {
+          const phase = (await getRollout(ctx.db, id))?.state.phase;
+          for (;;) {
+            const rows = await eventsAfter(ctx.db, id, last);
+            for (const e of rows) {
+              raw.write(`id: ${e.id}\nevent: rollout\ndata: ${JSON.stringify(toApiRolloutEvent(e))}\n\n`);
+              last = e.id;
+              lastWrite = Date.now();
+            }
+            if (rows.length < 1000) break;
+          }
+          if (!follow || phase === undefined || TERMINAL_ROLLOUT_PHASES.includes(phase)) break;
+          if (Date.now() - lastWrite >= KEEPALIVE_MS) {
+            raw.write(': keepalive\n\n');
+            lastWrite = Date.now();
+          }
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, STREAM_POLL_MS);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          wake = undefined;
+        }
+      } catch (err) {
+        request.log.warn({ err, rollout: id }, 'rollout event stream failed');
+      } finally {
+        unsubscribe();
+        if (!closed) raw.end();
+      }
+    },
+  );
+}
