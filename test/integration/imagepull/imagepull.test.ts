@@ -91,6 +91,25 @@ describe('ImagePullJob on real containerd', () => {
     await deleteJob(env, ns, 'one');
   });
 
+  it('a podSelector job pulls where the matching pods run', async () => {
+    const ns = await testNamespace(env.k, 'ipj-pods');
+    const img = await push('pods');
+    const [a, b] = env.nodes;
+    await env.k.core.createNamespacedPod({
+      namespace: ns,
+      body: {
+        metadata: { name: 'web-0', labels: { app: 'web' } },
+        spec: { nodeName: b!.name, containers: [{ name: 'main', image: 'registry.local/web:v1' }] },
+      },
+    });
+    await createJob(env, ns, 'pods', { image: img.ref, podSelector: { matchLabels: { app: 'web' } } });
+    const job = await waitForJob(env, ns, 'pods', 'completed', done);
+    expect(job.status).toMatchObject({ desired: 1, succeeded: 1 });
+    expect(await b!.containerd.listImages()).toContain(img.ref);
+    expect(await a!.containerd.listImages()).not.toContain(img.ref);
+    await deleteJob(env, ns, 'pods');
+  });
+
   it('a Never job keeps pulling on nodes added later, and a removed node takes its NodeImage along', async () => {
     const ns = await testNamespace(env.k, 'ipj-never');
     const img = await push('never');
