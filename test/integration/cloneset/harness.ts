@@ -170,6 +170,7 @@ export interface EventLike {
   message: string;
   type: string;
   involvedObject: { name?: string; kind?: string };
+  source?: { component?: string; host?: string };
 }
 
 /** Events about the CloneSet `name`. */
