@@ -25,6 +25,7 @@ import { imagePullJobController } from './imagepulljob/index.js';
 import { nodeImageController } from './nodeimage/index.js';
 import { webhookRegistration } from '../webhook/registration.js';
 import { sidecarSetController } from './sidecarset/index.js';
+import { podReadinessController } from './podreadiness/index.js';
 
 /** What a controller gets to set itself up. */
 export interface ControllerContext {
@@ -54,5 +55,6 @@ export const controllers: readonly ControllerRegistration[] = [
   imagePullJobController,
   cloneSetController,
   sidecarSetController,
+  podReadinessController,
   webhookRegistration,
 ];

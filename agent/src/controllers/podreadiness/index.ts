@@ -1,0 +1,47 @@
+/** Registration of the pod readiness controller (see plan.ts for why it exists). */
+import { Resources, resourcePath } from '../../runtime/resource.js';
+import { PatchType } from '../../runtime/rest.js';
+import type { ControllerContext, ControllerRegistration } from '../index.js';
+import { missingKruisePodReady, type GatedPod } from './plan.js';
+
+type Pod = GatedPod & { metadata: { name: string; namespace: string } };
+
+export interface PodReadinessOptions {
+  /** Watch one namespace only (tests); all namespaces when absent. */
+  namespace?: string;
+  now?: () => Date;
+}
+
+export function setupPodReadinessController(
+  ctx: Pick<ControllerContext, 'manager' | 'rest'>,
+  options: PodReadinessOptions = {},
+): void {
+  const now = options.now ?? ((): Date => new Date());
+  const pods = ctx.manager.informer<Pod>({
+    resource: Resources.pods,
+    ...(options.namespace ? { namespace: options.namespace } : {}),
+  });
+  const controller = ctx.manager.controller({
+    name: 'podreadiness',
+    workers: 2,
+    reconcile: async (_key, { namespace, name, signal }) => {
+      const pod = pods.get(namespace, name);
+      const condition = pod && missingKruisePodReady(pod, now());
+      if (!condition) return;
+      // Conditions merge by type under a strategic merge patch, so other conditions are kept.
+      await ctx.rest.request({
+        method: 'PATCH',
+        path: resourcePath(Resources.pods, namespace, name, 'status'),
+        body: { status: { conditions: [condition] } },
+        contentType: PatchType.strategic,
+        signal,
+      });
+    },
+  });
+  controller.watch(pods);
+}
+
+export const podReadinessController: ControllerRegistration = {
+  name: 'podreadiness',
+  setup: (ctx) => setupPodReadinessController(ctx),
+};
