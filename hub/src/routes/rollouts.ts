@@ -8,14 +8,14 @@ import {
   PageQuery,
   Rollout,
   RolloutControlParams,
-  RolloutControlRequest,
+  type RolloutControlRequest,
   RolloutIdParams,
   RolloutList,
   WorkloadIdParams,
 } from '@flotilla/api';
 import { Type } from 'typebox';
 import { decodeContinue, pageSize, toPage } from '../domain/pagination.js';
-import { notFound } from '../errors.js';
+import { invalid, notFound } from '../errors.js';
 import { principalOf } from '../plugins/auth.js';
 import {
   eventsAfter,
@@ -32,6 +32,22 @@ const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404
 const tags = ['rollouts'];
 const STREAM_POLL_MS = 1000;
 const KEEPALIVE_MS = 15_000;
+
+function controlBody(body: unknown): RolloutControlRequest {
+  if (body === undefined || body === null || body === '') return {};
+  if (typeof body !== 'object' || Array.isArray(body))
+    throw invalid('the request is invalid', [{ path: '', message: 'must be object' }]);
+  const problems: { path: string; message: string }[] = [];
+  const out: RolloutControlRequest = {};
+  for (const [k, v] of Object.entries(body)) {
+    if ((k === 'reason' || k === 'wave') && typeof v === 'string' && v.length <= (k === 'reason' ? 1024 : 63))
+      out[k] = v;
+    else
+      problems.push({ path: k, message: k === 'reason' || k === 'wave' ? 'must be a short string' : 'unknown field' });
+  }
+  if (problems.length > 0) throw invalid('the request is invalid', problems);
+  return out;
+}
 
 export function rolloutRoutes(api: Api, ctx: RouteContext): void {
   api.post(
@@ -88,15 +104,11 @@ export function rolloutRoutes(api: Api, ctx: RouteContext): void {
     '/rollouts/:id/:control',
     {
       preHandler: ctx.auth('operator'),
-      schema: {
-        tags,
-        params: RolloutControlParams,
-        body: Type.Optional(RolloutControlRequest),
-        response: { 200: Rollout, ...errors },
-      },
+      // The body is optional (RolloutControlRequest); fastify cannot validate an absent body, so it is checked here.
+      schema: { tags, params: RolloutControlParams, response: { 200: Rollout, ...errors } },
     },
     async (request) =>
-      ctx.rollouts.control(principalOf(request), request.params.id, request.params.control, request.body ?? {}),
+      ctx.rollouts.control(principalOf(request), request.params.id, request.params.control, controlBody(request.body)),
   );
 
   api.get(
