@@ -3,14 +3,18 @@ import { defineConfig } from 'vitest/config';
 // Workspace packages resolve to their TypeScript sources under this condition, so tests never
 // depend on a prior build.
 const resolve = { conditions: ['@flotilla/source'] };
+// Tests run in vite's server (ssr) environment, which takes its conditions from here.
+const ssr = { resolve: { conditions: ['@flotilla/source'], externalConditions: ['@flotilla/source'] } };
 
 export default defineConfig({
   resolve,
+  ssr,
   test: {
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'test-results/vitest.json' }]] : ['default'],
     projects: [
       {
         resolve,
+        ssr,
         test: {
           name: 'unit',
           include: ['api/src/**/*.test.ts', 'hub/src/**/*.test.ts', 'agent/src/**/*.test.ts'],
@@ -21,6 +25,7 @@ export default defineConfig({
       },
       {
         resolve,
+        ssr,
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
