@@ -66,7 +66,14 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function createHarness(prefix: string): Promise<Harness> {
+export interface HarnessOptions {
+  /** Use wall-clock time instead of the fake clock (benchmarks). */
+  realClock?: boolean;
+  tickMs?: number;
+  onDesiredChange?: () => void;
+}
+
+export async function createHarness(prefix: string, opts: HarnessOptions = {}): Promise<Harness> {
   const hub = await migratedDatabase(prefix);
   const tokens = {
     admin: await insertToken(hub.pool, 'admin', 'admin'),
@@ -75,7 +82,7 @@ export async function createHarness(prefix: string): Promise<Harness> {
     bootstrap: await insertToken(hub.pool, 'bootstrap', 'bootstrap'),
   };
   let clock = Date.now();
-  const now = (): Date => new Date(clock);
+  const now = (): Date => new Date(opts.realClock ? Date.now() : clock);
   const app = await buildApp({
     db: hub.db,
     logger: createLogger('silent'),
@@ -93,16 +100,16 @@ export async function createHarness(prefix: string): Promise<Harness> {
       pool: hub.pool,
       logger: createLogger('silent'),
       heartbeatTimeoutMs: 30_000,
-      tickMs: 1000,
+      tickMs: opts.tickMs ?? 1000,
       now,
-      onDesiredChange: () => undefined,
+      onDesiredChange: opts.onDesiredChange ?? ((): void => undefined),
     });
   const h: Harness = {
     hub,
     app,
     tokens,
     scheduler: newScheduler(),
-    now: () => clock,
+    now: () => (opts.realClock ? Date.now() : clock),
     advance: (ms) => {
       clock += ms;
     },
