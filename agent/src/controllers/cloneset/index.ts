@@ -25,6 +25,7 @@ export { CloneSetError, CloneSetErrorCodes, type CloneSetErrorCode } from './err
 
 export const DEFAULT_CLONESET_OPTIONS: CloneSetControllerOptions = {
   maxConcurrentCreates: 64,
+  maxConcurrentWrites: 32,
   expectationRecheckMs: 30_000,
   plan: {},
 };

@@ -12,6 +12,7 @@ import { isKubeStatus } from '../../errors.js';
 import { asError, CloneSetError, errorMessage } from './errors.js';
 import { newClaims, newPod } from './new-pods.js';
 import { setLifecycleState } from './pod-writes.js';
+import { pooled } from './pool.js';
 import { instanceId } from './pods.js';
 import type { PodToCreate, PodToRemove, ScalePlan } from './scale-plan.js';
 import type { SyncContext } from './sync-context.js';
@@ -21,23 +22,6 @@ import type { PersistentVolumeClaim, Pod, Template } from './types.js';
 export interface ScaleRevisions {
   current: { name: string; template: Template };
   update: { name: string; template: Template };
-}
-
-/** Runs `fn` over `items` with at most `limit` in flight; resolves with each item's error (or undefined). */
-async function pooled<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<unknown[]> {
-  const errors: unknown[] = new Array(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    for (let i = next++; i < items.length; i = next++) {
-      try {
-        await fn(items[i]!);
-      } catch (err) {
-        errors[i] = err ?? new Error('unknown error');
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return errors;
 }
 
 async function createClaims(

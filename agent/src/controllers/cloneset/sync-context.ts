@@ -12,6 +12,8 @@ import type { CloneSet, Pod } from './types.js';
 export interface CloneSetControllerOptions {
   /** Most pod creates in flight at once within a slow-start batch (bounded by the apiserver's inflight limit). */
   maxConcurrentCreates: number;
+  /** Most pod updates (refresh, in-place, recreate marks) in flight at once. */
+  maxConcurrentWrites: number;
   /** How often to look again while expectations are unmet (events normally come sooner). */
   expectationRecheckMs: number;
   /** OpenKruise's feature gates and flags that change the arithmetic. */

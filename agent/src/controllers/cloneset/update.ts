@@ -18,7 +18,8 @@ import {
   LifecycleState,
 } from '@flotilla/api';
 import { formatTime } from '../../runtime/kube-time.js';
-import { CloneSetError, errorMessage } from './errors.js';
+import { asError, CloneSetError, errorMessage } from './errors.js';
+import { firstError, pooled } from './pool.js';
 import {
   graceJson,
   patchSpecToPod,
@@ -69,18 +70,20 @@ async function refreshOne(ctx: SyncContext, pod: Pod, plan: RefreshPlan): Promis
   return setLifecycleState(ctx, pod, plan.lifecycle, { markPodNotReady });
 }
 
-/** Step 1 of the update: refresh every pod (see update-plan.ts). */
+/** Step 1 of the update: refresh every pod (see update-plan.ts); pods are independent, so in parallel. */
 export async function refreshPods(
   ctx: SyncContext,
   pods: readonly Pod[],
   updateRevision: string,
 ): Promise<RefreshOutcome> {
   const outcome: RefreshOutcome = { modified: false };
-  for (const pod of pods) {
+  const errors = await pooled(pods, ctx.options.maxConcurrentWrites, async (pod) => {
     const plan = planRefresh({ lifecycle: ctx.cs.spec.lifecycle, pod, updateRevision, now: ctx.now });
     outcome.delayMs = minDelay(outcome.delayMs, plan.delayMs);
     if (await refreshOne(ctx, pod, plan)) outcome.modified = true;
-  }
+  });
+  const failure = firstError(errors);
+  if (failure !== undefined) throw asError(failure);
   return outcome;
 }
 
@@ -142,51 +145,69 @@ export interface UpdateInputs {
   dataOf: (revision: ControllerRevision) => unknown;
 }
 
-/** Updates the chosen pods in order; resolves the shortest grace delay. Throws the first failure. */
+/**
+ * Updates the chosen pods (already limited by maxUnavailable, so their order no longer matters)
+ * with bounded parallelism; no new pod starts after a failure. Resolves the shortest grace delay;
+ * throws the first failure.
+ */
 export async function updatePods(ctx: SyncContext, input: UpdateInputs): Promise<number | undefined> {
   let delay: number | undefined;
+  const errors = await pooled(
+    input.pods,
+    ctx.options.maxConcurrentWrites,
+    async (pod) => {
+      delay = minDelay(delay, await updateOne(ctx, input, pod));
+    },
+    true,
+  );
+  const failure = firstError(errors);
+  if (failure !== undefined) throw asError(failure);
+  return delay;
+}
+
+/** Updates one pod as planPodUpdate decides; resolves its grace delay, if any. */
+async function updateOne(ctx: SyncContext, input: UpdateInputs, pod: Pod): Promise<number | undefined> {
   const target = input.target.metadata.name;
   const hook = ctx.cs.spec.lifecycle?.inPlaceUpdate;
-  for (const pod of input.pods) {
-    const decision = planPodUpdate({
-      cs: ctx.cs,
-      pod,
-      target: input.target,
-      revisions: input.revisions,
-      dataOf: input.dataOf,
-    });
-    switch (decision.kind) {
-      case 'recreate':
-        await markForRecreate(ctx, pod, target);
-        break;
-      case 'preparingUpdate':
-        await setLifecycleState(ctx, pod, LifecycleState.PreparingUpdate, {
-          markPodNotReady: hook?.markPodNotReady,
-          ...(decision.fromUpdated && hook ? { hook } : {}),
-        });
-        break;
-      case 'wait':
-        break;
-      case 'inPlace':
-        try {
-          delay = minDelay(delay, await updateInPlace(ctx, pod, decision.spec));
-        } catch (err) {
-          ctx.events.event(
-            ctx.cs,
-            'Warning',
-            'FailedUpdatePodInPlace',
-            `failed to update pod ${pod.metadata.name} in-place(revision ${target}): ${errorMessage(err)}`,
-          );
-          throw err;
-        }
-        ctx.events.event(
-          ctx.cs,
-          'Normal',
-          'SuccessfulUpdatePodInPlace',
-          `successfully update pod ${pod.metadata.name} in-place(revision ${target})`,
-        );
-        break;
-    }
+  const decision = planPodUpdate({
+    cs: ctx.cs,
+    pod,
+    target: input.target,
+    revisions: input.revisions,
+    dataOf: input.dataOf,
+  });
+  switch (decision.kind) {
+    case 'recreate':
+      await markForRecreate(ctx, pod, target);
+      return undefined;
+    case 'preparingUpdate':
+      await setLifecycleState(ctx, pod, LifecycleState.PreparingUpdate, {
+        markPodNotReady: hook?.markPodNotReady,
+        ...(decision.fromUpdated && hook ? { hook } : {}),
+      });
+      return undefined;
+    case 'wait':
+      return undefined;
+    case 'inPlace':
+      return inPlaceWithEvents(ctx, pod, decision.spec, target);
   }
+}
+
+async function inPlaceWithEvents(
+  ctx: SyncContext,
+  pod: Pod,
+  spec: UpdateSpec,
+  target: string,
+): Promise<number | undefined> {
+  let delay: number | undefined;
+  try {
+    delay = await updateInPlace(ctx, pod, spec);
+  } catch (err) {
+    const message = `failed to update pod ${pod.metadata.name} in-place(revision ${target}): ${errorMessage(err)}`;
+    ctx.events.event(ctx.cs, 'Warning', 'FailedUpdatePodInPlace', message);
+    throw err;
+  }
+  const message = `successfully update pod ${pod.metadata.name} in-place(revision ${target})`;
+  ctx.events.event(ctx.cs, 'Normal', 'SuccessfulUpdatePodInPlace', message);
   return delay;
 }
