@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ApiException, type KubernetesObject } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { run, toolPath } from '@flotilla/test';
+import { createKubeRest } from '../../../agent/src/runtime/rest.js';
 import { cluster } from '../helpers/context.js';
 import { installCrds } from '../helpers/crds.js';
 import { kube, testNamespace } from '../helpers/kube.js';
@@ -17,6 +18,12 @@ const plurals: Record<string, string> = {
   NodeImage: 'nodeimages',
 };
 const clusterScoped = new Set(['SidecarSet', 'NodeImage']);
+
+interface Schema {
+  properties?: Record<string, Schema>;
+  'x-kubernetes-int-or-string'?: boolean;
+  'x-kubernetes-preserve-unknown-fields'?: boolean;
+}
 
 interface Manifest extends KubernetesObject {
   spec?: Record<string, unknown>;
@@ -61,6 +68,19 @@ describe('generated Kruise CRDs on a real apiserver', () => {
       delete (m as { status?: unknown }).status;
       await expect(create(m), f).resolves.toBeTruthy();
     }
+  });
+
+  it('keeps the int-or-string markers and the schemaless pod template once installed', async () => {
+    const rest = createKubeRest(k.kc);
+    const crd = await rest.request<{ spec: { versions: { schema: { openAPIV3Schema: Schema } }[] } }>({
+      method: 'GET',
+      path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/clonesets.apps.kruise.io',
+    });
+    const spec = crd.spec.versions[0]!.schema.openAPIV3Schema.properties!.spec!;
+    const strategy = spec.properties!.updateStrategy!.properties!;
+    expect(strategy.maxUnavailable!['x-kubernetes-int-or-string']).toBe(true);
+    expect(strategy.partition!['x-kubernetes-int-or-string']).toBe(true);
+    expect(spec.properties!.template!['x-kubernetes-preserve-unknown-fields']).toBe(true);
   });
 
   it('shows OpenKruise printer columns in kubectl get clonesets', async () => {
