@@ -22,7 +22,9 @@ function agent(args: string[]): { child: ChildProcess; output: () => string; exi
     ['--conditions=@flotilla/source', '--import', 'tsx', 'agent/src/main.ts', ...args],
     {
       cwd: root,
-      env: { ...process.env, KUBECONFIG: '', FLOTILLA_CLUSTER_NAME: '' },
+      // The webhook stays off: its pod webhook is cluster-wide and would intercept the pods of
+      // every other suite on this shared cluster (there is no Service behind it here).
+      env: { ...process.env, KUBECONFIG: '', FLOTILLA_CLUSTER_NAME: '', FLOTILLA_WEBHOOK_ENABLED: 'false' },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

@@ -6,6 +6,7 @@
 import { LABEL_SIDECARSET_NAME, type SidecarSet } from '@flotilla/api';
 import type { ControllerContext, ControllerRegistration } from '../index.js';
 import { Resources, type ResourceRef } from '../../runtime/resource.js';
+import { isServed } from '../nodeimage/discovery.js';
 import { injectedSidecarSets } from './control/annotations.js';
 import { sidecarSetReconciler } from './controller.js';
 import type { ControllerRevision, Namespace, Pod } from './types.js';
@@ -56,7 +57,12 @@ export function setupSidecarSetController(
 
 export const sidecarSetController: ControllerRegistration = {
   name: 'sidecarset',
-  setup(ctx) {
+  async setup(ctx) {
+    // Without the CRD the informer could never sync and the agent would never turn ready.
+    if (!(await isServed(ctx.rest, Resources.sidecarSets))) {
+      ctx.logger.warn('SidecarSet CRD is not served; the sidecarset controller is not started');
+      return;
+    }
     // Revisions live in the agent's namespace, as OpenKruise keeps them in its own.
     setupSidecarSetController(ctx, ctx.config.webhook?.namespace ?? ctx.config.leaderElection.namespace);
   },
