@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { AgentConfig } from './config.js';
 import type { ControllerContext, ControllerRegistration } from './controllers/index.js';
+import { selectControllers } from './controllers/select.js';
 import { EventRecorder, kubeEventSink } from './runtime/events.js';
 import { HealthServer } from './runtime/health.js';
 import { kubeListWatcher } from './runtime/kube-list-watch.js';
@@ -60,7 +61,7 @@ export async function createAgentManager(deps: AgentManagerDeps): Promise<Manage
     events: (component) =>
       new EventRecorder({ sink, component: `flotilla-agent/${component}`, instance: config.identity, logger }),
   };
-  for (const registration of deps.controllers) {
+  for (const registration of selectControllers(deps.controllers, config.controllers ?? ['*'])) {
     logger.info({ controller: registration.name }, 'setting up controller');
     await registration.setup(ctx);
   }

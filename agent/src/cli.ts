@@ -32,6 +32,10 @@ export function buildCli(actions: CliActions): Command {
     .option('--retry-period <duration>', 'pause between acquire/renew attempts (default 2s)')
     .option('--shutdown-timeout <duration>', 'time for in-flight reconciles to finish on SIGTERM (default 30s)')
     .option('--cache-sync-timeout <duration>', 'startup fails if caches have not synced by then (default 2m)')
+    .option(
+      '--controllers <list>',
+      'controllers to run: *, names, -name to leave one out; empty runs none ($FLOTILLA_CONTROLLERS, default *)',
+    )
     .action((flags: ManagerFlags) => actions.manager(flags));
   return program;
 }

@@ -26,6 +26,11 @@ export interface AgentConfig {
   };
   shutdownTimeoutMs: number;
   cacheSyncTimeoutMs: number;
+  /**
+   * Which registered controllers run: `*` for all, names to pick, `-name` to leave one out
+   * (kube-controller-manager's --controllers syntax). Checked against the registry at start.
+   */
+  controllers?: string[];
   /** Admission webhook; absent means off (FLOTILLA_WEBHOOK_* variables; see webhook/config.ts). */
   webhook?: WebhookConfig;
 }
@@ -46,6 +51,7 @@ export interface ManagerFlags {
   retryPeriod?: string;
   shutdownTimeout?: string;
   cacheSyncTimeout?: string;
+  controllers?: string;
 }
 
 /** What loadConfig reads from the machine, injectable for tests. */
@@ -108,6 +114,10 @@ export function loadConfig(
     },
     shutdownTimeoutMs: duration(opt('shutdown-timeout', undefined, flags.shutdownTimeout), 30_000),
     cacheSyncTimeoutMs: duration(opt('cache-sync-timeout', undefined, flags.cacheSyncTimeout), 120_000),
+    controllers: (opt('controllers', 'FLOTILLA_CONTROLLERS', flags.controllers).value ?? '*')
+      .split(',')
+      .map((c) => c.trim())
+      .filter((c) => c !== ''),
     webhook: webhookConfigFromEnv(
       env,
       nonEmpty(opt('lease-namespace', 'POD_NAMESPACE', flags.leaseNamespace)) ?? 'flotilla-system',

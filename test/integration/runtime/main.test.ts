@@ -22,9 +22,15 @@ function agent(args: string[]): { child: ChildProcess; output: () => string; exi
     ['--conditions=@flotilla/source', '--import', 'tsx', 'agent/src/main.ts', ...args],
     {
       cwd: root,
-      // The webhook stays off: its pod webhook is cluster-wide and would intercept the pods of
-      // every other suite on this shared cluster (there is no Service behind it here).
-      env: { ...process.env, KUBECONFIG: '', FLOTILLA_CLUSTER_NAME: '', FLOTILLA_WEBHOOK_ENABLED: 'false' },
+      // No controllers and no webhook: they act cluster-wide and would touch the objects of every
+      // other suite on this shared cluster. This suite is about the process, not the controllers.
+      env: {
+        ...process.env,
+        KUBECONFIG: '',
+        FLOTILLA_CLUSTER_NAME: '',
+        FLOTILLA_WEBHOOK_ENABLED: 'false',
+        FLOTILLA_CONTROLLERS: '',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
