@@ -202,6 +202,15 @@ describe('CloneSet update', () => {
     });
     expect(waiting.spec.containers[0]!.image).toBe('registry.local/app:v1');
     expect(condition(waiting, 'InPlaceUpdateReady')).toBe('False');
+    // Counts can look settled while the pod still waits out its grace period; wait for the
+    // images to be applied (the grace annotation replaced by the update state) first.
+    await eventually('grace period over and images applied', async () => {
+      const [p] = await livePods(e, ns, 'web');
+      return (
+        p?.metadata.annotations?.['apps.kruise.io/inplace-update-grace'] === undefined &&
+        p.spec.containers[0]!.image === 'registry.local/app:v2'
+      );
+    });
     await settled(e, ns, 'web', 1);
     const [p] = await livePods(e, ns, 'web');
     const state = inPlaceState(p!);
