@@ -149,6 +149,33 @@ describe('CloneSet update', () => {
     ).toHaveLength(1);
   });
 
+  it('orderPriority: pods are updated one by one in priority order (highest suffix first)', async () => {
+    const ns = await setup('cs-order');
+    await createCloneSet(
+      e,
+      ns,
+      cloneSet('web', {
+        replicas: 3,
+        updateStrategy: {
+          type: 'InPlaceIfPossible',
+          maxUnavailable: 1,
+          priorityStrategy: { orderPriority: [{ orderedKey: 'rank' }] },
+        },
+      }),
+    );
+    await settled(e, ns, 'web', 3);
+    const pods = await livePods(e, ns, 'web');
+    for (const [i, p] of pods.entries())
+      await patchPod(e, ns, p.metadata.name, { metadata: { labels: { rank: `r-${i + 1}` } } });
+    await patchCloneSet(e, ns, 'web', image('registry.local/app:v2'));
+    await settled(e, ns, 'web', 3);
+    const order = (await livePods(e, ns, 'web'))
+      .map((p) => ({ rank: p.metadata.labels!.rank!, at: inPlaceState(p).updateTimestamp }))
+      .sort((a, b) => Date.parse(a.at) - Date.parse(b.at) || (a.rank < b.rank ? 1 : -1))
+      .map((x) => x.rank);
+    expect(order).toEqual(['r-3', 'r-2', 'r-1']);
+  });
+
   it('two containers with priorities: the higher-priority container updates first, the other after it is ready', async () => {
     const ns = await setup('cs-priority');
     const cs = cloneSet('web', { replicas: 1, updateStrategy: { type: 'InPlaceIfPossible' } });
@@ -208,7 +235,7 @@ describe('CloneSet update', () => {
       const [p] = await livePods(e, ns, 'web');
       return (
         p?.metadata.annotations?.['apps.kruise.io/inplace-update-grace'] === undefined &&
-        p.spec.containers[0]!.image === 'registry.local/app:v2'
+        p?.spec.containers[0]?.image === 'registry.local/app:v2'
       );
     });
     await settled(e, ns, 'web', 1);
