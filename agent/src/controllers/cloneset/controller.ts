@@ -218,10 +218,13 @@ async function sync(deps: CloneSetReconcilerDeps, ctx: SyncContext, input: SyncI
       random: deps.random,
     });
     const revisions = { current: template(revs.current), update: template(revs.update) };
-    if (await executeScale(ctx, { plan, revisions, claims: input.claims })) return outcome;
+    const scaled = await executeScale(ctx, { plan, revisions, claims: input.claims });
+    if (scaled.error) fail('FailedScale', scaled.error);
+    // Scale and update never run in one reconcile; a scale step that failed before writing
+    // anything still lets the update go ahead, as in OpenKruise.
+    if (scaled.modified) return outcome;
   } catch (err) {
     fail('FailedScale', err);
-    // OpenKruise goes on to the update when a scale step fails without writing anything.
   }
   try {
     const refreshed = await refreshPods(ctx, input.active, revs.update.metadata.name);

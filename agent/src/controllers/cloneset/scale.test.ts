@@ -47,7 +47,7 @@ describe('executeScale', () => {
   it('creates in slow-start batches 1, 2, 4, ... with bounded concurrency, recording expectations first', async () => {
     const client = new FakeClient();
     const { ctx, result } = scale(cloneSet({ replicas: 10 }), [], client);
-    expect(await result).toBe(true);
+    expect(await result).toEqual({ modified: true });
     expect(client.ops('createPod')).toHaveLength(10);
     expect(client.maxInFlight).toBeLessThanOrEqual(4);
     // All ten expected until the informer sees them.
@@ -61,7 +61,9 @@ describe('executeScale', () => {
     client.failWhen = (call) =>
       call.op === 'createPod' && ++creates === 3 ? new KubeApiError(403, 'exceeded quota') : undefined;
     const { ctx, result } = scale(cloneSet({ replicas: 10 }), [], client);
-    await expect(result).rejects.toThrow(/failed to create pod cs-\w{5}: exceeded quota/);
+    const outcome = await result;
+    expect(outcome.modified).toBe(true);
+    expect(outcome.error?.message).toMatch(/failed to create pod cs-\w{5}: exceeded quota/);
     // Batch 1 (1 pod) and batch 2 (2 pods, one failing); batch 3 never starts.
     expect(client.ops('createPod')).toHaveLength(3);
     expect(ctx.scaleExpectations.pending('ns/cs').creations).toHaveLength(2);
@@ -96,7 +98,7 @@ describe('executeScale', () => {
       { metadata: { name: 'data-cs-bbbbb', labels: { 'apps.kruise.io/cloneset-instance-id': 'bbbbb' } } },
     ];
     const plan = planScale({ cs, pods, pvcs: claims, currentRevision: rev, updateRevision: rev, now: NOW });
-    expect(await executeScale(ctx, { plan, revisions: revisions(cs), claims })).toBe(true);
+    expect(await executeScale(ctx, { plan, revisions: revisions(cs), claims })).toEqual({ modified: true });
     expect(client.ops()).toEqual(['deletePod cs-bbbbb', 'deleteClaim data-cs-bbbbb']);
     expect(ctx.scaleExpectations.pending('ns/cs').deletions).toEqual(['cs-bbbbb', 'data-cs-bbbbb']);
   });

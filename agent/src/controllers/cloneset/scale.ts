@@ -67,13 +67,19 @@ async function createOne(ctx: SyncContext, pod: Pod, existingClaims: ReadonlySet
   ctx.events.event(ctx.cs, 'Normal', 'SuccessfulCreate', `succeed to create pod ${pod.metadata.name}`);
 }
 
-/** Creates the pods in slow-start batches; true when at least one was created. Throws the first failure. */
+/** What the scale step wrote before it finished or failed. */
+interface Progress {
+  modified: boolean;
+}
+
+/** Creates the pods in slow-start batches, noting any creation in `progress`. Throws the first failure. */
 async function createPods(
   ctx: SyncContext,
   toCreate: readonly PodToCreate[],
   revisions: ScaleRevisions,
   existingClaims: ReadonlySet<string>,
-): Promise<boolean> {
+  progress: Progress,
+): Promise<void> {
   const pods = toCreate.map((c) => {
     const rev = c.revision === 'current' ? revisions.current : revisions.update;
     return newPod({ cs: ctx.cs, template: rev.template, revision: rev.name, id: c.id, now: ctx.now });
@@ -82,7 +88,6 @@ async function createPods(
     ctx.key,
     pods.map((p) => p.metadata.name),
   );
-  let created = 0;
   let failure: unknown;
   let start = 0;
   for (
@@ -93,7 +98,7 @@ async function createPods(
     const batch = pods.slice(start, start + size);
     const errors = await pooled(batch, ctx.options.maxConcurrentCreates, (p) => createOne(ctx, p, existingClaims));
     errors.forEach((err, i) => {
-      if (err === undefined) created++;
+      if (err === undefined) progress.modified = true;
       else {
         failure ??= err;
         ctx.scaleExpectations.lowerExpectations(ctx.key, { creations: [batch[i]!.metadata.name] });
@@ -104,7 +109,6 @@ async function createPods(
   // Pods of batches never started will never be observed either.
   ctx.scaleExpectations.lowerExpectations(ctx.key, { creations: pods.slice(start).map((p) => p.metadata.name) });
   if (failure !== undefined) throw asError(failure);
-  return created > 0;
 }
 
 async function deletePodAndClaims(ctx: SyncContext, pod: Pod, claims: readonly PersistentVolumeClaim[]): Promise<void> {
@@ -147,21 +151,19 @@ async function removePods(
   ctx: SyncContext,
   pods: readonly PodToRemove[],
   claims: readonly PersistentVolumeClaim[],
-): Promise<boolean> {
-  let modified = false;
+  progress: Progress,
+): Promise<void> {
   const hook = ctx.cs.spec.lifecycle?.preDelete;
   for (const { pod, how } of pods) {
     if (how === 'preparingDelete') {
-      modified =
-        (await setLifecycleState(ctx, pod, LifecycleState.PreparingDelete, {
-          markPodNotReady: hook?.markPodNotReady,
-        })) || modified;
+      const markPodNotReady = hook?.markPodNotReady;
+      if (await setLifecycleState(ctx, pod, LifecycleState.PreparingDelete, { markPodNotReady }))
+        progress.modified = true;
       continue;
     }
     await deletePodAndClaims(ctx, pod, claims);
-    modified = true;
+    progress.modified = true;
   }
-  return modified;
 }
 
 export interface ScaleInputs {
@@ -170,8 +172,27 @@ export interface ScaleInputs {
   claims: readonly PersistentVolumeClaim[];
 }
 
-/** Carries out the plan; true when anything was written (the update step then waits a reconcile). */
-export async function executeScale(ctx: SyncContext, { plan, revisions, claims }: ScaleInputs): Promise<boolean> {
+/**
+ * What the scale step did: whether it wrote anything (then the update step waits for the next
+ * reconcile, as in OpenKruise) and the failure that stopped it, if any.
+ */
+export interface ScaleOutcome {
+  modified: boolean;
+  error?: Error;
+}
+
+/** Carries out the plan. Never throws: a failure is returned with what was written before it. */
+export async function executeScale(ctx: SyncContext, inputs: ScaleInputs): Promise<ScaleOutcome> {
+  const progress: Progress = { modified: false };
+  try {
+    await run(ctx, inputs, progress);
+    return { modified: progress.modified };
+  } catch (err) {
+    return { modified: progress.modified, error: asError(err) };
+  }
+}
+
+async function run(ctx: SyncContext, { plan, revisions, claims }: ScaleInputs, progress: Progress): Promise<void> {
   if (plan.scaleUpLimited !== undefined) {
     ctx.events.event(
       ctx.cs,
@@ -183,16 +204,15 @@ export async function executeScale(ctx: SyncContext, { plan, revisions, claims }
   const action = plan.action;
   switch (action.kind) {
     case 'none':
-      return false;
-    case 'cancelDelete': {
-      let modified = false;
-      for (const pod of action.pods)
-        modified = (await setLifecycleState(ctx, pod, LifecycleState.PreparingNormal)) || modified;
-      return modified;
-    }
+      return;
+    case 'cancelDelete':
+      for (const pod of action.pods) {
+        if (await setLifecycleState(ctx, pod, LifecycleState.PreparingNormal)) progress.modified = true;
+      }
+      return;
     case 'create':
-      return createPods(ctx, action.pods, revisions, new Set(claims.map((c) => c.metadata.name)));
+      return createPods(ctx, action.pods, revisions, new Set(claims.map((c) => c.metadata.name)), progress);
     case 'remove':
-      return removePods(ctx, action.pods, claims);
+      return removePods(ctx, action.pods, claims, progress);
   }
 }
