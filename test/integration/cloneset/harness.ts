@@ -19,7 +19,7 @@ import {
   type CloneSetControllerDeps,
 } from '../../../agent/src/controllers/cloneset/index.js';
 import type { Pod, PersistentVolumeClaim, ControllerRevision } from '../../../agent/src/controllers/cloneset/types.js';
-import { cluster } from '../helpers/context.js';
+import { clusters, type ClusterInfo } from '../helpers/context.js';
 import { eventually, kube, testNamespace, type Kube } from '../helpers/kube.js';
 import { installCrds } from '../helpers/crds.js';
 
@@ -31,9 +31,19 @@ export interface Env {
   logger: Logger;
 }
 
-/** Clients for cluster #0; controller logs go to stderr only when FLOTILLA_TEST_LOG names a level. */
+/**
+ * The run's last cluster: `agent manager` processes of other suites (which run every controller,
+ * in all namespaces) use cluster #0, and must not reconcile this suite's CloneSets alongside the
+ * controller under test.
+ */
+export function testCluster(): ClusterInfo {
+  const all = clusters();
+  return all[all.length - 1]!;
+}
+
+/** Clients for the test cluster; controller logs go to stderr only when FLOTILLA_TEST_LOG names a level. */
 export function env(): Env {
-  const k = kube(cluster(0));
+  const k = kube(testCluster());
   return {
     k,
     rest: createKubeRest(k.kc),

@@ -12,7 +12,6 @@ import { Informer } from '../../../agent/src/runtime/informer.js';
 import { kubeListWatcher } from '../../../agent/src/runtime/kube-list-watch.js';
 import { kubeLeaseClient } from '../../../agent/src/runtime/leader-election.js';
 import { Resources } from '../../../agent/src/runtime/resource.js';
-import { cluster } from '../helpers/context.js';
 import { eventually } from '../helpers/kube.js';
 import {
   cloneSet,
@@ -24,6 +23,7 @@ import {
   namespace,
   patchCloneSet,
   settled,
+  testCluster,
   type Pod,
 } from './harness.js';
 
@@ -47,7 +47,7 @@ afterEach(async () => {
 function controller(ns: string, identity: string): Proc {
   const child = spawn(
     process.execPath,
-    ['--conditions=@flotilla/source', '--import', 'tsx', fixture, cluster(0).kubeconfigPath, ns, identity],
+    ['--conditions=@flotilla/source', '--import', 'tsx', fixture, testCluster().kubeconfigPath, ns, identity],
     { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let out = '';
