@@ -9,6 +9,7 @@
 // Prints the numbers and writes test/bench/results/cloneset.json.
 // Run: npx tsx --conditions=@flotilla/source test/bench/cloneset/bench.ts
 import { spawn, spawnSync } from 'node:child_process';
+import https from 'node:https';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -90,23 +91,80 @@ async function podCounter(kc: KubeConfig, rest: KubeRest, ns: string) {
   return { informer, count: () => informer.keys().length };
 }
 
-async function rawCeiling(rest: KubeRest): Promise<{ podsPerSecond: number; seconds: number }> {
-  const ns = await namespace(rest, 'raw');
+/**
+ * A KubeRest-shaped POST over one keep-alive https.Agent, to show what connection reuse would
+ * gain: the runtime's client gets a fresh Agent (a new TLS connection) from applyToHTTPSOptions
+ * on every request.
+ */
+async function keepAlivePoster(kc: KubeConfig): Promise<(path: string, body: unknown) => Promise<void>> {
+  const tls: https.RequestOptions = {};
+  await kc.applyToHTTPSOptions(tls);
+  const agent = new https.Agent({ keepAlive: true, ca: tls.ca, cert: tls.cert, key: tls.key, maxSockets: CONCURRENCY });
+  const server = kc.getCurrentCluster()!.server;
+  return (p, body) =>
+    new Promise((resolve, reject) => {
+      const req = https.request(
+        new URL(server + p),
+        { method: 'POST', agent, headers: { ...(tls.headers ?? {}), 'Content-Type': 'application/json' } },
+        (res) => {
+          res.resume();
+          res.on('end', () => ((res.statusCode ?? 0) < 300 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
+        },
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify(body));
+    });
+}
+
+async function rawCeiling(
+  rest: KubeRest,
+  post?: (path: string, body: unknown) => Promise<void>,
+): Promise<{ podsPerSecond: number; seconds: number; allReadySeconds: number }> {
+  const ns = await namespace(rest, post ? 'raw-keepalive' : 'raw');
   const names = Array.from({ length: PODS }, (_, i) => `raw-${i}`);
   const t0 = performance.now();
   await pooled(names, CONCURRENCY, async (name) => {
-    await rest.request({
-      method: 'POST',
-      path: resourcePath(Resources.pods, ns),
-      body: {
-        metadata: { name, labels: { app: 'raw' } },
-        spec: { containers: [{ name: 'main', image: 'registry.local/app:v1' }] },
-      },
-    });
+    const body = {
+      metadata: { name, labels: { app: 'raw' } },
+      spec: { containers: [{ name: 'main', image: 'registry.local/app:v1' }] },
+    };
+    if (post) await post(resourcePath(Resources.pods, ns), body);
+    else await rest.request({ method: 'POST', path: resourcePath(Resources.pods, ns), body });
   });
   const seconds = (performance.now() - t0) / 1000;
+  // How fast kwok makes plain pods ready on this machine: the floor under "all ready" below.
+  await until(
+    'raw pods ready',
+    async () => {
+      const list = await rest.request<{ items: { status?: { conditions?: { type: string; status: string }[] } }[] }>({
+        method: 'GET',
+        path: resourcePath(Resources.pods, ns),
+      });
+      return (
+        list.items.filter((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
+          .length === PODS
+      );
+    },
+    600_000,
+    500,
+  );
+  const readySeconds = (performance.now() - t0) / 1000;
   await rest.request({ method: 'DELETE', path: `/api/v1/namespaces/${ns}` });
-  return { podsPerSecond: round(PODS / seconds), seconds: round(seconds, 2) };
+  // Their node capacity is needed by the next phase.
+  await until(
+    `namespace ${ns} gone`,
+    async () => {
+      try {
+        await rest.request({ method: 'GET', path: `/api/v1/namespaces/${ns}` });
+        return false;
+      } catch {
+        return true;
+      }
+    },
+    600_000,
+    1000,
+  );
+  return { podsPerSecond: round(PODS / seconds), seconds: round(seconds, 2), allReadySeconds: round(readySeconds, 2) };
 }
 
 function cloneSet(name: string, replicas: number, extra: Partial<CloneSet['spec']> = {}): CloneSet {
@@ -125,6 +183,13 @@ function cloneSet(name: string, replicas: number, extra: Partial<CloneSet['spec'
       ...extra,
     },
   };
+}
+
+/** One unlabelled sample of the agent's /metrics (prom-client default process metrics). */
+async function metric(port: number, name: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return line ? Number(line.split(' ')[1]) : 0;
 }
 
 async function status(rest: KubeRest, ns: string, name: string): Promise<NonNullable<CloneSet['status']>> {
@@ -155,6 +220,8 @@ try {
   log('raw pod-create ceiling');
   const ceiling = await rawCeiling(rest);
   log(`ceiling ${ceiling.podsPerSecond} pods/s`);
+  const keepAliveCeiling = await rawCeiling(rest, await keepAlivePoster(cluster.kubeConfig()));
+  log(`ceiling with a keep-alive agent ${keepAliveCeiling.podsPerSecond} pods/s`);
 
   const agent = agentCommand();
   const healthPort = await freePort();
@@ -238,6 +305,7 @@ try {
     rss = Math.max(rss, readRssBytes(child.pid!));
     await sleep(1000);
   }
+  const heapUsed = await metric(healthPort, 'nodejs_heap_size_used_bytes');
   await counter.informer.stop();
 
   const result = {
@@ -245,7 +313,13 @@ try {
     machine: { cpus: os.cpus().length, memoryGiB: round(os.totalmem() / 1024 ** 3) },
     cluster: { kwokNodes: NODES },
     agent: agent.runtime,
-    rawCreateCeiling: { pods: PODS, concurrency: CONCURRENCY, ...ceiling },
+    rawCreateCeiling: { pods: PODS, concurrency: CONCURRENCY, client: 'runtime KubeRest (as the agent)', ...ceiling },
+    rawCreateCeilingKeepAlive: {
+      pods: PODS,
+      concurrency: CONCURRENCY,
+      client: 'one keep-alive https.Agent',
+      ...keepAliveCeiling,
+    },
     scaleUp: {
       pods: PODS,
       createdSeconds: round(createdSeconds, 2),
@@ -259,7 +333,13 @@ try {
       allUpdatedAndReadySeconds: round(updateSeconds, 2),
       podsPerSecond: round(PODS / updateSeconds),
     },
-    agentMemory: { cachedPods: CACHE_PODS, rssMiB: mib(rss), rssWith1000PodsMiB: mib(rssWith1000), targetMiB: 250 },
+    agentMemory: {
+      cachedPods: CACHE_PODS,
+      rssMiB: mib(rss),
+      heapUsedMiB: mib(heapUsed),
+      rssWith1000PodsMiB: mib(rssWith1000),
+      targetMiB: 250,
+    },
   };
   console.log(JSON.stringify(result, null, 2));
   mkdirSync(path.join(here, '../results'), { recursive: true });

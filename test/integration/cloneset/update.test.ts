@@ -156,6 +156,9 @@ describe('CloneSet update', () => {
       ns,
       cloneSet('web', {
         replicas: 3,
+        // minReadySeconds spaces the updates at least a second apart, so their second-precision
+        // timestamps tell the order.
+        minReadySeconds: 1,
         updateStrategy: {
           type: 'InPlaceIfPossible',
           maxUnavailable: 1,
@@ -165,19 +168,18 @@ describe('CloneSet update', () => {
     );
     await settled(e, ns, 'web', 3);
     const pods = await livePods(e, ns, 'web');
-    for (const [i, p] of pods.entries())
+    for (const [i, p] of pods.entries()) {
       await patchPod(e, ns, p.metadata.name, { metadata: { labels: { rank: `r-${i + 1}` } } });
-    await patchCloneSet(e, ns, 'web', image('registry.local/app:v2'));
-    const { samples } = await sampling(ns, 'web', settled(e, ns, 'web', 3));
-    // The order in which pods first showed the new image.
-    const order: string[] = [];
-    for (const sample of samples) {
-      for (const p of sample) {
-        const rank = p.metadata.labels?.rank;
-        if (rank && p.spec.containers[0]?.image === 'registry.local/app:v2' && !order.includes(rank)) order.push(rank);
-      }
     }
-    expect(order).toEqual(['r-3', 'r-2', 'r-1']);
+    // The controller must have seen the labels before the update starts.
+    await new Promise((r) => setTimeout(r, 1000));
+    await patchCloneSet(e, ns, 'web', image('registry.local/app:v2'));
+    await settled(e, ns, 'web', 3);
+    const order = (await livePods(e, ns, 'web'))
+      .map((p) => ({ rank: p.metadata.labels!.rank!, at: Date.parse(inPlaceState(p).updateTimestamp) }))
+      .sort((a, b) => a.at - b.at);
+    expect(new Set(order.map((o) => o.at)).size).toBe(3);
+    expect(order.map((o) => o.rank)).toEqual(['r-3', 'r-2', 'r-1']);
   });
 
   it('two containers with priorities: the higher-priority container updates first, the other after it is ready', async () => {
