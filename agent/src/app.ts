@@ -11,6 +11,9 @@ import { kubeLeaseClient } from './runtime/leader-election.js';
 import { Manager } from './runtime/manager.js';
 import { RuntimeMetrics } from './runtime/metrics.js';
 import { createKubeRest } from './runtime/rest.js';
+import { createHubLinkMetrics } from './hublink/metrics.js';
+import { hubLinkRunnable } from './hublink/runnable.js';
+import { AGENT_VERSION } from './version.js';
 
 export type { AgentConfig } from './config.js';
 export type { ControllerContext, ControllerRegistration } from './controllers/index.js';
@@ -25,7 +28,8 @@ export interface AgentManagerDeps {
 
 /**
  * Wires the `agent manager` process: a raw JSON client, informers over list/watch, the health
- * server, Lease leader election, and every registered controller. Nothing runs until start().
+ * server, Lease leader election, every registered controller, and the hub link when a hub URL
+ * is configured. Nothing runs until start().
  */
 export async function createAgentManager(deps: AgentManagerDeps): Promise<Manager> {
   const { config, kubeConfig, logger, registry } = deps;
@@ -64,6 +68,21 @@ export async function createAgentManager(deps: AgentManagerDeps): Promise<Manage
   for (const registration of selectControllers(deps.controllers, config.controllers ?? ['*'])) {
     logger.info({ controller: registration.name }, 'setting up controller');
     await registration.setup(ctx);
+  }
+  if (config.hub) {
+    // Leader only (see hublink/runnable.ts); without --hub-url the agent is standalone.
+    manager.add(
+      hubLinkRunnable({
+        hub: config.hub,
+        clusterName: config.clusterName,
+        namespace: config.namespace ?? config.leaderElection.namespace,
+        rest,
+        kubeConfig,
+        logger,
+        metrics: createHubLinkMetrics(registry),
+        agentVersion: AGENT_VERSION,
+      }),
+    );
   }
   return manager;
 }

@@ -42,6 +42,26 @@ describe('agent CLI', () => {
     });
   });
 
+  it('hands the hub link flags over', async () => {
+    const flags = await parse([
+      'manager',
+      '--hub-url=http://hub:8080',
+      '--bootstrap-token-file=/t',
+      '--cluster-labels=env=prod',
+      '--namespace=agents',
+      '--join-secret=join',
+      '--nats-url=nats://n:4222',
+    ]);
+    expect(flags).toMatchObject({
+      hubUrl: 'http://hub:8080',
+      bootstrapTokenFile: '/t',
+      clusterLabels: 'env=prod',
+      namespace: 'agents',
+      joinSecret: 'join',
+      natsUrl: 'nats://n:4222',
+    });
+  });
+
   it('leaves leader election on by default', async () => {
     expect((await parse(['manager'])).leaderElect).toBe(true);
   });

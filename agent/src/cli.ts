@@ -23,9 +23,10 @@ export function buildCli(actions: CliActions): Command {
     .option('--health-port <port>', 'port of /healthz, /readyz and /metrics ($FLOTILLA_HEALTH_PORT, default 8080)')
     .addOption(new Option('--no-leader-elect', 'run without leader election (a single replica only)'))
     .option(
-      '--lease-namespace <ns>',
-      'namespace of the leader election Lease ($POD_NAMESPACE, default flotilla-system)',
+      '--namespace <ns>',
+      "the agent's own namespace: join Secret, webhook certificates ($FLOTILLA_NAMESPACE, else $POD_NAMESPACE, default flotilla-system)",
     )
+    .option('--lease-namespace <ns>', 'namespace of the leader election Lease (default: --namespace)')
     .option('--lease-name <name>', 'name of the leader election Lease (default flotilla-agent)')
     .option('--lease-duration <duration>', 'lease validity without renewal (default 15s)')
     .option('--renew-deadline <duration>', 'the leader steps down if it cannot renew for this long (default 10s)')
@@ -36,6 +37,18 @@ export function buildCli(actions: CliActions): Command {
       '--controllers <list>',
       'controllers to run: *, names, -name to leave one out; empty runs none ($FLOTILLA_CONTROLLERS, default *)',
     )
+    .option('--hub-url <url>', "the hub's REST API; without it the agent runs standalone ($FLOTILLA_HUB_URL)")
+    .option(
+      '--bootstrap-token <token>',
+      'token to register with the hub, needed until joined ($FLOTILLA_BOOTSTRAP_TOKEN)',
+    )
+    .option('--bootstrap-token-file <path>', 'file holding the bootstrap token ($FLOTILLA_BOOTSTRAP_TOKEN_FILE)')
+    .option('--cluster-labels <k=v,...>', 'labels this cluster registers with ($FLOTILLA_CLUSTER_LABELS)')
+    .option(
+      '--join-secret <name>',
+      'Secret in --namespace holding the join state and NATS credentials ($FLOTILLA_JOIN_SECRET, default flotilla-agent-join)',
+    )
+    .option('--nats-url <url>', 'NATS servers to use instead of those in the credentials ($FLOTILLA_NATS_URL)')
     .action((flags: ManagerFlags) => actions.manager(flags));
   return program;
 }

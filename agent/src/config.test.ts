@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig, type ConfigHost } from './config.js';
 
-const host: ConfigHost = { hostname: () => 'node-a', fileExists: (p) => p === '/etc/kube.conf' };
+const files: Record<string, string> = { '/etc/kube.conf': '', '/run/token': ' boot-123\n', '/run/empty': '' };
+const host: ConfigHost = {
+  hostname: () => 'node-a',
+  fileExists: (p) => p in files,
+  readFile: (p) => {
+    if (!(p in files)) throw new Error(`ENOENT ${p}`);
+    return files[p]!;
+  },
+};
 const base = { kubeconfig: '/etc/kube.conf', clusterName: 'east-1' };
 
 function problems(fn: () => unknown): string {
@@ -91,5 +99,99 @@ describe('loadConfig', () => {
     expect(problems(() => loadConfig({ ...base, renewDeadline: '2s', retryPeriod: '2s' }, {}, host))).toContain(
       '--renew-deadline: must be longer than 1.2 × --retry-period',
     );
+  });
+
+  it('uses one namespace for the agent, the Lease and the webhook unless the Lease is moved', () => {
+    const c = loadConfig({ ...base, namespace: 'agents' }, { POD_NAMESPACE: 'pods' }, host);
+    expect(c.namespace).toBe('agents');
+    expect(c.leaderElection.namespace).toBe('agents');
+    expect(c.webhook?.namespace).toBe('agents');
+    expect(loadConfig(base, { POD_NAMESPACE: 'pods' }, host).namespace).toBe('pods');
+    expect(loadConfig(base, { FLOTILLA_NAMESPACE: 'env', POD_NAMESPACE: 'pods' }, host).namespace).toBe('env');
+    const moved = loadConfig({ ...base, leaseNamespace: 'leases' }, {}, host);
+    expect(moved.namespace).toBe('flotilla-system');
+    expect(moved.leaderElection.namespace).toBe('leases');
+  });
+
+  it('runs standalone without a hub URL', () => {
+    expect(loadConfig(base, { FLOTILLA_BOOTSTRAP_TOKEN: 't' }, host).hub).toBeUndefined();
+  });
+
+  it('reads the hub link settings from flags and the environment', () => {
+    const c = loadConfig(
+      base,
+      {
+        FLOTILLA_HUB_URL: 'https://hub.example:8443/',
+        FLOTILLA_BOOTSTRAP_TOKEN: 'boot-1',
+        FLOTILLA_CLUSTER_LABELS: 'env=prod, region=eu-1,example.com/tier=',
+        FLOTILLA_NATS_URL: 'nats://10.0.0.5:4222',
+      },
+      host,
+    );
+    expect(c.hub).toEqual({
+      url: 'https://hub.example:8443',
+      bootstrapToken: 'boot-1',
+      labels: { env: 'prod', region: 'eu-1', 'example.com/tier': '' },
+      joinSecret: 'flotilla-agent-join',
+      natsUrl: 'nats://10.0.0.5:4222',
+    });
+    const fromFile = loadConfig(
+      { ...base, hubUrl: 'http://127.0.0.1:8080', bootstrapTokenFile: '/run/token', joinSecret: 'join' },
+      {},
+      host,
+    );
+    expect(fromFile.hub).toMatchObject({ bootstrapToken: 'boot-123', joinSecret: 'join', labels: {} });
+    // Joined agents restart without a token: the join Secret holds their credentials.
+    expect(loadConfig({ ...base, hubUrl: 'http://h' }, {}, host).hub?.bootstrapToken).toBeUndefined();
+  });
+
+  it('names every bad hub option', () => {
+    const message = problems(() =>
+      loadConfig(
+        {
+          ...base,
+          hubUrl: 'ftp://hub',
+          namespace: 'Bad_NS',
+        },
+        {},
+        host,
+      ),
+    );
+    expect(message).toContain('--hub-url (FLOTILLA_HUB_URL): must be an http(s) URL without credentials');
+    expect(message).toContain('--namespace (FLOTILLA_NAMESPACE): must be a DNS label');
+    const more = problems(() =>
+      loadConfig(
+        {
+          ...base,
+          hubUrl: 'http://hub',
+          bootstrapToken: 'x',
+          bootstrapTokenFile: '/run/token',
+          clusterLabels: 'env=prod,bad label=x,env=dev,novalue',
+          joinSecret: 'Not/A/Name',
+          natsUrl: 'http://nats',
+        },
+        {},
+        host,
+      ),
+    );
+    expect(more).toContain('--bootstrap-token-file (FLOTILLA_BOOTSTRAP_TOKEN_FILE): give either');
+    expect(more).toContain('--cluster-labels (FLOTILLA_CLUSTER_LABELS): "bad label=x" is not a label key=value');
+    expect(more).toContain('--cluster-labels (FLOTILLA_CLUSTER_LABELS): label env given twice');
+    expect(more).toContain('"novalue" is not a label key=value');
+    expect(more).toContain('--join-secret (FLOTILLA_JOIN_SECRET): must be a DNS subdomain');
+    expect(more).toContain('--nats-url (FLOTILLA_NATS_URL): must be nats://host:port');
+    expect(
+      problems(() => loadConfig({ ...base, hubUrl: 'http://h', bootstrapTokenFile: '/run/missing' }, {}, host)),
+    ).toContain('--bootstrap-token-file (FLOTILLA_BOOTSTRAP_TOKEN_FILE): cannot read file /run/missing');
+    expect(
+      problems(() => loadConfig({ ...base, hubUrl: 'http://h', bootstrapTokenFile: '/run/empty' }, {}, host)),
+    ).toContain('is empty');
+  });
+
+  it('never puts the bootstrap token into an error', () => {
+    const message = problems(() =>
+      loadConfig({ ...base, hubUrl: 'http://h', bootstrapToken: 'secret-tok', clusterLabels: 'x y' }, {}, host),
+    );
+    expect(message).not.toContain('secret-tok');
   });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { AgentError } from './errors.js';
 import { webhookConfigFromEnv, type WebhookConfig } from './webhook/config.js';
@@ -33,6 +33,31 @@ export interface AgentConfig {
   controllers?: string[];
   /** Admission webhook; absent means off (FLOTILLA_WEBHOOK_* variables; see webhook/config.ts). */
   webhook?: WebhookConfig;
+  /**
+   * The agent's own namespace (join Secret, webhook certificates, default Lease namespace):
+   * --namespace, FLOTILLA_NAMESPACE, POD_NAMESPACE, else flotilla-system. loadConfig always sets
+   * it; configurations built by hand (tests) without it use the Lease namespace.
+   */
+  namespace?: string;
+  /** The link to the fleet's hub; absent (no --hub-url) means standalone. */
+  hub?: HubConfig;
+}
+
+/** How `agent manager` joins the fleet and reaches the hub. */
+export interface HubConfig {
+  /** Base URL of the hub's REST API, e.g. https://hub.example:8080. */
+  url: string;
+  /**
+   * Presented once to register; not needed after the join Secret holds credentials. Never
+   * logged: the config object is never logged as a whole.
+   */
+  bootstrapToken: string | undefined;
+  /** Labels the cluster registers with (placement selects on them). */
+  labels: Record<string, string>;
+  /** Secret in `namespace` that holds the join state (registration secret, NATS credentials). */
+  joinSecret: string;
+  /** Overrides the NATS servers from the credentials (a hub behind another address). */
+  natsUrl: string | undefined;
 }
 
 /** `agent manager` flags as commander hands them over (all strings until validated). */
@@ -52,15 +77,23 @@ export interface ManagerFlags {
   shutdownTimeout?: string;
   cacheSyncTimeout?: string;
   controllers?: string;
+  namespace?: string;
+  hubUrl?: string;
+  bootstrapToken?: string;
+  bootstrapTokenFile?: string;
+  clusterLabels?: string;
+  joinSecret?: string;
+  natsUrl?: string;
 }
 
 /** What loadConfig reads from the machine, injectable for tests. */
 export interface ConfigHost {
   hostname(): string;
   fileExists(path: string): boolean;
+  readFile(path: string): string;
 }
 
-const realHost: ConfigHost = { hostname, fileExists: existsSync };
+const realHost: ConfigHost = { hostname, fileExists: existsSync, readFile: (p) => readFileSync(p, 'utf8') };
 
 /**
  * Builds the configuration from flags, falling back to environment variables, then defaults.
@@ -95,6 +128,10 @@ export function loadConfig(
   if (renewDeadlineMs <= retryPeriodMs * 1.2)
     problems.push('--renew-deadline: must be longer than 1.2 × --retry-period');
 
+  const namespace =
+    dnsLabelOrUndefined(opt('namespace', 'FLOTILLA_NAMESPACE', flags.namespace)) ??
+    nonEmpty(opt('namespace', 'POD_NAMESPACE', undefined)) ??
+    'flotilla-system';
   const config: AgentConfig = {
     kubeconfig: kubeconfig.value,
     clusterName: dnsLabel(opt('cluster-name', 'FLOTILLA_CLUSTER_NAME', flags.clusterName)),
@@ -106,7 +143,7 @@ export function loadConfig(
     },
     leaderElection: {
       enabled: flags.leaderElect ?? true,
-      namespace: nonEmpty(opt('lease-namespace', 'POD_NAMESPACE', flags.leaseNamespace)) ?? 'flotilla-system',
+      namespace: nonEmpty(opt('lease-namespace', undefined, flags.leaseNamespace)) ?? namespace,
       leaseName: nonEmpty(opt('lease-name', undefined, flags.leaseName)) ?? 'flotilla-agent',
       leaseDurationMs,
       renewDeadlineMs,
@@ -118,14 +155,100 @@ export function loadConfig(
       .split(',')
       .map((c) => c.trim())
       .filter((c) => c !== ''),
-    webhook: webhookConfigFromEnv(
-      env,
-      nonEmpty(opt('lease-namespace', 'POD_NAMESPACE', flags.leaseNamespace)) ?? 'flotilla-system',
-      problems,
-    ),
+    webhook: webhookConfigFromEnv(env, namespace, problems),
+    namespace,
+    hub: hubConfig(flags, opt, host),
   };
   if (problems.length > 0) throw new AgentError('AGENT_ERR_CONFIG', `invalid configuration: ${problems.join('; ')}`);
   return config;
+}
+
+type OptionOf = (flag: string, variable: string | undefined, value: string | undefined) => Option;
+
+/** The hub link settings; undefined without --hub-url (a standalone agent). */
+function hubConfig(flags: ManagerFlags, opt: OptionOf, host: ConfigHost): HubConfig | undefined {
+  const urlOpt = opt('hub-url', 'FLOTILLA_HUB_URL', flags.hubUrl);
+  const url = httpUrl(urlOpt);
+  if (url === undefined) return undefined;
+  const tokenOpt = opt('bootstrap-token', 'FLOTILLA_BOOTSTRAP_TOKEN', flags.bootstrapToken);
+  const fileOpt = opt('bootstrap-token-file', 'FLOTILLA_BOOTSTRAP_TOKEN_FILE', flags.bootstrapTokenFile);
+  let bootstrapToken = nonEmpty(tokenOpt);
+  const file = nonEmpty(fileOpt);
+  if (bootstrapToken !== undefined && file !== undefined) {
+    fileOpt.problems.push(`${fileOpt.name}: give either ${tokenOpt.name} or a file, not both`);
+  } else if (file !== undefined) {
+    // Read once here, so a missing or empty file fails at startup rather than at join time.
+    try {
+      bootstrapToken = host.readFile(file).trim();
+      if (bootstrapToken === '') fileOpt.problems.push(`${fileOpt.name}: file ${file} is empty`);
+    } catch {
+      fileOpt.problems.push(`${fileOpt.name}: cannot read file ${file}`);
+    }
+  }
+  const natsOpt = opt('nats-url', 'FLOTILLA_NATS_URL', flags.natsUrl);
+  const natsUrl = nonEmpty(natsOpt);
+  if (natsUrl !== undefined && !/^(nats|tls|wss?):\/\/[^\s/]+\/?$/.test(natsUrl)) {
+    natsOpt.problems.push(`${natsOpt.name}: must be nats://host:port (or tls://, ws://, wss://), got "${natsUrl}"`);
+  }
+  return {
+    url,
+    bootstrapToken: bootstrapToken === '' ? undefined : bootstrapToken,
+    labels: labelList(opt('cluster-labels', 'FLOTILLA_CLUSTER_LABELS', flags.clusterLabels)),
+    joinSecret: dnsSubdomain(opt('join-secret', 'FLOTILLA_JOIN_SECRET', flags.joinSecret)) ?? 'flotilla-agent-join',
+    natsUrl,
+  };
+}
+
+function httpUrl(o: Option): string | undefined {
+  const v = nonEmpty(o);
+  if (v === undefined) return undefined;
+  try {
+    const u = new URL(v);
+    if ((u.protocol === 'http:' || u.protocol === 'https:') && u.username === '' && u.password === '') {
+      return v.replace(/\/+$/, '');
+    }
+  } catch {
+    // reported below
+  }
+  o.problems.push(`${o.name}: must be an http(s) URL without credentials, got "${v}"`);
+  return undefined;
+}
+
+const LABEL_KEY =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
+
+/** `k=v,k=v` with Kubernetes label syntax. */
+function labelList(o: Option): Record<string, string> {
+  const labels: Record<string, string> = {};
+  const v = nonEmpty(o);
+  if (v === undefined) return labels;
+  for (const pair of v.split(',').map((p) => p.trim())) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const key = eq < 0 ? pair : pair.slice(0, eq).trim();
+    const value = eq < 0 ? '' : pair.slice(eq + 1).trim();
+    if (eq < 0 || !LABEL_KEY.test(key) || key.length > 316 || !LABEL_VALUE.test(value)) {
+      o.problems.push(`${o.name}: "${pair}" is not a label key=value`);
+    } else if (key in labels) {
+      o.problems.push(`${o.name}: label ${key} given twice`);
+    } else {
+      labels[key] = value;
+    }
+  }
+  return labels;
+}
+
+function dnsLabelOrUndefined(o: Option): string | undefined {
+  return nonEmpty(o) === undefined ? undefined : dnsLabel(o);
+}
+
+function dnsSubdomain(o: Option): string | undefined {
+  const v = nonEmpty(o);
+  if (v === undefined) return undefined;
+  if (v.length <= 253 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(v)) return v;
+  o.problems.push(`${o.name}: must be a DNS subdomain (a Secret name), got "${v}"`);
+  return undefined;
 }
 
 interface Option {

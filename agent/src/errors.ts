@@ -16,6 +16,8 @@ export const AgentErrorCodes = {
   AGENT_ERR_SHUTDOWN: 'shutdown did not finish cleanly',
   AGENT_ERR_MANAGER: 'invalid manager state',
   AGENT_ERR_HEALTH_SERVER: 'the health server failed',
+  AGENT_ERR_JOIN_SECRET: 'the join Secret could not be read or written',
+  AGENT_ERR_HUB_JOIN: 'joining the fleet failed',
 } as const;
 
 export type AgentErrorCode = keyof typeof AgentErrorCodes;

@@ -45,7 +45,12 @@ async function runManager(flags: ManagerFlags): Promise<void> {
   process.once('SIGINT', onSignal);
 
   logger.info(
-    { cluster: config.clusterName, identity: config.identity, leaderElection: config.leaderElection.enabled },
+    {
+      cluster: config.clusterName,
+      identity: config.identity,
+      leaderElection: config.leaderElection.enabled,
+      hub: config.hub?.url ?? 'none (standalone)',
+    },
     'agent manager starting',
   );
   try {

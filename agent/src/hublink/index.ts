@@ -3,6 +3,8 @@ export { createKubeApplier, FIELD_MANAGER } from './kube-applier.js';
 export { createHubLinkMetrics, type HubLinkMetrics } from './metrics.js';
 export { decideDesired, stampManifest, type DesiredDecision } from './desired-decision.js';
 export { statusReport, countsOf } from './object-status.js';
+export { hubLinkRunnable, type HubLinkRunnableDeps } from './runnable.js';
+export { secretCredentialStore } from './secret-store.js';
 export {
   DEFAULT_HUBLINK_OPTIONS,
   type HubLinkCredentials,

@@ -1,0 +1,147 @@
+/**
+ * The hub link as a runnable of `agent manager`: joins the fleet (registration, acceptance,
+ * one-time claim, with the join state kept in a Secret), then consumes and applies desired
+ * state, reports status and heartbeats.
+ *
+ * It runs only while this replica holds the leader Lease. Two replicas must not both consume
+ * the cluster's one durable consumer (they would split the messages between them) nor both report
+ * status and heartbeats, so a standby replica stays silent towards the hub; on a handover the new
+ * leader resumes from the durable consumer's position and re-reports every managed object.
+ */
+import { connect } from '@nats-io/transport-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { HubConfig } from '../config.js';
+import { AgentError } from '../errors.js';
+import type { Runnable } from '../runtime/manager.js';
+import type { KubeRest } from '../runtime/rest.js';
+import { errorText } from './error-text.js';
+import { createHubLink } from './hublink.js';
+import { createKubeApplier } from './kube-applier.js';
+import type { HubLinkMetrics } from './metrics.js';
+import { joinFleet, type CredentialStore } from './registration.js';
+import { secretCredentialStore } from './secret-store.js';
+import type { HubLinkCredentials, HubLinkOptions, KubeApplier } from './types.js';
+
+export interface HubLinkRunnableDeps {
+  hub: HubConfig;
+  clusterName: string;
+  /** Namespace of the join Secret (the agent's own). */
+  namespace: string;
+  rest: KubeRest;
+  kubeConfig: KubeConfig;
+  logger: Logger;
+  /** Created once per process: a runnable restarted by a new leadership term reuses them. */
+  metrics: HubLinkMetrics;
+  agentVersion: string;
+  options?: Partial<HubLinkOptions>;
+  /** Pause between failed join attempts grows from this to 30 s; default 1 s. */
+  joinRetryMs?: number;
+}
+
+const MAX_JOIN_RETRY_MS = 30_000;
+
+function abortable(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+  });
+}
+
+function untilAborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+/**
+ * Joins the fleet, retrying every failure with backoff: the hub may be unreachable, or the cluster
+ * not accepted yet, or the bootstrap token missing until someone provides the join Secret.
+ * Resolves undefined when aborted.
+ */
+async function joinUntilDone(
+  deps: HubLinkRunnableDeps,
+  kube: KubeApplier,
+  store: CredentialStore,
+  signal: AbortSignal,
+): Promise<HubLinkCredentials | undefined> {
+  const log = linkLogger(deps);
+  let delay = deps.joinRetryMs ?? 1000;
+  while (!signal.aborted) {
+    try {
+      const state = await store.load();
+      if (!state?.credentials && deps.hub.bootstrapToken === undefined) {
+        throw new Error(
+          `no bootstrap token (--bootstrap-token) and no credentials in Secret ${deps.namespace}/${deps.hub.joinSecret}`,
+        );
+      }
+      const creds = await joinFleet({
+        hubUrl: deps.hub.url,
+        bootstrapToken: deps.hub.bootstrapToken ?? '',
+        clusterName: deps.clusterName,
+        labels: deps.hub.labels,
+        agentVersion: deps.agentVersion,
+        kubernetesVersion: await kube.serverVersion(),
+        store,
+        logger: log,
+        signal,
+        ...(deps.joinRetryMs === undefined ? {} : { pollIntervalMs: deps.joinRetryMs }),
+      });
+      log.info({ user: creds.nats.user }, 'joined the fleet');
+      return deps.hub.natsUrl ? { ...creds.nats, servers: [deps.hub.natsUrl] } : creds.nats;
+    } catch (err) {
+      if (signal.aborted) break;
+      const code = (err as { code?: unknown }).code;
+      log.error({ code, error: errorText(err), retryInMs: delay }, 'joining the fleet failed; retrying');
+      await abortable(delay, signal);
+      delay = Math.min(MAX_JOIN_RETRY_MS, delay * 2);
+    }
+  }
+  return undefined;
+}
+
+const linkLogger = (deps: HubLinkRunnableDeps): Logger =>
+  deps.logger.child({ component: 'hublink', cluster: deps.clusterName });
+
+/** The hub link runnable (leader only); see the file comment. */
+export function hubLinkRunnable(deps: HubLinkRunnableDeps): Runnable {
+  return {
+    name: 'hub-link',
+    needLeaderElection: true,
+    async start(signal) {
+      const kube = createKubeApplier(deps.kubeConfig);
+      const store = secretCredentialStore(deps.rest, deps.namespace, deps.hub.joinSecret);
+      const log = linkLogger(deps);
+      log.info({ hub: deps.hub.url, secret: `${deps.namespace}/${deps.hub.joinSecret}` }, 'joining the fleet');
+      const credentials = await joinUntilDone(deps, kube, store, signal);
+      if (!credentials) return;
+      const link = createHubLink({
+        nats: { connect },
+        kube,
+        clusterName: deps.clusterName,
+        credentials,
+        logger: deps.logger,
+        metrics: deps.metrics,
+        agentVersion: deps.agentVersion,
+        ...(deps.options ? { options: deps.options } : {}),
+      });
+      // start() waits for NATS as long as it takes; an abort meanwhile must still stop the link.
+      // A failed start (e.g. the consumer refused) fails the manager: the process restarts clean.
+      // Resolves with the failure, or undefined once aborted (also when aborted while starting).
+      const aborted = untilAborted(signal).then(() => undefined);
+      const startFailure = link.start().then(
+        () => {
+          log.info({ servers: credentials.servers }, 'hub link started');
+          return aborted;
+        },
+        (err: unknown) => err ?? new Error('hub link start failed'),
+      );
+      const failure = await Promise.race([startFailure, aborted]);
+      await link.stop();
+      if (failure !== undefined) throw new AgentError('AGENT_ERR_HUB_JOIN', 'the hub link failed', { cause: failure });
+      log.info('hub link stopped');
+    },
+  };
+}
