@@ -16,6 +16,13 @@ export interface WebhookConfig {
   serviceName: string;
   servicePort: number;
   url: string | undefined;
+  /**
+   * True: the agent creates and owns both webhook configurations (server-side apply of the whole
+   * object). False: an installer (the Helm chart) owns them, and the agent only writes the CA
+   * bundle into them (FLOTILLA_WEBHOOK_MANAGE_CONFIGURATIONS=false); timeoutSeconds, failurePolicy
+   * and the selectors below are then the installer's business.
+   */
+  manageConfigurations: boolean;
   mutatingConfigurationName: string;
   validatingConfigurationName: string;
   timeoutSeconds: number;
@@ -48,6 +55,7 @@ export function defaultWebhookConfig(namespace: string): WebhookConfig {
     serviceName: 'flotilla-webhook-service',
     servicePort: 443,
     url: undefined,
+    manageConfigurations: true,
     mutatingConfigurationName: 'flotilla-mutating-webhook-configuration',
     validatingConfigurationName: 'flotilla-validating-webhook-configuration',
     timeoutSeconds: 30,
@@ -97,6 +105,9 @@ export function webhookConfigFromEnv(
     problems.push(`FLOTILLA_WEBHOOK_URL: must be https://host[:port] without a path, got "${c.url}"`);
   }
   c.serviceName = str('FLOTILLA_WEBHOOK_SERVICE_NAME') ?? c.serviceName;
+  c.manageConfigurations = str('FLOTILLA_WEBHOOK_MANAGE_CONFIGURATIONS') !== 'false';
+  c.mutatingConfigurationName = str('FLOTILLA_WEBHOOK_MUTATING_CONFIGURATION') ?? c.mutatingConfigurationName;
+  c.validatingConfigurationName = str('FLOTILLA_WEBHOOK_VALIDATING_CONFIGURATION') ?? c.validatingConfigurationName;
   c.secretName = str('FLOTILLA_WEBHOOK_SECRET_NAME') ?? c.secretName;
   c.patchMetadataDefaultsAllowed = str('FLOTILLA_SIDECARSET_PATCH_METADATA_DEFAULTS_ALLOWED') === 'true';
   return c;

@@ -10,15 +10,17 @@
  */
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { type SidecarSet, KRUISE_SYSTEM_NAMESPACE } from '@flotilla/api';
+import { invalid, type SidecarSet, KRUISE_SYSTEM_NAMESPACE } from '@flotilla/api';
 import type { EventRecorder } from '../runtime/events.js';
 import type { Informer } from '../runtime/informer.js';
 import type { Manager } from '../runtime/manager.js';
 import { PatchType, type KubeRest } from '../runtime/rest.js';
 import { Resources, type ResourceRef } from '../runtime/resource.js';
 import { parseWhitelist, WHITELIST_KEY } from '../controllers/sidecarset/control/patch-metadata.js';
+import { missingInjectionRevision } from '../controllers/sidecarset/inject-revision.js';
 import { LABEL_SIDECARSET_NAME } from '@flotilla/api';
 import type { ControllerRevision, Namespace } from '../controllers/sidecarset/types.js';
+import { injectCaBundle } from './ca-bundle.js';
 import { CertManager } from './certs/manager.js';
 import { kubeSecretStore } from './certs/store.js';
 import { servingHosts, type WebhookConfig } from './config.js';
@@ -89,13 +91,14 @@ export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): Webhoo
     fieldSelector: `metadata.name=${config.whitelistConfigMap}`,
   });
   const events = ctx.events('sidecarset-injection');
+  const revisionsOf = (ss: SidecarSet): ControllerRevision[] =>
+    revisions.list(undefined, { matchLabels: { [LABEL_SIDECARSET_NAME]: ss.metadata?.name ?? '' } });
 
   const defs = webhookDefinitions({
     pods: {
       sidecarSets: () => sidecarSets.list(),
       namespaceLabels: (ns) => namespaces.get(undefined, ns)?.metadata.labels,
-      revisions: (ss) =>
-        revisions.list(undefined, { matchLabels: { [LABEL_SIDECARSET_NAME]: ss.metadata?.name ?? '' } }),
+      revisions: revisionsOf,
       onConflicts: (conflicts, namespace) => {
         for (const c of conflicts) {
           const ss = sidecarSets.get(undefined, c.skippedFrom);
@@ -116,9 +119,13 @@ export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): Webhoo
         } catch (err) {
           log.warn({ err }, 'the patchPodMetadata whitelist cannot be read; treating it as absent');
         }
+        const revisionProblem = missingInjectionRevision(ss, revisionsOf(ss));
         return [
           ...whitelistViolations(ss, whitelist, config.patchMetadataDefaultsAllowed),
           ...containerConflicts(ss, sidecarSets.list()),
+          ...(revisionProblem
+            ? [invalid(revisionProblem.path, ss.spec.injectionStrategy?.revision, revisionProblem.message)]
+            : []),
         ];
       },
     },
@@ -161,6 +168,13 @@ export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): Webhoo
       if (!server.isServing()) await server.listen();
     },
     publishBundle: async (bundlePem) => {
+      if (!config.manageConfigurations) {
+        const names = (type: 'mutating' | 'validating'): string[] =>
+          defs.filter((d) => d.type === type).map((d) => d.name);
+        await injectCaBundle(rest, MUTATING, config.mutatingConfigurationName, names('mutating'), bundlePem);
+        await injectCaBundle(rest, VALIDATING, config.validatingConfigurationName, names('validating'), bundlePem);
+        return;
+      }
       const { mutating, validating } = buildWebhookConfigurations(defs, {
         mutatingName: config.mutatingConfigurationName,
         validatingName: config.validatingConfigurationName,
