@@ -6,7 +6,9 @@
  * 2. register the latest revision and truncate history;
  * 3. write the status when it changed;
  * 4. wait while earlier pod updates are not yet in the cache (update expectations);
- * 5. unless NotUpdate, paused or done: mark not-upgradable pods, upgrade the planned ones in place.
+ * 5. unless NotUpdate or paused: complete hot upgrades whose new container is ready (the old one
+ *    goes back to the empty image), and do nothing else in that round, as OpenKruise;
+ * 6. unless done: mark not-upgradable pods, upgrade the planned ones in place.
  */
 import { KRUISE_API_VERSION, type SidecarSet } from '@flotilla/api';
 import { isAtLeast } from '../../runtime/expectations.js';
@@ -21,10 +23,18 @@ import { injectedSidecarSets } from './control/annotations.js';
 import { namespaceInScope, selectorMatches } from './control/match.js';
 import { registerLatestRevision } from './history.js';
 import { planUpgrade } from './plan.js';
-import { hasAllSidecars, isActivePod, upgradableCondition } from './pod-state.js';
+import { isHotUpgrade, isInHotUpgrade } from './control/hot-upgrade.js';
+import {
+  hasAllSidecars,
+  isActivePod,
+  isHotUpgradingReady,
+  isPodStateConsistent,
+  upgradableCondition,
+  workingSidecarNames,
+} from './pod-state.js';
 import { calculateStatus, statusChanged } from './status.js';
 import type { ControllerRevision, Namespace, Pod } from './types.js';
-import { upgradePod } from './upgrade.js';
+import { finishHotUpgrade, upgradePod } from './upgrade.js';
 
 export interface SidecarSetControllerDeps {
   rest: KubeRest;
@@ -89,7 +99,24 @@ export function sidecarSetReconciler(
     }
     if (pending.size > 0) return { requeueAfter: 1000 };
     const strategy = ss.spec.updateStrategy ?? {};
-    if (strategy.type === 'NotUpdate' || strategy.paused || status.updatedPods >= status.matchedPods) return;
+    if (strategy.type === 'NotUpdate' || strategy.paused) return;
+    const finishing = podsFinishingHotUpgrade(ss, pods);
+    if (finishing.length > 0) {
+      for (const pod of finishing) {
+        const rv = await writePod(deps.rest, pod, (fresh) => finishHotUpgrade(ss, fresh, now()));
+        if (!rv) continue;
+        pending.set(`${pod.metadata.namespace}/${pod.metadata.name}`, rv);
+        deps.events.event(
+          { ...pod, apiVersion: 'v1', kind: 'Pod' },
+          'Normal',
+          'ResetContainerSucceed',
+          'reset sidecar container image empty successfully',
+        );
+      }
+      expectations.set(key, pending);
+      return { requeueAfter: 1000 };
+    }
+    if (status.updatedPods >= status.matchedPods) return;
 
     const plan = planUpgrade(ss, pods);
     for (const pod of plan.notUpgradable) await writeCondition(deps.rest, pod, upgradableCondition(pod, false, now()));
@@ -102,7 +129,7 @@ export function sidecarSetReconciler(
       );
     }
     for (const pod of plan.upgrade) {
-      const rv = await upgradeOne(deps.rest, ss, pod, now());
+      const rv = await writePod(deps.rest, pod, (fresh) => upgradePod(ss, fresh, now()));
       if (rv) pending.set(`${pod.metadata.namespace}/${pod.metadata.name}`, rv);
       await writeCondition(deps.rest, pod, upgradableCondition(pod, true, now()));
     }
@@ -112,13 +139,36 @@ export function sidecarSetReconciler(
   };
 }
 
-/** Reads the pod fresh and updates it in place; retries once on a conflict. Returns the new resourceVersion. */
-async function upgradeOne(rest: KubeRest, ss: SidecarSet, pod: Pod, now: string): Promise<string | undefined> {
+/**
+ * The pods whose hot upgrade can be completed: a swap is in flight, every container but the idle
+ * ones runs what its spec says, and all of those are ready.
+ */
+export function podsFinishingHotUpgrade(ss: SidecarSet, pods: readonly Pod[]): Pod[] {
+  if (!(ss.spec.containers ?? []).some(isHotUpgrade)) return [];
+  return pods.filter(
+    (pod) =>
+      isInHotUpgrade(ss, pod) &&
+      isPodStateConsistent(pod, ss, workingSidecarNames(ss, pod)) &&
+      isHotUpgradingReady(pod, ss),
+  );
+}
+
+/**
+ * Reads the pod fresh and writes what `change` makes of it (nothing when it returns undefined);
+ * retries on a conflict. Returns the new resourceVersion.
+ */
+async function writePod(
+  rest: KubeRest,
+  pod: Pod,
+  change: (fresh: Pod) => Pod | undefined,
+): Promise<string | undefined> {
   const path = resourcePath(Resources.pods, pod.metadata.namespace, pod.metadata.name);
   for (let attempt = 0; ; attempt++) {
     const fresh = await rest.request<Pod>({ method: 'GET', path });
+    const body = change(fresh);
+    if (!body) return undefined;
     try {
-      const updated = await rest.request<Pod>({ method: 'PUT', path, body: upgradePod(ss, fresh, now) });
+      const updated = await rest.request<Pod>({ method: 'PUT', path, body });
       return updated.metadata.resourceVersion;
     } catch (err) {
       if (isKubeStatus(err, 404)) return undefined;

@@ -2,7 +2,12 @@
  * Which version of a SidecarSet a new pod gets (getSuitableRevisionSidecarSet on CREATE): the
  * latest, unless injectionStrategy.revision names one. Then the named revision is injected when
  * updates are paused, under policy Always, or under Partial for pods outside
- * updateStrategy.selector; pods inside it get the latest with probability 1 − partition%.
+ * updateStrategy.selector; pods inside it get the latest with probability 1 − partition%
+ * (an integer partition: always the latest).
+ *
+ * A revisionName that does not exist refuses the pod (OpenKruise fails the admission too); a
+ * customVersion no revision carries falls back to the latest, as OpenKruise does. The SidecarSet
+ * webhook refuses both when the SidecarSet is written (missingInjectionRevision).
  */
 import { parseIntOrPercent, type SidecarSet } from '@flotilla/api';
 import { labelSelectorMatcher } from '../../runtime/label-selector.js';
@@ -23,10 +28,12 @@ export function sidecarSetForNewPod(
   const info = ss.spec.injectionStrategy?.revision;
   if (!info || (info.revisionName === undefined && info.customVersion === undefined)) return ss;
   const rev = findInjectionRevision(revisions, info);
-  if (!rev) {
-    const which = info.revisionName ?? `customVersion ${info.customVersion}`;
-    throw new InjectionRevisionError(`SidecarSet ${ss.metadata?.name}: injection revision ${which} not found`);
+  if (!rev && info.revisionName !== undefined) {
+    throw new InjectionRevisionError(
+      `SidecarSet ${ss.metadata?.name}: spec.injectionStrategy.revision.revisionName: ControllerRevision ${info.revisionName} not found`,
+    );
   }
+  if (!rev) return ss;
   const specific = restoreSidecarSet(ss, rev);
   const strategy = ss.spec.updateStrategy ?? {};
   if (strategy.paused || info.policy !== 'Partial') return specific;
@@ -34,4 +41,26 @@ export function sidecarSetForNewPod(
   const partition = strategy.partition === undefined ? undefined : parseIntOrPercent(strategy.partition);
   if (partition?.kind !== 'percent') return ss;
   return random() <= partition.value / 100 ? specific : ss;
+}
+
+/**
+ * The field error for an injectionStrategy.revision that names no stored revision, or undefined
+ * (OpenKruise's validating webhook checks this when the SidecarSet is written).
+ */
+export function missingInjectionRevision(
+  ss: SidecarSet,
+  revisions: readonly ControllerRevision[],
+): { path: string; message: string } | undefined {
+  const info = ss.spec.injectionStrategy?.revision;
+  if (!info || (info.revisionName === undefined && info.customVersion === undefined)) return undefined;
+  if (findInjectionRevision(revisions, info)) return undefined;
+  return info.revisionName !== undefined
+    ? {
+        path: 'spec.injectionStrategy.revision.revisionName',
+        message: `cannot find ControllerRevision ${info.revisionName} of this SidecarSet`,
+      }
+    : {
+        path: 'spec.injectionStrategy.revision.customVersion',
+        message: `cannot find a ControllerRevision of this SidecarSet labelled apps.kruise.io/sidecarset-custom-version=${info.customVersion}`,
+      };
 }

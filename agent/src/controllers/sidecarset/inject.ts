@@ -7,7 +7,8 @@
  *    mounts, IS_INJECTED=true, transferred env), with the volumes their mounts name;
  * 3. containers go before the app containers (BeforeAppContainer) or after them; one with the name
  *    of an existing pod container replaces it in place; init containers go after the pod's own by
- *    default;
+ *    default; a HotUpgrade sidecar `X` goes in as the pair `X-1` (working) and `X-2` (empty
+ *    image) with its version annotations (control/hot-upgrade.ts);
  * 4. volumes and imagePullSecrets are merged (the pod's own win on a name clash);
  * 5. the hash, hash-without-image and injected-list annotations are written.
  *
@@ -32,6 +33,7 @@ import {
   writeUpgradeSpecs,
 } from './control/annotations.js';
 import { sidecarForPod, toPodContainer } from './control/env-mounts.js';
+import { hotUpgradeNames, hotUpgradePair, isHotUpgrade, workingContainers } from './control/hot-upgrade.js';
 import { patchPodAnnotations } from './control/patch-metadata.js';
 import type { Container, MutablePod, Volume } from './types.js';
 
@@ -80,21 +82,35 @@ export function injectSidecars(pod: MutablePod, sidecarSets: readonly SidecarSet
   const hashes = readUpgradeSpecs(out, ANNOTATION_SIDECARSET_HASH);
   const hashesWithoutImage = readUpgradeSpecs(out, ANNOTATION_SIDECARSET_HASH_WITHOUT_IMAGE);
   const injectedNames = injectedSidecarSets(out);
+  const working = workingContainers(out);
+  /** Hot sidecars become two containers; native init sidecars only (OpenKruise's rule). */
+  const isHot = (sidecar: SidecarContainer, init: boolean): boolean =>
+    isHotUpgrade(sidecar) && (!init || sidecar.restartPolicy === 'Always');
   for (const ss of ordered) {
     injectedNames.add(nameOf(ss));
     const volumes = new Map((ss.spec.volumes ?? []).map((v) => [v.name, v]));
-    const take = (sidecar: SidecarContainer, policy: string, into: Collected['containers']): boolean => {
-      const keptFrom = owner.get(sidecar.name);
+    const take = (sidecar: SidecarContainer, policy: string, into: Collected['containers'], init = false): boolean => {
+      const hot = isHot(sidecar, init);
+      const names = hot ? hotUpgradeNames(sidecar.name) : [sidecar.name];
+      const keptFrom = names.map((n) => owner.get(n)).find((o) => o !== undefined);
       if (keptFrom !== undefined) {
         conflicts.push({ container: sidecar.name, keptFrom, skippedFrom: nameOf(ss) });
         return false;
       }
-      owner.set(sidecar.name, nameOf(ss));
+      for (const n of names) owner.set(n, nameOf(ss));
       for (const m of sidecar.volumeMounts ?? []) {
         const v = volumes.get(m.name);
         if (v) collected.volumes.push(v);
       }
-      into.push({ c: sidecarForPod(sidecar, out), policy: sidecar.podInjectPolicy ?? policy });
+      const prepared = sidecarForPod(sidecar, out);
+      const at = sidecar.podInjectPolicy ?? policy;
+      if (!hot) {
+        into.push({ c: prepared, policy: at });
+        return true;
+      }
+      const pair = hotUpgradePair(prepared, working);
+      for (const c of pair.containers) into.push({ c, policy: at });
+      Object.assign(annotations, pair.annotations);
       return true;
     };
     const inits = [...(ss.spec.initContainers ?? [])].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -102,7 +118,7 @@ export function injectSidecars(pod: MutablePod, sidecarSets: readonly SidecarSet
     const sidecarList = new Set<string>();
     for (const init of inits) {
       if (init.restartPolicy === 'Always') sidecarList.add(init.name);
-      injecting = take(init, 'AfterAppContainer', collected.initContainers) || injecting;
+      injecting = take(init, 'AfterAppContainer', collected.initContainers, true) || injecting;
     }
     collected.secrets.push(...(ss.spec.imagePullSecrets ?? []));
     for (const sidecar of ss.spec.containers ?? []) {

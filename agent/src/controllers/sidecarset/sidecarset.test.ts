@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { defaultSidecarSet, sidecarSetHash, sidecarSetHashWithoutImage, type SidecarSet } from '@flotilla/api';
 import { readUpgradeSpecs, writeUpgradeSpecs } from './control/annotations.js';
 import { injectSidecars } from './inject.js';
+import { missingInjectionRevision, sidecarSetForNewPod } from './inject-revision.js';
+import { newSidecarSetRevision } from './revision.js';
 import { partitionCount, planUpgrade } from './plan.js';
 import type { Pod } from './types.js';
 import { upgradePod } from './upgrade.js';
@@ -90,5 +92,119 @@ describe('upgrade planning', () => {
       containers: [{ name: 'sc', image: 'sc:v2', env: [{ name: 'X', value: '1' }] }],
     });
     expect(planUpgrade(envChange, pods)).toMatchObject({ upgrade: [], notUpgradable: pods });
+  });
+});
+
+describe('upgrade order', () => {
+  const v1 = sidecarSet('s', { containers: [{ name: 'sc', image: 'sc:v1' }] });
+  const pod = (name: string, labels: Record<string, string>): Pod => {
+    const p = injectSidecars(
+      { ...appPod(name), metadata: { name, namespace: 'ns', labels: { app: 'a', ...labels } } },
+      [v1],
+      '2026-01-01T00:00:00Z',
+    ).pod as Pod;
+    p.status = {
+      phase: 'Running',
+      conditions: [{ type: 'Ready', status: 'True' }],
+      containerStatuses: p.spec.containers.map((c) => ({
+        name: c.name,
+        image: c.image,
+        imageID: `${c.image}@x`,
+        ready: true,
+      })),
+    };
+    return p;
+  };
+  const names = (pods: Pod[]): string[] => pods.map((p) => p.metadata.name!);
+
+  it('takes pods by weightPriority, then orderPriority (lowest level first, higher suffix first)', () => {
+    const pods = [pod('a', { tier: 'low' }), pod('b', { tier: 'high' }), pod('c', {})];
+    const weighted = sidecarSet('s', {
+      containers: [{ name: 'sc', image: 'sc:v2' }],
+      updateStrategy: {
+        maxUnavailable: 3,
+        priorityStrategy: { weightPriority: [{ weight: 50, matchSelector: { matchLabels: { tier: 'high' } } }] },
+      },
+    });
+    expect(names(planUpgrade(weighted, pods).upgrade)[0]).toBe('b');
+    const ordered = sidecarSet('s', {
+      containers: [{ name: 'sc', image: 'sc:v2' }],
+      updateStrategy: { maxUnavailable: 1, priorityStrategy: { orderPriority: [{ orderedKey: 'rank' }] } },
+    });
+    const ranked = [pod('r1', { rank: 'r-1' }), pod('r7', { rank: 'r-7' }), pod('r3', { rank: 'r-3' })];
+    expect(names(planUpgrade(ordered, ranked).upgrade)).toEqual(['r7']);
+  });
+
+  it('spreads pods of each scattered label value over the order (key=* expands to every value)', () => {
+    const pods = ['z1', 'z2', 'z3', 'z4'].map((n, i) => pod(n, { zone: i < 2 ? 'x' : 'y' }));
+    const scattered = sidecarSet('s', {
+      containers: [{ name: 'sc', image: 'sc:v2' }],
+      updateStrategy: { maxUnavailable: 4, scatterStrategy: [{ key: 'zone', value: '*' }] },
+    });
+    const order = planUpgrade(scattered, pods).upgrade.map((p) => p.metadata.labels!.zone);
+    expect(order).toHaveLength(4);
+    // Never both pods of one zone first.
+    expect(order[0]).not.toBe(order[1]);
+  });
+
+  it('upgrades only pods the update selector picks', () => {
+    const pods = [pod('canary', { canary: 'true' }), pod('rest', {})];
+    const selected = sidecarSet('s', {
+      containers: [{ name: 'sc', image: 'sc:v2' }],
+      updateStrategy: { maxUnavailable: 2, selector: { matchLabels: { canary: 'true' } } },
+    });
+    expect(names(planUpgrade(selected, pods).upgrade)).toEqual(['canary']);
+  });
+});
+
+describe('injection revision', () => {
+  const v1 = sidecarSet('s', { containers: [{ name: 'sc', image: 'sc:v1' }] });
+  const rev1 = newSidecarSetRevision(
+    { ...v1, metadata: { ...v1.metadata, labels: { 'apps.kruise.io/sidecarset-custom-version': 'stable' } } },
+    'agent',
+    1,
+    0,
+  );
+  const latest = (
+    revision: NonNullable<SidecarSet['spec']['injectionStrategy']>['revision'],
+    update = {},
+  ): SidecarSet =>
+    sidecarSet('s', {
+      containers: [{ name: 'sc', image: 'sc:v2' }],
+      injectionStrategy: { revision },
+      updateStrategy: update,
+    });
+  const imageOf = (ss: SidecarSet): string | undefined => ss.spec.containers![0]!.image;
+
+  it('injects the named revision (by name or custom version) under Always', () => {
+    expect(imageOf(sidecarSetForNewPod(latest({ revisionName: rev1.metadata.name }), {}, [rev1], Math.random))).toBe(
+      'sc:v1',
+    );
+    const byVersion = sidecarSetForNewPod(latest({ customVersion: 'stable' }), {}, [rev1], Math.random);
+    expect(imageOf(byVersion)).toBe('sc:v1');
+    expect(byVersion.status?.latestRevision).toBe(rev1.metadata.name);
+  });
+
+  it('under Partial: pods outside the update selector get the named revision, selected ones the latest with 1 − partition%', () => {
+    const partial = latest(
+      { revisionName: rev1.metadata.name, policy: 'Partial' },
+      { selector: { matchLabels: { canary: 'true' } } },
+    );
+    expect(imageOf(sidecarSetForNewPod(partial, {}, [rev1], () => 0.99))).toBe('sc:v1');
+    expect(imageOf(sidecarSetForNewPod(partial, { canary: 'true' }, [rev1], () => 0.99))).toBe('sc:v2');
+    const percent = latest({ revisionName: rev1.metadata.name, policy: 'Partial' }, { partition: '30%' });
+    expect(imageOf(sidecarSetForNewPod(percent, {}, [rev1], () => 0.2))).toBe('sc:v1');
+    expect(imageOf(sidecarSetForNewPod(percent, {}, [rev1], () => 0.5))).toBe('sc:v2');
+  });
+
+  it('refuses a missing revisionName naming the field, and falls back to the latest for an unknown customVersion', () => {
+    expect(() => sidecarSetForNewPod(latest({ revisionName: 'gone' }), {}, [rev1], Math.random)).toThrow(
+      /spec\.injectionStrategy\.revision\.revisionName: ControllerRevision gone not found/,
+    );
+    expect(imageOf(sidecarSetForNewPod(latest({ customVersion: 'nope' }), {}, [rev1], Math.random))).toBe('sc:v2');
+    expect(missingInjectionRevision(latest({ customVersion: 'nope' }), [rev1])?.path).toBe(
+      'spec.injectionStrategy.revision.customVersion',
+    );
+    expect(missingInjectionRevision(latest({ customVersion: 'stable' }), [rev1])).toBeUndefined();
   });
 });
