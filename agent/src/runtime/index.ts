@@ -92,5 +92,13 @@ export {
   type RateLimiter,
 } from './rate-limiter.js';
 export { apiVersionOf, resourcePath, Resources, type ResourceRef } from './resource.js';
-export { createKubeRest, PatchType, type KubeRequest, type KubeRest, type KubeRestOptions } from './rest.js';
+export {
+  createKubeRest,
+  PatchType,
+  type KubeRequest,
+  type KubeRest,
+  type KubeRestClient,
+  type KubeRestOptions,
+} from './rest.js';
+export { defaultTransform, stripManagedFields, stripNodeImages, type ObjectTransform } from './transform.js';
 export { WorkQueue, type QueueMetrics, type WorkQueueOptions } from './workqueue.js';

@@ -44,7 +44,7 @@ class CountingMetrics implements InformerMetrics {
   }
 }
 
-function setup(options: { resyncMs?: number; relistMs?: number; pageSize?: number } = {}) {
+function setup(options: { resyncMs?: number; relistMs?: number; pageSize?: number; transform?: (p: Pod) => Pod } = {}) {
   const lw = new FakeListWatcher();
   const clock = new FakeClock();
   const metrics = new CountingMetrics();
@@ -104,6 +104,29 @@ describe('Informer', () => {
     expect(() => {
       (a.metadata!.labels as Record<string, string>).app = 'x';
     }).toThrow(TypeError);
+    await informer.stop();
+  });
+
+  it('transforms objects from list and watch before caching and before handlers see them', async () => {
+    const { lw, informer, rec } = setup({
+      transform: (p) => {
+        delete p.data;
+        return p;
+      },
+    });
+    const seen: (string | undefined)[] = [];
+    informer.addEventHandler({ onAdd: (p) => seen.push(p.data), onUpdate: (_o, p) => seen.push(p.data) });
+    lw.upsert(pod('a', { data: 'big' }));
+    await startAndSync(informer);
+    lw.upsert(pod('b', { data: 'big' }));
+    const stored = lw.upsert(pod('a', { data: 'bigger' })) as Pod;
+    await flush();
+    expect(rec.take()).toEqual(['add a', 'add b', 'update a']);
+    expect(seen).toEqual([undefined, undefined, undefined]);
+    expect(informer.list('ns').map((p) => p.data)).toEqual([undefined, undefined]);
+    expect(Object.isFrozen(informer.get('ns', 'a'))).toBe(true);
+    // The store's own objects are never touched.
+    expect(stored.data).toBe('bigger');
     await informer.stop();
   });
 

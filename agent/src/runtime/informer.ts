@@ -57,6 +57,11 @@ export interface InformerOptions<T> {
   watchTimeoutSeconds?: number;
   /** Deep-freezes cached objects so a mutation throws at its source; default true. */
   freeze?: boolean;
+  /**
+   * Applied to every object from list and watch before it is cached and handed to handlers
+   * (client-go's SetTransform), to drop what no reader needs; see transform.ts.
+   */
+  transform?: (obj: T) => T;
   random?: () => number;
 }
 
@@ -341,13 +346,14 @@ export class Informer<T extends KubeObject = KubeObject> {
     }
   }
 
-  /** Plain JSON, with apiVersion/kind filled from the list (list items often lack them), frozen. */
+  /** Plain JSON, with apiVersion/kind filled from the list (list items often lack them), transformed, frozen. */
   #prepare(raw: unknown, page?: ListPage): T {
-    const obj = toPlainJson(raw) as T;
+    let obj = toPlainJson(raw) as T;
     if (page) {
       obj.apiVersion ??= page.apiVersion;
       obj.kind ??= page.kind?.replace(/List$/, '');
     }
+    if (this.#options.transform) obj = this.#options.transform(obj);
     return this.#options.freeze === false ? obj : deepFreeze(obj);
   }
 

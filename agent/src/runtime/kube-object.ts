@@ -29,6 +29,8 @@ export interface ObjectMeta {
   annotations?: Record<string, string>;
   ownerReferences?: OwnerReference[];
   finalizers?: string[];
+  /** Never read by the runtime; informers drop it before caching (transform.ts). */
+  managedFields?: unknown[];
 }
 
 /** Any Kubernetes object. */

@@ -54,6 +54,16 @@ describe('Manager', () => {
     expect(manager.informer({ resource: Resources.pods, namespace: 'other' })).not.toBe(informer);
   });
 
+  it('caches objects without managedFields by default', async () => {
+    const { manager, pods, informer } = newManager();
+    pods.upsert({ metadata: { name: 'a', namespace: 'ns', managedFields: [{ manager: 'kwok' }] } });
+    const running = manager.start();
+    await flush();
+    expect(informer.get('ns', 'a')?.metadata).not.toHaveProperty('managedFields');
+    await manager.stop('test');
+    await running;
+  });
+
   it('without leader election: syncs caches, runs controllers, and shuts down cleanly', async () => {
     const { manager, pods, reconciled } = newManager();
     pods.upsert({ metadata: { name: 'a', namespace: 'ns' } });

@@ -11,6 +11,7 @@ import { LeaderElector, type LeaderElectionOptions } from './leader-election.js'
 import type { ListWatcher } from './list-watch.js';
 import type { RuntimeMetrics } from './metrics.js';
 import type { ResourceRef } from './resource.js';
+import { defaultTransform, type ObjectTransform } from './transform.js';
 
 /**
  * Something the manager runs besides controllers: a webhook server (on every replica), the hub
@@ -47,6 +48,12 @@ export interface ManagerOptions {
   health?: HealthServer;
   /** Without it this replica always leads (single replica, tests). */
   leaderElection?: ManagerLeaderElection;
+  /**
+   * Applied by every informer before caching (see transform.ts); default defaultTransform, which
+   * drops managedFields and Node images. Informers are shared, so it must keep what any
+   * controller reads.
+   */
+  transform?: ObjectTransform;
   /** start() fails if informers haven't synced by then; default 2 min. */
   cacheSyncTimeoutMs?: number;
   /**
@@ -126,6 +133,7 @@ export class Manager {
         metrics: this.#o.metrics.informer(name),
         resyncMs,
         relistMs,
+        transform: this.#o.transform ?? defaultTransform,
       });
       this.#informers.set(key, informer as unknown as Informer<KubeObject>);
       if (this.#running) informer.start();

@@ -83,7 +83,7 @@ export async function startController(
     instance: 'test',
     logger: e.logger,
   });
-  registerCloneSetController(manager, { rest: e.rest, kubeConfig: e.k.kc, events, namespace: ns, ...extra });
+  registerCloneSetController(manager, { rest: e.rest, events, namespace: ns, ...extra });
   const done = manager.start();
   await eventually('controller caches synced', () => Promise.resolve(manager.hasSynced()), 30_000, 50);
   return {

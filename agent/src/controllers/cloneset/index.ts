@@ -2,7 +2,6 @@
  * The CloneSet controller (apps.kruise.io/v1alpha1), OpenKruise-compatible: wiring of informers,
  * expectations and the reconcile into the manager. See controller.ts for the reconcile's steps.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
 import { KRUISE_GROUP } from '@flotilla/api';
 import { systemClock, type Clock } from '../../runtime/clock.js';
 import type { Controller } from '../../runtime/controller.js';
@@ -17,7 +16,6 @@ import type { KubeRest } from '../../runtime/rest.js';
 import type { ControllerRegistration } from '../index.js';
 import { isServed } from '../nodeimage/discovery.js';
 import { kubeCloneSetClient, type CloneSetClient } from './client.js';
-import { keepAliveKubeRest } from './keepalive-rest.js';
 import { cloneSetReconciler } from './controller.js';
 import type { CloneSetControllerOptions } from './sync-context.js';
 import type { CloneSet, ControllerRevision, PersistentVolumeClaim, Pod } from './types.js';
@@ -34,8 +32,6 @@ export const DEFAULT_CLONESET_OPTIONS: CloneSetControllerOptions = {
 
 export interface CloneSetControllerDeps {
   rest: KubeRest;
-  /** When given, pod and PVC writes go over keep-alive connections (keepalive-rest.ts). */
-  kubeConfig?: KubeConfig;
   events: EventRecorder;
   /** Watch only this namespace (tests); all namespaces when undefined. */
   namespace?: string;
@@ -61,11 +57,7 @@ export const cloneSetController: ControllerRegistration = {
       ctx.logger.warn('CloneSet CRD (apps.kruise.io/v1alpha1) not installed; cloneset controller disabled');
       return;
     }
-    registerCloneSetController(ctx.manager, {
-      rest: ctx.rest,
-      kubeConfig: ctx.kubeConfig,
-      events: ctx.events('cloneset'),
-    });
+    registerCloneSetController(ctx.manager, { rest: ctx.rest, events: ctx.events('cloneset') });
   },
 };
 
@@ -128,7 +120,7 @@ export function registerCloneSetController(manager: Manager, deps: CloneSetContr
       claims,
       revisions,
       nodes,
-      client: deps.client ?? kubeCloneSetClient(deps.kubeConfig ? keepAliveKubeRest(deps.kubeConfig) : deps.rest),
+      client: deps.client ?? kubeCloneSetClient(deps.rest),
       scaleExpectations,
       resourceVersions,
       events: deps.events,
