@@ -19,6 +19,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { decideDesired } from './desired-decision.js';
 import { errorText } from './error-text.js';
+import type { DriftGuard, Serial } from './drift.js';
 import type { HubLinkMetrics } from './metrics.js';
 import type { StatusReporter } from './status-reporter.js';
 import type { HubLinkCredentials, KubeApplier, ObjectRef } from './types.js';
@@ -33,6 +34,10 @@ export interface DesiredConsumerDeps {
   metrics: HubLinkMetrics;
   status: StatusReporter;
   retryDelayMs: number;
+  /** Applies and prunes, remembering what was applied to repair drift later. */
+  guard: DriftGuard;
+  /** Shared with drift repair: one write to the cluster at a time. */
+  serial: Serial;
 }
 
 /** Creates the durable if it does not exist yet (only the agent's own name and filter are allowed). */
@@ -70,6 +75,22 @@ function validate(m: JsMsg, cluster: string): Verdict {
   return { ok: true, msg, ref: { kind: msg.kind, namespace: msg.namespace, name: msg.name } };
 }
 
+async function act(msg: DesiredMessage, ref: ObjectRef, deps: DesiredConsumerDeps): Promise<void> {
+  const decision = decideDesired(msg, await deps.kube.get(ref));
+  if (decision.action === 'apply') {
+    await deps.guard.apply(ref, decision.manifest, msg.generation);
+    deps.metrics.applied.inc();
+    deps.status.kick();
+  } else if (decision.action === 'delete') {
+    await deps.guard.delete(ref);
+    deps.metrics.pruned.inc();
+    await deps.status.reportGone(ref, 'Deleted', msg);
+  } else {
+    deps.logger.debug({ ref, generation: msg.generation, reason: decision.reason }, 'skipping desired message');
+    if (decision.reason === 'stale') deps.metrics.dropped.inc({ reason: 'stale' });
+  }
+}
+
 async function handle(m: JsMsg, deps: DesiredConsumerDeps): Promise<void> {
   const v = validate(m, deps.cluster);
   if (!v.ok) {
@@ -80,19 +101,7 @@ async function handle(m: JsMsg, deps: DesiredConsumerDeps): Promise<void> {
   }
   const { msg, ref } = v;
   try {
-    const decision = decideDesired(msg, await deps.kube.get(ref));
-    if (decision.action === 'apply') {
-      await deps.kube.apply(ref, decision.manifest);
-      deps.metrics.applied.inc();
-      deps.status.kick();
-    } else if (decision.action === 'delete') {
-      await deps.kube.delete(ref);
-      deps.metrics.pruned.inc();
-      await deps.status.reportGone(ref, 'Deleted', msg);
-    } else {
-      deps.logger.debug({ ref, generation: msg.generation, reason: decision.reason }, 'skipping desired message');
-      if (decision.reason === 'stale') deps.metrics.dropped.inc({ reason: 'stale' });
-    }
+    await deps.serial.run(() => act(msg, ref, deps));
     m.ack();
   } catch (err) {
     deps.metrics.applyFailures.inc();

@@ -2,6 +2,7 @@
  * The agent's link to the hub: connects to NATS with the cluster's own identity (and inbox
  * prefix), consumes and applies desired state, reports status and heartbeats. NATS outages are
  * ridden out by the client's endless reconnects; the durable consumer resumes where it stopped.
+ * Objects it applied that are changed or deleted in the cluster are re-applied (drift.ts).
  *
  *   const link = createHubLink({ nats: { connect }, kube: createKubeApplier(kc), clusterName,
  *                                credentials, logger, metrics: createHubLinkMetrics(registry),
@@ -11,6 +12,7 @@
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { startDesiredConsumer, type DesiredConsumer } from './desired-consumer.js';
+import { createDriftGuard, createSerial } from './drift.js';
 import { startHeartbeat, type Heartbeat } from './heartbeat.js';
 import { createStatusReporter } from './status-reporter.js';
 import { DEFAULT_HUBLINK_OPTIONS, type HubLinkDeps } from './types.js';
@@ -30,6 +32,8 @@ export function createHubLink(deps: HubLinkDeps): HubLink {
   let js: JetStreamClient | undefined;
   let consumer: DesiredConsumer | undefined;
   let heartbeat: Heartbeat | undefined;
+  const serial = createSerial();
+  const guard = createDriftGuard({ kube: deps.kube, serial, logger, metrics: deps.metrics });
   const status = createStatusReporter({
     cluster: deps.clusterName,
     kube: deps.kube,
@@ -38,6 +42,7 @@ export function createHubLink(deps: HubLinkDeps): HubLink {
     js: () => js,
     intervalMs: options.statusIntervalMs,
     resyncMs: options.statusResyncMs,
+    onListed: (kind, objects) => guard.check(kind, objects),
   });
 
   async function watchStatus(conn: NatsConnection): Promise<void> {
@@ -72,6 +77,8 @@ export function createHubLink(deps: HubLinkDeps): HubLink {
         metrics: deps.metrics,
         status,
         retryDelayMs: options.retryDelayMs,
+        guard,
+        serial,
       });
       status.start();
       heartbeat = startHeartbeat({

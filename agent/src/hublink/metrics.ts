@@ -8,6 +8,7 @@ export interface HubLinkMetrics {
   dropped: Counter<'reason'>;
   statusPublished: Counter;
   connected: Gauge;
+  driftRepaired: Counter<'reason'>;
 }
 
 export function createHubLinkMetrics(registry: Registry): HubLinkMetrics {
@@ -29,6 +30,12 @@ export function createHubLinkMetrics(registry: Registry): HubLinkMetrics {
     statusPublished: new Counter({
       name: 'flotilla_agent_hublink_status_published_total',
       help: 'Status reports sent to the hub',
+      registers,
+    }),
+    driftRepaired: new Counter({
+      name: 'flotilla_agent_hublink_drift_repaired_total',
+      help: 'Managed objects changed or deleted behind the hub and re-applied',
+      labelNames: ['reason'],
       registers,
     }),
     connected: new Gauge({

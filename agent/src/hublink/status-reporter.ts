@@ -5,13 +5,13 @@
  * burst of changes between two passes becomes one report. Objects that vanished are reported
  * as Missing; pruned ones as Deleted (by the desired handler, through `reportGone`).
  */
-import { WORKLOAD_KINDS, encodeMessage, statusSubject, type StatusMessage } from '@flotilla/api';
+import { WORKLOAD_KINDS, encodeMessage, statusSubject, type StatusMessage, type WorkloadKind } from '@flotilla/api';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import type { HubLinkMetrics } from './metrics.js';
 import { goneReport, reportDigest, statusReport } from './object-status.js';
 import { errorText } from './error-text.js';
-import type { KubeApplier, ObjectRef } from './types.js';
+import type { KubeApplier, KubeObject, ObjectRef } from './types.js';
 
 interface Sent {
   digest: string;
@@ -28,6 +28,8 @@ export interface StatusReporterDeps {
   intervalMs: number;
   resyncMs: number;
   now?: () => Date;
+  /** Sees each pass's listing of a kind's managed objects (drift repair). */
+  onListed?: (kind: WorkloadKind, objects: readonly KubeObject[]) => Promise<void>;
 }
 
 export interface StatusReporter {
@@ -67,7 +69,10 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
   async function pass(): Promise<void> {
     const seen = new Set<string>();
     for (const kind of WORKLOAD_KINDS) {
-      for (const obj of await deps.kube.listManaged(kind)) {
+      const listed = await deps.kube.listManaged(kind);
+      // Before publishing: drift is repaired even while NATS is unreachable.
+      await deps.onListed?.(kind, listed);
+      for (const obj of listed) {
         const ref: ObjectRef = { kind, namespace: obj.metadata?.namespace ?? '', name: obj.metadata?.name ?? '' };
         if (ref.name === '') continue;
         const key = keyOf(ref);

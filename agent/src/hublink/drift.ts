@@ -1,0 +1,125 @@
+/**
+ * Keeps what the hub manages the way the hub said, against changes made behind its back.
+ *
+ * Every object the link applies is remembered with the manifest it applied and the
+ * `metadata.generation` the apiserver answered. The status pass lists the managed objects of every
+ * kind anyway (by the managed-by label the applier sets); handing that listing to `check` finds
+ * - objects that are gone (deleted, or their managed-by label removed so they no longer list), and
+ * - objects whose spec changed (a different `metadata.generation`: only spec writes bump it),
+ * and re-applies the remembered manifest with server-side apply (force), which restores exactly
+ * the fields the hub owns and leaves fields others own alone.
+ *
+ * Applies, prunes and repairs all go through one `serial` queue, so a repair can never write an
+ * older manifest over a newer one the consumer is applying at the same moment; a repair also
+ * re-reads the object first and does nothing if it is already as applied.
+ */
+import type { WorkloadKind } from '@flotilla/api';
+import type { Logger } from 'pino';
+import { appliedGeneration, isManaged } from './desired-decision.js';
+import { errorText } from './error-text.js';
+import type { HubLinkMetrics } from './metrics.js';
+import type { KubeApplier, KubeObject, ObjectRef } from './types.js';
+
+/** Runs one task at a time, in call order; a failed task does not stop the next. */
+export interface Serial {
+  run<T>(task: () => Promise<T>): Promise<T>;
+}
+
+export function createSerial(): Serial {
+  let tail: Promise<unknown> = Promise.resolve();
+  return {
+    run<T>(task: () => Promise<T>): Promise<T> {
+      const next = tail.then(task, task);
+      tail = next.catch(() => undefined);
+      return next;
+    },
+  };
+}
+
+interface Applied {
+  ref: ObjectRef;
+  manifest: KubeObject;
+  /** The hub's generation of the desired message. */
+  generation: number;
+  /** metadata.generation the apiserver answered to our apply. */
+  kubeGeneration: number | undefined;
+}
+
+export interface DriftGuard {
+  /** Applies a desired manifest and remembers it. Call inside `serial`. */
+  apply(ref: ObjectRef, manifest: KubeObject, generation: number): Promise<void>;
+  /** Deletes an object the hub removed and forgets it. Call inside `serial`. */
+  delete(ref: ObjectRef): Promise<void>;
+  /** Compares a listing of one kind's managed objects with what was applied; repairs drift. */
+  check(kind: WorkloadKind, listed: readonly KubeObject[]): Promise<void>;
+  /** Objects the link remembers having applied. */
+  size(): number;
+}
+
+export interface DriftGuardDeps {
+  kube: KubeApplier;
+  serial: Serial;
+  logger: Logger;
+  metrics: HubLinkMetrics;
+}
+
+const keyOf = (r: ObjectRef): string => `${r.kind}/${r.namespace}/${r.name}`;
+
+type Drift = 'gone' | 'unmanaged' | 'spec-changed' | 'generation-changed';
+
+/** Why `current` is not what was applied, or undefined when it is. */
+export function driftOf(applied: Applied, current: KubeObject | undefined): Drift | undefined {
+  if (!current) return 'gone';
+  if (!isManaged(current)) return 'unmanaged';
+  if (appliedGeneration(current) !== applied.generation) return 'generation-changed';
+  if (applied.kubeGeneration !== undefined && current.metadata?.generation !== applied.kubeGeneration) {
+    return 'spec-changed';
+  }
+  return undefined;
+}
+
+export function createDriftGuard(deps: DriftGuardDeps): DriftGuard {
+  const applied = new Map<string, Applied>();
+
+  async function applyNow(entry: Omit<Applied, 'kubeGeneration'>): Promise<void> {
+    const result = await deps.kube.apply(entry.ref, entry.manifest);
+    applied.set(keyOf(entry.ref), { ...entry, kubeGeneration: result.metadata?.generation });
+  }
+
+  async function repair(key: string): Promise<void> {
+    const entry = applied.get(key);
+    if (!entry) return;
+    const drift = driftOf(entry, await deps.kube.get(entry.ref));
+    // A newer desired message applied since the listing leaves nothing to repair.
+    if (!drift) return;
+    deps.logger.info({ ref: entry.ref, drift }, 'object changed behind the hub; re-applying the desired state');
+    await applyNow(entry);
+    deps.metrics.driftRepaired.inc({ reason: drift });
+  }
+
+  return {
+    apply: (ref, manifest, generation) => applyNow({ ref, manifest, generation }),
+    async delete(ref) {
+      await deps.kube.delete(ref);
+      applied.delete(keyOf(ref));
+    },
+    async check(kind, listed) {
+      const byKey = new Map<string, KubeObject>();
+      for (const obj of listed) {
+        byKey.set(keyOf({ kind, namespace: obj.metadata?.namespace ?? '', name: obj.metadata?.name ?? '' }), obj);
+      }
+      const drifted = [...applied.entries()]
+        .filter(([key, entry]) => entry.ref.kind === kind && driftOf(entry, byKey.get(key)) !== undefined)
+        .map(([key]) => key);
+      for (const key of drifted) {
+        await deps.serial
+          .run(() => repair(key))
+          .catch((err: unknown) => {
+            deps.metrics.applyFailures.inc();
+            deps.logger.warn({ key, error: errorText(err) }, 'repairing drift failed; will retry');
+          });
+      }
+    },
+    size: () => applied.size,
+  };
+}
