@@ -20,6 +20,11 @@ async function parse(args: string[]): Promise<ManagerFlags> {
 }
 
 describe('agent CLI', () => {
+  it('hands the webhook flags over like the others', async () => {
+    const flags = await parse(['manager', '--webhook-port', '9443', '--webhook-failure-policy', 'Ignore']);
+    expect(flags).toMatchObject({ webhookPort: '9443', webhookFailurePolicy: 'Ignore' });
+  });
+
   it('hands `manager` flags over as given', async () => {
     const flags = await parse([
       'manager',

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import type { ManagerFlags } from './config.js';
+import { addWebhookOptions } from './webhook/config.js';
 
 /** What the commands do; injected so the parsing is testable without starting anything. */
 export interface CliActions {
@@ -12,8 +13,8 @@ export interface CliActions {
  */
 export function buildCli(actions: CliActions): Command {
   const program = new Command('agent').description('Flotilla cluster agent').showHelpAfterError();
-  program
-    .command('manager')
+  // The webhook's flags come from the table that also validates them (webhook/config.ts).
+  addWebhookOptions(program.command('manager'))
     .description('run the controllers, with leader election, health and metrics endpoints')
     .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG, else in-cluster credentials)')
     .option('--cluster-name <name>', 'name of this cluster in the fleet ($FLOTILLA_CLUSTER_NAME)')

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { AgentError } from './errors.js';
-import { webhookConfigFromEnv, type WebhookConfig } from './webhook/config.js';
+import { webhookConfigFromFlags, type WebhookConfig, type WebhookFlags } from './webhook/config.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -31,7 +31,7 @@ export interface AgentConfig {
    * (kube-controller-manager's --controllers syntax). Checked against the registry at start.
    */
   controllers?: string[];
-  /** Admission webhook; absent means off (FLOTILLA_WEBHOOK_* variables; see webhook/config.ts). */
+  /** Admission webhook; absent means off (--webhook-* flags, FLOTILLA_WEBHOOK_* variables; see webhook/config.ts). */
   webhook?: WebhookConfig;
   /**
    * The agent's own namespace (join Secret, webhook certificates, default Lease namespace):
@@ -61,7 +61,7 @@ export interface HubConfig {
 }
 
 /** `agent manager` flags as commander hands them over (all strings until validated). */
-export interface ManagerFlags {
+export interface ManagerFlags extends WebhookFlags {
   kubeconfig?: string;
   clusterName?: string;
   identity?: string;
@@ -155,7 +155,7 @@ export function loadConfig(
       .split(',')
       .map((c) => c.trim())
       .filter((c) => c !== ''),
-    webhook: webhookConfigFromEnv(env, namespace, problems),
+    webhook: webhookConfigFromFlags(flags, env, namespace, problems),
     namespace,
     hub: hubConfig(flags, opt, host),
   };

@@ -31,7 +31,7 @@ import { WebhookServer } from './server.js';
 import { containerConflicts, whitelistViolations } from './validating/sidecarset-rules.js';
 
 export { WebhookServer } from './server.js';
-export { defaultWebhookConfig, webhookConfigFromEnv, type WebhookConfig } from './config.js';
+export { defaultWebhookConfig, webhookConfigFromFlags, type WebhookConfig } from './config.js';
 
 export interface WebhookContext {
   manager: Manager;

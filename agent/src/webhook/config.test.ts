@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { buildCli } from '../cli.js';
+import { loadConfig, type ConfigHost } from '../config.js';
+import { defaultWebhookConfig, WEBHOOK_SETTINGS, webhookConfigFromFlags } from './config.js';
+
+const host: ConfigHost = { hostname: () => 'node-a', fileExists: () => true, readFile: () => '' };
+
+describe('webhook settings', () => {
+  it('take a flag over its FLOTILLA_* variable over the default', () => {
+    const problems: string[] = [];
+    const c = webhookConfigFromFlags(
+      { webhookPort: '9443', webhookFailurePolicy: 'Ignore' },
+      { FLOTILLA_WEBHOOK_PORT: '1234', FLOTILLA_WEBHOOK_TIMEOUT_SECONDS: '5', FLOTILLA_WEBHOOK_ENABLED: 'false' },
+      'agents',
+      problems,
+    );
+    expect(problems).toEqual([]);
+    expect(c).toMatchObject({
+      port: 9443,
+      failurePolicy: 'Ignore',
+      timeoutSeconds: 5,
+      enabled: false,
+      namespace: 'agents',
+      secretName: defaultWebhookConfig('agents').secretName,
+    });
+  });
+
+  it('name the flag and the variable of every bad value', () => {
+    const problems: string[] = [];
+    webhookConfigFromFlags(
+      { webhookTimeoutSeconds: '31', webhookUrl: 'https://h/path', webhookManageConfigurations: 'yes' },
+      { FLOTILLA_WEBHOOK_FAILURE_POLICY: 'Maybe', FLOTILLA_WEBHOOK_SERVICE_NAME: 'Not_A_Name' },
+      'agents',
+      problems,
+    );
+    expect(problems).toEqual([
+      '--webhook-timeout-seconds (FLOTILLA_WEBHOOK_TIMEOUT_SECONDS): must be an integer 1-30, got "31"',
+      '--webhook-failure-policy (FLOTILLA_WEBHOOK_FAILURE_POLICY): must be Fail or Ignore, got "Maybe"',
+      '--webhook-url (FLOTILLA_WEBHOOK_URL): must be https://host[:port] without a path, got "https://h/path"',
+      '--webhook-service-name (FLOTILLA_WEBHOOK_SERVICE_NAME): must be a DNS name, got "Not_A_Name"',
+      '--webhook-manage-configurations (FLOTILLA_WEBHOOK_MANAGE_CONFIGURATIONS): must be true or false, got "yes"',
+    ]);
+  });
+
+  it('read from the environment alone as before (the Helm chart sets the variables)', () => {
+    const problems: string[] = [];
+    const c = webhookConfigFromFlags(
+      {},
+      {
+        FLOTILLA_WEBHOOK_MANAGE_CONFIGURATIONS: 'false',
+        FLOTILLA_WEBHOOK_MUTATING_CONFIGURATION: 'm',
+        FLOTILLA_SIDECARSET_PATCH_METADATA_DEFAULTS_ALLOWED: 'true',
+        FLOTILLA_WEBHOOK_URL: 'https://10.0.0.1:9443',
+      },
+      'ns',
+      problems,
+    );
+    expect(problems).toEqual([]);
+    expect(c).toMatchObject({
+      manageConfigurations: false,
+      mutatingConfigurationName: 'm',
+      patchMetadataDefaultsAllowed: true,
+      url: 'https://10.0.0.1:9443',
+    });
+  });
+
+  it('fail loadConfig with the flag named, and are all listed in `agent manager --help`', () => {
+    const flags = { kubeconfig: '/k', clusterName: 'c1', webhookPort: '10250', sidecarsetWhitelistConfigmap: 'wl' };
+    expect(loadConfig(flags, {}, host).webhook).toMatchObject({ port: 10250, whitelistConfigMap: 'wl' });
+    expect(() => loadConfig({ ...flags, webhookPort: '0' }, {}, host)).toThrow(
+      /--webhook-port \(FLOTILLA_WEBHOOK_PORT\): must be an integer 1-65535, got "0"/,
+    );
+    const help = buildCli({ manager: () => Promise.resolve() })
+      .commands.find((cmd) => cmd.name() === 'manager')!
+      .helpInformation();
+    for (const s of WEBHOOK_SETTINGS) expect(help).toContain(`--${s.flag}`);
+  });
+});
