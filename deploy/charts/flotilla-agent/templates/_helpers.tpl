@@ -1,0 +1,117 @@
+{{/* Names, labels and the shared pieces of the agent chart. */}}
+
+{{- define "flotilla-agent.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "flotilla-agent.labels" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- end -}}
+
+{{- define "flotilla-agent.managerSelector" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: manager
+{{- end -}}
+
+{{- define "flotilla-agent.daemonSelector" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: daemon
+{{- end -}}
+
+{{- define "flotilla-agent.managerServiceAccount" -}}{{ include "flotilla-agent.fullname" . }}-manager{{- end -}}
+{{- define "flotilla-agent.daemonServiceAccount" -}}{{ include "flotilla-agent.fullname" . }}-daemon{{- end -}}
+{{- define "flotilla-agent.webhookService" -}}{{ include "flotilla-agent.fullname" . }}-webhook{{- end -}}
+{{- define "flotilla-agent.webhookSecret" -}}{{ include "flotilla-agent.fullname" . }}-webhook-certs{{- end -}}
+{{- define "flotilla-agent.mutatingConfiguration" -}}{{ include "flotilla-agent.fullname" . }}-mutating{{- end -}}
+{{- define "flotilla-agent.validatingConfiguration" -}}{{ include "flotilla-agent.fullname" . }}-validating{{- end -}}
+{{- define "flotilla-agent.leaseName" -}}{{ include "flotilla-agent.fullname" . }}{{- end -}}
+{{- define "flotilla-agent.whitelistConfigMap" -}}kruise-configuration{{- end -}}
+{{/* The agent's constant (KRUISE_DAEMON_CONFIG_NAMESPACE); the daemon reads pull secrets there. */}}
+{{- define "flotilla-agent.daemonConfigNamespace" -}}kruise-daemon-config{{- end -}}
+
+{{- define "flotilla-agent.joinSecret" -}}
+{{- .Values.hub.joinSecretName | default (printf "%s-join" (include "flotilla-agent.fullname" .)) -}}
+{{- end -}}
+
+{{- define "flotilla-agent.bootstrapSecret" -}}
+{{- .Values.hub.bootstrapToken.existingSecret | default (printf "%s-bootstrap" (include "flotilla-agent.fullname" .)) -}}
+{{- end -}}
+
+{{- define "flotilla-agent.image" -}}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) -}}
+{{- end -}}
+
+{{/* True (non-empty) when the NodeImage/ImagePullJob side runs. */}}
+{{- define "flotilla-agent.daemonEnabled" -}}
+{{- if .Values.featureGates.KruiseDaemon }}true{{ end -}}
+{{- end -}}
+{{- define "flotilla-agent.imagePullJobEnabled" -}}
+{{- if and .Values.featureGates.KruiseDaemon .Values.featureGates.ImagePullJobGate }}true{{ end -}}
+{{- end -}}
+
+{{/* FLOTILLA_CONTROLLERS: every controller but those a feature gate turns off. */}}
+{{- define "flotilla-agent.controllers" -}}
+{{- $c := list "*" -}}
+{{- if not (include "flotilla-agent.daemonEnabled" .) }}{{ $c = append $c "-nodeimage" }}{{ end -}}
+{{- if not (include "flotilla-agent.imagePullJobEnabled" .) }}{{ $c = append $c "-imagepulljob" }}{{ end -}}
+{{- join "," $c -}}
+{{- end -}}
+
+{{/* Secret read access for pull secrets: "*" (cluster-wide) or the listed namespaces. */}}
+{{- define "flotilla-agent.pullSecretsClusterWide" -}}
+{{- if has "*" .Values.imagePullJob.pullSecretNamespaces }}true{{ end -}}
+{{- end -}}
+
+{{/*
+The webhooks the agent serves, as agent/src/webhook/registry.ts lists them (OpenKruise's names
+and paths). test/integration/helm checks this list against the agent's own definitions.
+*/}}
+{{- define "flotilla-agent.webhookList" -}}
+- {name: mpod.kb.io, type: mutating, path: /mutate-pod, group: "", resource: pods, operations: [CREATE], clusterScoped: false}
+{{- range $kind := list "CloneSet" "SidecarSet" "ImagePullJob" "NodeImage" }}
+{{- $lower := lower $kind }}
+{{- $clusterScoped := has $kind (list "SidecarSet" "NodeImage") }}
+{{- range $type := list "mutating" "validating" }}
+- name: {{ printf "%s%s.kb.io" (substr 0 1 $type) $lower }}
+  type: {{ $type }}
+  path: {{ printf "/%s-apps-kruise-io-v1alpha1-%s" (ternary "mutate" "validate" (eq $type "mutating")) $lower }}
+  group: apps.kruise.io
+  resource: {{ $lower }}s
+  operations: [CREATE, UPDATE]
+  clusterScoped: {{ $clusterScoped }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{- define "flotilla-agent.webhookNamespaceSelector" -}}
+{{- $excluded := concat (list .Release.Namespace) .Values.webhook.excludedNamespaces | uniq | sortAlpha -}}
+{{- with .Values.webhook.namespaceSelector.matchLabels }}
+matchLabels:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+matchExpressions:
+  - key: kubernetes.io/metadata.name
+    operator: NotIn
+    values:
+      {{- toYaml $excluded | nindent 6 }}
+  {{- with .Values.webhook.namespaceSelector.matchExpressions }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- end -}}
+
+{{/* FLOTILLA_CLUSTER_LABELS: key=value pairs, sorted by key. */}}
+{{- define "flotilla-agent.clusterLabels" -}}
+{{- $pairs := list -}}
+{{- range $k, $v := .Values.clusterLabels }}{{ $pairs = append $pairs (printf "%s=%s" $k $v) }}{{ end -}}
+{{- join "," $pairs -}}
+{{- end -}}

@@ -1,0 +1,45 @@
+# syntax=docker/dockerfile:1
+# The Flotilla agent image: `agent manager` (Deployment) and `agent daemon` (DaemonSet) in one.
+# Build from the repository root:
+#   docker build -f deploy/docker/agent.Dockerfile -t ghcr.io/flotilla/agent:0.1.0 .
+ARG NODE_VERSION=20.20
+
+# 1. Compile api and agent (TypeScript project references) with every dev dependency.
+FROM node:${NODE_VERSION}-bookworm-slim AS build
+WORKDIR /src
+COPY package.json package-lock.json tsconfig.base.json ./
+COPY api/package.json api/
+COPY agent/package.json agent/
+# npm ci checks every workspace against the lock file, so the other manifests come along.
+COPY hub/package.json hub/
+COPY test/package.json test/
+RUN npm ci --workspace @flotilla/api --workspace @flotilla/agent --include-workspace-root --ignore-scripts
+COPY api api
+COPY agent agent
+RUN npx tsc -b agent
+
+# 2. Production dependencies only, without the compiler and test tools.
+FROM node:${NODE_VERSION}-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY api/package.json api/
+COPY agent/package.json agent/
+COPY hub/package.json hub/
+COPY test/package.json test/
+RUN npm ci --omit=dev --workspace @flotilla/api --workspace @flotilla/agent --ignore-scripts
+
+# 3. Runtime: distroless Node, no shell, no package manager, user 65532 (nonroot).
+FROM gcr.io/distroless/nodejs20-debian12:nonroot
+WORKDIR /app
+ENV NODE_ENV=production
+COPY --from=deps /app/package.json ./
+COPY --from=deps /app/node_modules node_modules
+COPY --from=deps /app/api/package.json api/
+COPY --from=build /src/api/dist api/dist
+COPY --from=deps /app/agent/package.json agent/
+COPY --from=build /src/agent/dist agent/dist
+# The CRI api.proto the node daemon loads at runtime.
+COPY agent/proto agent/proto
+USER 65532:65532
+ENTRYPOINT ["/nodejs/bin/node", "agent/dist/main.js"]
+CMD ["manager"]
