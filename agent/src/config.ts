@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { pullSecretNamespacesFromEnv } from './controllers/imagepulljob/config.js';
 import { AgentError } from './errors.js';
 import { webhookConfigFromFlags, type WebhookConfig, type WebhookFlags } from './webhook/config.js';
 
@@ -31,6 +32,11 @@ export interface AgentConfig {
    * (kube-controller-manager's --controllers syntax). Checked against the registry at start.
    */
   controllers?: string[];
+  /**
+   * Namespaces whose ImagePullJob pull secrets the agent may read; undefined means every
+   * namespace (FLOTILLA_IMAGEPULLJOB_SECRET_NAMESPACES; see controllers/imagepulljob/config.ts).
+   */
+  pullSecretNamespaces?: string[];
   /** Admission webhook; absent means off (--webhook-* flags, FLOTILLA_WEBHOOK_* variables; see webhook/config.ts). */
   webhook?: WebhookConfig;
   /**
@@ -158,6 +164,7 @@ export function loadConfig(
     webhook: webhookConfigFromFlags(flags, env, namespace, problems),
     namespace,
     hub: hubConfig(flags, opt, host),
+    pullSecretNamespaces: pullSecretNamespacesFromEnv(env, problems),
   };
   if (problems.length > 0) throw new AgentError('AGENT_ERR_CONFIG', `invalid configuration: ${problems.join('; ')}`);
   return config;

@@ -29,6 +29,13 @@ export interface ImagePullJobControllerOptions {
   expectationRequeueMs: number;
   /** Restricts the NodeImages and jobs this instance sees (sharding, tests); default everything. */
   scope?: ControllerScope;
+  /**
+   * Namespaces whose pull secrets the controller may read (it watches Secrets only there and in
+   * the daemon config namespace); undefined reads them in every namespace, as OpenKruise does.
+   * Least-privilege installs list the namespaces that use pullSecrets, so the agent needs no
+   * cluster-wide read access to Secrets; a job elsewhere reports PullSecretNotFound.
+   */
+  pullSecretNamespaces?: readonly string[];
 }
 
 export interface ImagePullJobReconcilerDeps {

@@ -23,6 +23,7 @@ import { kubeNodeImageClient, type NodeImageClient } from '../nodeimage/client.j
 import { isServed } from '../nodeimage/discovery.js';
 import { kubeJobClient, kubeSecretClient, SECRETS, type JobClient, type SecretClient } from './client.js';
 import { imagePullJobReconciler, type ImagePullJobControllerOptions } from './controller.js';
+import type { SecretLister } from './secret-sync.js';
 import {
   BY_PULL_SECRET,
   nodeImageToJobs,
@@ -70,7 +71,12 @@ export const imagePullJobController: ControllerRegistration = {
       );
       return;
     }
-    registerImagePullJobController(manager, { rest, events: ctx.events('imagepulljob') });
+    const { pullSecretNamespaces } = ctx.config;
+    registerImagePullJobController(manager, {
+      rest,
+      events: ctx.events('imagepulljob'),
+      ...(pullSecretNamespaces ? { options: { pullSecretNamespaces } } : {}),
+    });
   },
 };
 
@@ -88,7 +94,8 @@ export function registerImagePullJobController(manager: Manager, deps: ImagePull
     labelSelector: options.scope?.nodeSelector,
   });
   const pods = manager.informer<PodLike>({ resource: Resources.pods });
-  const secrets = manager.informer<SecretLike>({ resource: SECRETS });
+  const secretInformers = secretInformersFor(manager, options);
+  const secrets = secretLister(secretInformers);
   const resourceVersions = new ResourceVersionExpectations({ clock });
   const secretCreations = new ScaleExpectations({ clock });
   const controller = manager.controller({
@@ -121,11 +128,42 @@ export function registerImagePullJobController(manager: Manager, deps: ImagePull
   controller.watch(jobs);
   controller.watch(nodeImages, nodeImageToJobs(sources));
   controller.watch(pods, podToJobs(sources));
-  controller.watch(secrets, secretToJobs(sources));
+  for (const informer of secretInformers.values()) controller.watch(informer, secretToJobs(sources));
   observeWrites(resourceVersions, jobs);
   observeWrites(resourceVersions, nodeImages);
-  observeSecretCopies(secretCreations, secrets, options.daemonConfigNamespace);
+  for (const informer of secretInformers.values()) {
+    observeSecretCopies(secretCreations, informer, options.daemonConfigNamespace);
+  }
   return controller;
+}
+
+/**
+ * One Secret informer over all namespaces, or (pullSecretNamespaces set) one per listed namespace
+ * plus the daemon config namespace, so a namespace-scoped Role per namespace is all the agent needs.
+ * Keyed by namespace; `*` for the cluster-wide one.
+ */
+function secretInformersFor(
+  manager: Manager,
+  options: ImagePullJobControllerOptions,
+): Map<string, Informer<SecretLike>> {
+  if (options.pullSecretNamespaces === undefined) {
+    return new Map([['*', manager.informer<SecretLike>({ resource: SECRETS })]]);
+  }
+  const namespaces = new Set([options.daemonConfigNamespace, ...options.pullSecretNamespaces]);
+  return new Map([...namespaces].map((ns) => [ns, manager.informer<SecretLike>({ resource: SECRETS, namespace: ns })]));
+}
+
+/** Reads through the informers of secretInformersFor; a namespace without one has no secrets. */
+function secretLister(informers: Map<string, Informer<SecretLike>>): SecretLister {
+  const all = informers.get('*');
+  if (all) return all;
+  return {
+    get: (namespace, name) => (namespace === undefined ? undefined : informers.get(namespace)?.get(namespace, name)),
+    list: (namespace) =>
+      namespace === undefined
+        ? [...informers.values()].flatMap((i) => i.list())
+        : (informers.get(namespace)?.list(namespace) ?? []),
+  };
 }
 
 /** The informers tell the expectations which of the controller's own writes they have seen. */
