@@ -92,7 +92,12 @@ export async function startReplica(
       new EventRecorder({ sink, component: `flotilla-agent/${component}`, instance: identity, logger }),
   };
   const webhook = setupWebhook(ctx, config);
-  if (withSidecarSetController) setupSidecarSetController(ctx, config.namespace);
+  // The controller owns only the suite's SidecarSets: suites running side by side on one cluster
+  // each run their own controller.
+  const suite = config.namespaceSelector?.matchLabels?.[SUITE_LABEL];
+  if (withSidecarSetController) {
+    setupSidecarSetController(ctx, config.namespace, suite ? `${SUITE_LABEL}=${suite}` : undefined);
+  }
   const running = manager.start();
   const deadline = Date.now() + 60_000;
   while (!webhook.isReady()) {

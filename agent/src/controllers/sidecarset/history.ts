@@ -6,7 +6,7 @@
 import { isKubeStatus } from '../../errors.js';
 import { resourcePath, Resources } from '../../runtime/resource.js';
 import { PatchType, type KubeRest } from '../../runtime/rest.js';
-import type { SidecarSet } from '@flotilla/api';
+import { LABEL_SIDECARSET_CUSTOM_VERSION, type SidecarSet } from '@flotilla/api';
 import { podControllerRevision } from './control/annotations.js';
 import {
   findInjectionRevision,
@@ -75,8 +75,29 @@ export async function registerLatestRevision(
     }
     revisions.push(latest);
   }
+  await updateCustomVersionLabel(rest, namespace, ss, latest);
   await truncateHistory(rest, namespace, ss, revisions, pods);
   return { name: latest.metadata.name!, collisionCount };
+}
+
+/**
+ * The SidecarSet's custom version label moves to its latest revision (a relabelled SidecarSet whose
+ * spec did not change names the same revision), so injectionStrategy.revision.customVersion finds it.
+ */
+async function updateCustomVersionLabel(
+  rest: KubeRest,
+  namespace: string,
+  ss: SidecarSet,
+  latest: ControllerRevision,
+): Promise<void> {
+  const version = ss.metadata?.labels?.[LABEL_SIDECARSET_CUSTOM_VERSION];
+  if (!version || latest.metadata.labels?.[LABEL_SIDECARSET_CUSTOM_VERSION] === version) return;
+  await rest.request({
+    method: 'PATCH',
+    path: resourcePath(REF, namespace, latest.metadata.name),
+    body: { metadata: { labels: { [LABEL_SIDECARSET_CUSTOM_VERSION]: version } } },
+    contentType: PatchType.merge,
+  });
 }
 
 async function truncateHistory(

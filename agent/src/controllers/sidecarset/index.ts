@@ -19,13 +19,21 @@ const NAMESPACES: ResourceRef = {
   namespaced: false,
 };
 
-/** Wires the controller into a manager (also used by the integration suites). */
+/**
+ * Wires the controller into a manager (also used by the integration suites). `sidecarSetSelector`
+ * (a label selector string) narrows which SidecarSets this controller owns, so suites sharing a
+ * cluster never reconcile each other's.
+ */
 export function setupSidecarSetController(
   ctx: Pick<ControllerContext, 'manager' | 'rest' | 'events'>,
   revisionNamespace: string,
+  sidecarSetSelector?: string,
 ): void {
   const { manager } = ctx;
-  const sidecarSets = manager.informer<SidecarSet>({ resource: Resources.sidecarSets });
+  const sidecarSets = manager.informer<SidecarSet>({
+    resource: Resources.sidecarSets,
+    ...(sidecarSetSelector ? { labelSelector: sidecarSetSelector } : {}),
+  });
   const pods = manager.informer<Pod>({ resource: Resources.pods });
   const namespaces = manager.informer<Namespace>({ resource: NAMESPACES });
   const revisions = manager.informer<ControllerRevision>({
