@@ -110,14 +110,13 @@ export async function activeRolloutOf(db: DbOrTx, workloadId: string): Promise<R
   return row;
 }
 
-/** Ids of rollouts the scheduler must step (paused ones do not move). */
-export async function steppableRolloutIds(db: DbOrTx): Promise<string[]> {
-  const rows = await db
-    .select({ id: rollouts.id })
+/** Rollouts the scheduler must step (paused ones do not move), oldest first. */
+export async function steppableRollouts(db: DbOrTx): Promise<RolloutRow[]> {
+  return db
+    .select()
     .from(rollouts)
     .where(inArray(rollouts.phase, ['Progressing', 'WaitingApproval']))
     .orderBy(asc(rollouts.createdAt));
-  return rows.map((r) => r.id);
 }
 
 /** Newest first; `before` (createdAt ISO, id) continues a page; `limit + 1` rows. */

@@ -16,7 +16,7 @@ import {
   getRollout,
   insertRolloutEvents,
   saveRolloutState,
-  steppableRolloutIds,
+  steppableRollouts,
   upsertPin,
   type RolloutRow,
 } from '../repositories/rollouts-repo.js';
@@ -25,11 +25,16 @@ import { beginDesiredChange, syncWorkload } from '../services/desired-sync.js';
 import { advance } from './engine.js';
 import type { RolloutNotifier } from './notifier.js';
 import { observeCluster } from './observe.js';
-import type { ClusterObservation, RolloutAction } from './types.js';
+import type { ClusterObservation, RolloutAction, RolloutState } from './types.js';
 
 export const SCHEDULER_LOCK = 0x666c6f7403; // "flot" + 3
 /** Kicks (status stored, controls) are coalesced over this long. */
 const KICK_DELAY_MS = 50;
+/**
+ * A step that would only reword messages is written at most this often per rollout: with many
+ * active rollouts, each write is a transaction the ticks that matter would wait for.
+ */
+const MESSAGE_REFRESH_MS = 3000;
 
 export interface RolloutSchedulerDeps {
   db: Db;
@@ -113,65 +118,6 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
     }
   }
 
-  async function observe(
-    tx: Tx,
-    row: RolloutRow,
-    members: string[],
-    at: Date,
-  ): Promise<Record<string, ClusterObservation>> {
-    const [w] = await tx.select().from(workloads).where(eq(workloads.id, row.workloadId)).limit(1);
-    if (!w || members.length === 0) return {};
-    const object = and(
-      eq(desiredObjects.kind, w.kind),
-      eq(desiredObjects.namespace, w.namespace),
-      eq(desiredObjects.name, w.name),
-      inArray(desiredObjects.clusterName, members),
-    );
-    const desired = await tx.select().from(desiredObjects).where(object);
-    const status = await tx
-      .select()
-      .from(objectStatus)
-      .where(
-        and(
-          eq(objectStatus.kind, w.kind),
-          eq(objectStatus.namespace, w.namespace),
-          eq(objectStatus.name, w.name),
-          inArray(objectStatus.clusterName, members),
-        ),
-      );
-    const cls = await tx
-      .select({ name: clusters.name, state: clusters.state, lastHeartbeatAt: clusters.lastHeartbeatAt })
-      .from(clusters)
-      .where(inArray(clusters.name, members));
-    const d = new Map(desired.map((r) => [r.clusterName, r]));
-    const s = new Map(status.map((r) => [r.clusterName, r]));
-    const c = new Map(cls.map((r) => [r.name, r]));
-    const out: Record<string, ClusterObservation> = {};
-    for (const name of members) {
-      const dr = d.get(name);
-      const sr = s.get(name);
-      const cr = c.get(name);
-      out[name] = observeCluster({
-        targetRevision: row.targetRevision,
-        clusterState: cr?.state ?? 'removed',
-        lastHeartbeatAt: cr?.lastHeartbeatAt ?? null,
-        desired: dr && dr.workloadId === row.workloadId ? dr : undefined,
-        status:
-          sr && sr.workloadId === row.workloadId
-            ? {
-                revision: sr.revision,
-                generation: sr.generation,
-                health: sr.health as ObjectHealth,
-                message: sr.message,
-              }
-            : undefined,
-        now: at,
-        heartbeatTimeoutMs: deps.heartbeatTimeoutMs,
-      });
-    }
-    return out;
-  }
-
   async function step(rolloutId: string): Promise<StepOutcome> {
     const at = now();
     const outcome = await deps.db.transaction(async (tx) => {
@@ -180,11 +126,9 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
       const row = await getRollout(tx, rolloutId, true);
       if (!row || (row.state.phase !== 'Progressing' && row.state.phase !== 'WaitingApproval'))
         return { rolloutId, changed: false, desiredChanged: 0 };
-      const members = row.plan.waves.flatMap((w) => w.members);
-      const observations = await observe(tx, row, members, at);
-      const { state, actions } = advance(row.plan, row.state, observations, at.getTime());
-      if (actions.length === 0 && same({ ...state, updatedAt: 0 }, { ...row.state, updatedAt: 0 }))
-        return { rolloutId, changed: false, desiredChanged: 0 };
+      const observed = await loadObservations(tx, [row]);
+      const { state, actions, changed } = decide(row, observed, at, deps.heartbeatTimeoutMs);
+      if (!changed) return { rolloutId, changed: false, desiredChanged: 0 };
       const [w] = await tx.select().from(workloads).where(eq(workloads.id, row.workloadId)).for('update');
       let pinsChanged = false;
       for (const a of actions) {
@@ -228,14 +172,31 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
     return outcome;
   }
 
+  /**
+   * One pass: a single lock-free read of every active rollout and what the hub observes of its
+   * clusters decides which rollouts would change; only those are stepped (each in its own locked
+   * transaction that observes again). Most ticks change nothing for most rollouts (soaking,
+   * waiting for agents), and skipping their transactions keeps a tick over many rollouts short.
+   */
   async function tick(): Promise<StepOutcome[]> {
     if (!(await lead())) return [];
+    const at = now();
+    const rows = await steppableRollouts(deps.db);
+    if (rows.length === 0) return [];
+    const observed = await loadObservations(deps.db, rows);
     const out: StepOutcome[] = [];
-    for (const id of await steppableRolloutIds(deps.db)) {
+    for (const row of rows) {
+      const d = decide(row, observed, at, deps.heartbeatTimeoutMs);
+      // New wording alone (e.g. "2 of 4 pods updated") is written at most every few seconds.
+      const due = d.transition || (d.changed && at.getTime() - row.state.updatedAt >= MESSAGE_REFRESH_MS);
+      if (!due) {
+        out.push({ rolloutId: row.id, changed: false, desiredChanged: 0 });
+        continue;
+      }
       try {
-        out.push(await step(id));
+        out.push(await step(row.id));
       } catch (err) {
-        deps.logger.warn({ err, rollout: id }, 'rollout step failed; retrying next tick');
+        deps.logger.warn({ err, rollout: row.id }, 'rollout step failed; retrying next tick');
       }
     }
     return out;
@@ -286,4 +247,107 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
     step,
     isLeader: () => leader !== undefined,
   };
+}
+
+type WorkloadRow = typeof workloads.$inferSelect;
+type DesiredRow = typeof desiredObjects.$inferSelect;
+type StatusRow = typeof objectStatus.$inferSelect;
+type ClusterRow = Pick<typeof clusters.$inferSelect, 'name' | 'state' | 'lastHeartbeatAt'>;
+
+/** What the hub knows of the rollouts' workloads and member clusters, read in four queries. */
+interface Observed {
+  workloads: Map<string, WorkloadRow>;
+  /** By `${workloadId}/${cluster}`. */
+  desired: Map<string, DesiredRow>;
+  status: Map<string, StatusRow>;
+  clusters: Map<string, ClusterRow>;
+}
+
+async function loadObservations(q: Db | Tx, rows: readonly RolloutRow[]): Promise<Observed> {
+  const workloadIds = [...new Set(rows.map((r) => r.workloadId))];
+  const members = [...new Set(rows.flatMap((r) => r.plan.waves.flatMap((w) => w.members)))];
+  const key = (workloadId: string, cluster: string): string => `${workloadId}/${cluster}`;
+  const observed: Observed = { workloads: new Map(), desired: new Map(), status: new Map(), clusters: new Map() };
+  const ws = await q.select().from(workloads).where(inArray(workloads.id, workloadIds));
+  for (const w of ws) observed.workloads.set(w.id, w);
+  if (members.length === 0) return observed;
+  // A workload's kind/namespace/name never change, so rows of these workload ids are exactly
+  // the rows of the objects they own (a same-named object of another workload never counts).
+  const desired = await q
+    .select()
+    .from(desiredObjects)
+    .where(and(inArray(desiredObjects.workloadId, workloadIds), inArray(desiredObjects.clusterName, members)));
+  for (const d of desired) observed.desired.set(key(d.workloadId, d.clusterName), d);
+  const status = await q
+    .select()
+    .from(objectStatus)
+    .where(and(inArray(objectStatus.clusterName, members), inArray(objectStatus.workloadId, workloadIds)));
+  for (const st of status) observed.status.set(key(st.workloadId, st.clusterName), st);
+  const cls = await q
+    .select({ name: clusters.name, state: clusters.state, lastHeartbeatAt: clusters.lastHeartbeatAt })
+    .from(clusters)
+    .where(inArray(clusters.name, members));
+  for (const c of cls) observed.clusters.set(c.name, c);
+  return observed;
+}
+
+function observationsOf(
+  row: RolloutRow,
+  observed: Observed,
+  at: Date,
+  heartbeatTimeoutMs: number,
+): Record<string, ClusterObservation> {
+  const w = observed.workloads.get(row.workloadId);
+  const out: Record<string, ClusterObservation> = {};
+  if (!w) return out;
+  for (const name of row.plan.waves.flatMap((wave) => wave.members)) {
+    const dr = observed.desired.get(`${w.id}/${name}`);
+    const sr = observed.status.get(`${w.id}/${name}`);
+    const cr = observed.clusters.get(name);
+    out[name] = observeCluster({
+      targetRevision: row.targetRevision,
+      clusterState: cr?.state ?? 'removed',
+      lastHeartbeatAt: cr?.lastHeartbeatAt ?? null,
+      desired: dr,
+      status: sr
+        ? { revision: sr.revision, generation: sr.generation, health: sr.health as ObjectHealth, message: sr.message }
+        : undefined,
+      now: at,
+      heartbeatTimeoutMs,
+    });
+  }
+  return out;
+}
+
+/** The state without its messages and step time, to tell real transitions from new wording. */
+function transitions(state: RolloutState): unknown {
+  return {
+    ...state,
+    message: '',
+    updatedAt: 0,
+    waves: state.waves.map((w) => ({ ...w, message: '' })),
+    clusters: Object.fromEntries(Object.entries(state.clusters).map(([n, c]) => [n, { ...c, message: '' }])),
+  };
+}
+
+interface Decision {
+  state: RolloutState;
+  actions: RolloutAction[];
+  /** Anything differs from the committed state. */
+  changed: boolean;
+  /** Actions, or a phase, step or time changed (not only a message). */
+  transition: boolean;
+}
+
+/** The engine's next step for one rollout, and what kind of change it is. */
+function decide(row: RolloutRow, observed: Observed, at: Date, heartbeatTimeoutMs: number): Decision {
+  const { state, actions } = advance(
+    row.plan,
+    row.state,
+    observationsOf(row, observed, at, heartbeatTimeoutMs),
+    at.getTime(),
+  );
+  const changed = actions.length > 0 || !same({ ...state, updatedAt: 0 }, { ...row.state, updatedAt: 0 });
+  const transition = changed && (actions.length > 0 || !same(transitions(state), transitions(row.state)));
+  return { state, actions, changed, transition };
 }

@@ -191,39 +191,50 @@ export async function desired(h: Harness, workloadId: string): Promise<DesiredRo
   }));
 }
 
-/** Every simulated agent not in `offline` heartbeats and reports on what it was sent. */
+/**
+ * Every simulated agent not in `offline` heartbeats and reports on what it was sent, for one
+ * workload or many at once (one read, one heartbeat batch, one status batch, as ingestion does).
+ */
 export async function agentsReport(
   h: Harness,
-  workloadId: string,
+  workloadIds: string | readonly string[],
   health: (cluster: string, revision: number) => Health,
   offline: ReadonlySet<string> = new Set(),
 ): Promise<void> {
-  const rows = (await desired(h, workloadId)).filter((r) => !offline.has(r.cluster));
-  await heartbeat(
-    h,
-    rows.map((r) => r.cluster),
-  );
-  const w = await h.hub.pool.query<{ kind: 'CloneSet'; namespace: string; name: string }>(
-    'select kind, namespace, name from workloads where id = $1',
-    [workloadId],
-  );
-  const { kind, namespace, name } = w.rows[0]!;
+  const rows = (
+    await h.hub.pool.query<{
+      cluster_name: string;
+      revision: number;
+      generation: string;
+      workload_id: string;
+      kind: 'CloneSet';
+      namespace: string;
+      name: string;
+    }>(
+      `select d.cluster_name, d.revision, d.generation, d.workload_id, w.kind, w.namespace, w.name
+         from desired_objects d join workloads w on w.id = d.workload_id
+        where d.workload_id = any($1::uuid[])`,
+      [typeof workloadIds === 'string' ? [workloadIds] : workloadIds],
+    )
+  ).rows.filter((r) => !offline.has(r.cluster_name));
+  await heartbeat(h, [...new Set(rows.map((r) => r.cluster_name))]);
   await upsertStatuses(
     h.hub.db,
     rows.map((r) => {
-      const state = health(r.cluster, r.revision);
+      const state = health(r.cluster_name, r.revision);
+      const generation = Number(r.generation);
       return {
         reportedAtMs: h.now(),
         message: {
           v: 1,
-          cluster: r.cluster,
-          kind,
-          namespace,
-          name,
-          workloadId,
+          cluster: r.cluster_name,
+          kind: r.kind,
+          namespace: r.namespace,
+          name: r.name,
+          workloadId: r.workload_id,
           revision: r.revision,
-          generation: r.generation,
-          observedGeneration: r.generation,
+          generation,
+          observedGeneration: generation,
           counts: { replicas: 4, readyReplicas: 4, updatedReplicas: 4, updatedReadyReplicas: 4, availableReplicas: 4 },
           health: state,
           message: state === 'Degraded' ? 'pods never ready' : '',

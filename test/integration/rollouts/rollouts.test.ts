@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../hub/fixtures.js';
 import {
+  agentsReport,
   control,
   createHarness,
   desired,
@@ -206,6 +207,27 @@ describe('rollouts', () => {
     expect((await desired(h, wid)).map((r) => [r.revision, r.generation])).toEqual(clusters.map(() => [2, 2]));
   });
 
+  it('a tick steps only rollouts that change; new wording alone is written at most every 3 s', async () => {
+    await joinFleet(h, 'quiet', 5, rings);
+    const wid = await rolloutWorkload(h, 'quiet');
+    const r0 = await startRollout(h, wid, threeWaves());
+    const mine = async () => (await h.scheduler.tick()).find((o) => o.rolloutId === r0.id)!;
+    expect(await mine()).toMatchObject({ changed: true, desiredChanged: 1 }); // the canary starts
+    // No report yet: the only news is the canary's message ("no status"), not yet worth a write.
+    h.advance(1000);
+    expect(await mine()).toMatchObject({ changed: false });
+    expect((await getRollout(h, r0.id)).clusters[0]!.message).toBe('updating');
+    h.advance(3000);
+    expect(await mine()).toMatchObject({ changed: true, desiredChanged: 0 });
+    expect((await getRollout(h, r0.id)).clusters[0]!.message).toContain('NoStatus');
+    // A real transition is stepped at once: the canary reports healthy and starts soaking.
+    h.advance(100);
+    await agentsReport(h, wid, () => 'Healthy');
+    expect(await mine()).toMatchObject({ changed: true });
+    expect((await getRollout(h, r0.id)).clusters[0]!.phase).toBe('Soaking');
+    await control(h, r0.id, 'abort');
+  });
+
   it('only one scheduler leads among replicas', async () => {
     const other = h.newScheduler();
     await h.scheduler.tick();
@@ -263,6 +285,73 @@ describe('rollouts', () => {
     });
     expect(final.phase).toBe('Succeeded');
     expect(seen).toEqual(['90%', 2, 'full']);
+  });
+
+  it('names the field of every bad strategy and answers controls in the wrong state with 409 and the phase', async () => {
+    await joinFleet(h, 'strict', 5, rings);
+    const wid = await rolloutWorkload(h, 'strict');
+    const reject = async (strategy: unknown): Promise<{ path: string; message: string }[]> => {
+      const res = await call(h.app, 'POST', `/api/v1/workloads/${wid}/rollouts`, h.tokens.operator, { strategy });
+      expect(res.statusCode, res.body).toBe(400);
+      const error = res.json<{ error: { code: string; details: { path: string; message: string }[] } }>().error;
+      expect(error.code).toBe('HUB_ERR_INVALID');
+      return error.details;
+    };
+    // A wave whose selector matches no targeted cluster is empty.
+    expect(
+      await reject({
+        waves: [{ name: 'a', clusters: { selector: { matchLabels: { ring: '9' } } } }, { name: 'b' }],
+      }),
+    ).toContainEqual({ path: 'strategy.waves[0]', message: expect.stringContaining('matches no targeted cluster') });
+    // Overlapping selectors: ring 1 is in both waves.
+    const overlap = await reject({
+      waves: [
+        { name: 'a', clusters: { names: ['strict-1'] } },
+        { name: 'b', clusters: { selector: { matchLabels: { ring: '1' } } } },
+        { name: 'c', clusters: { selector: { matchExpressions: [{ key: 'ring', operator: 'In', values: ['1'] }] } } },
+      ],
+    });
+    expect(overlap).toContainEqual({ path: 'strategy.waves[2]', message: expect.stringContaining('must not overlap') });
+    // Budgets above 100 %, per wave and for the whole rollout.
+    const budgets = await reject({
+      failureBudget: '101%',
+      waves: [
+        { name: 'a', clusters: { names: ['strict-1'] } },
+        { name: 'b', failureBudget: '200%' },
+      ],
+    });
+    expect(budgets.map((d) => d.path)).toEqual(
+      expect.arrayContaining(['strategy.failureBudget', 'strategy.waves[1].failureBudget']),
+    );
+    // A named cluster the workload does not target, and targeted clusters left out of every wave.
+    expect(await reject({ waves: [{ name: 'a', clusters: { names: ['nowhere'] } }] })).toEqual(
+      expect.arrayContaining([
+        { path: 'strategy.waves[0].clusters.names', message: expect.stringContaining('"nowhere"') },
+        { path: 'strategy.waves', message: expect.stringContaining('in no wave') },
+      ]),
+    );
+
+    const r0 = await startRollout(h, wid, threeWaves({ soakSeconds: 0 }));
+    const conflict = async (what: string, body?: unknown): Promise<string> => {
+      const res = await control(h, r0.id, what, body);
+      expect(res.statusCode, `${what}: ${res.body}`).toBe(409);
+      const error = res.json<{ error: { details: { path: string; message: string }[]; message: string } }>().error;
+      return `${error.details.find((d) => d.path === 'phase')?.message} | ${error.message}`;
+    };
+    expect(await conflict('resume')).toMatch(/^Progressing \| cannot resume a rollout that is Progressing/);
+    expect(await conflict('retry')).toMatch(/^Progressing \| .*no failed clusters/);
+    expect((await run(h, wid, r0.id)).phase).toBe('Succeeded');
+    for (const what of ['pause', 'resume', 'approve', 'abort', 'retry']) {
+      expect(await conflict(what)).toMatch(/^Succeeded \| /);
+    }
+    const rb = await call(h.app, 'POST', `/api/v1/rollouts/${r0.id}/rollback`, h.tokens.operator);
+    expect(rb.statusCode, rb.body).toBe(201);
+    const again = await call(h.app, 'POST', `/api/v1/rollouts/${r0.id}/rollback`, h.tokens.operator);
+    expect(again.statusCode).toBe(409);
+    expect(again.json().error.message).toContain('active rollout');
+    // Unknown controls and fields are not guessed at.
+    expect((await control(h, r0.id, 'promote')).statusCode).toBe(400);
+    expect((await control(h, rb.json<{ id: string }>().id, 'pause', { force: true })).statusCode).toBe(400);
   });
 
   it('rejects bad input with clear 4xx errors', async () => {
