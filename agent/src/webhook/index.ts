@@ -10,7 +10,7 @@
  */
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { invalid, type SidecarSet, KRUISE_SYSTEM_NAMESPACE } from '@flotilla/api';
+import { invalid, type SidecarSet, KRUISE_API_VERSION, KRUISE_SYSTEM_NAMESPACE } from '@flotilla/api';
 import type { EventRecorder } from '../runtime/events.js';
 import type { Informer } from '../runtime/informer.js';
 import type { Manager } from '../runtime/manager.js';
@@ -104,7 +104,12 @@ export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): Webhoo
           const ss = sidecarSets.get(undefined, c.skippedFrom);
           if (ss) {
             const msg = `container ${c.container} of SidecarSet ${c.skippedFrom} was not injected into a pod in namespace ${namespace}: SidecarSet ${c.keptFrom} injects a container of that name (the first SidecarSet by name wins)`;
-            events.event(ss, 'Warning', 'SidecarContainerConflict', msg);
+            events.event(
+              { ...ss, apiVersion: KRUISE_API_VERSION, kind: 'SidecarSet' },
+              'Warning',
+              'SidecarContainerConflict',
+              msg,
+            );
           }
         }
       },
