@@ -208,3 +208,20 @@ describe('injection revision', () => {
     expect(missingInjectionRevision(latest({ customVersion: 'stable' }), [rev1])).toBeUndefined();
   });
 });
+
+describe('init containers', () => {
+  it('a changed init container (not a native sidecar) changes no hash, so no pod is upgraded', () => {
+    const v1 = sidecarSet('s', {
+      containers: [{ name: 'sc', image: 'sc:v1' }],
+      initContainers: [{ name: 'init', image: 'init:v1' }],
+    });
+    const v2 = sidecarSet('s', {
+      containers: [{ name: 'sc', image: 'sc:v1' }],
+      initContainers: [{ name: 'init', image: 'init:v2' }],
+    });
+    expect(sidecarSetHash(v2)).toBe(sidecarSetHash(v1));
+    const pod = injectSidecars(appPod('p'), [v1], '2026-01-01T00:00:00Z').pod as Pod;
+    pod.status = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] };
+    expect(planUpgrade(v2, [pod])).toEqual({ upgrade: [], notUpgradable: [] });
+  });
+});
