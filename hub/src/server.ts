@@ -133,6 +133,7 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
         logger: logger.child({ component: 'status' }),
         metrics,
         onStored: () => scheduler.kick(),
+        onRepublished: () => relay.kick(),
       });
       await ingest.start();
       cleanup.push(() => ingest!.stop());

@@ -5,6 +5,8 @@ import type { Logger } from 'pino';
 
 export interface HeartbeatDeps {
   cluster: string;
+  /** This link session's id (see HeartbeatMessage.linkId). */
+  linkId: string;
   agentVersion: string;
   kubernetesVersion: () => Promise<string>;
   managedObjects: () => number;
@@ -33,6 +35,7 @@ export function startHeartbeat(deps: HeartbeatDeps): Heartbeat {
         agentVersion: deps.agentVersion,
         kubernetesVersion: k8sVersion,
         managedObjects: deps.managedObjects(),
+        linkId: deps.linkId,
         sentAt: new Date().toISOString(),
       }),
     );

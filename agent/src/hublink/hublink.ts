@@ -9,6 +9,7 @@
  *                                agentVersion });
  *   await link.start(); … await link.stop();
  */
+import { randomUUID } from 'node:crypto';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { startDesiredConsumer, type DesiredConsumer } from './desired-consumer.js';
@@ -83,6 +84,9 @@ export function createHubLink(deps: HubLinkDeps): HubLink {
       status.start();
       heartbeat = startHeartbeat({
         cluster: deps.clusterName,
+        // A new id per start: the hub republishes this cluster's desired objects, which refills
+        // the drift guard's memory of what was applied (lost with the previous process or term).
+        linkId: randomUUID(),
         agentVersion: deps.agentVersion,
         kubernetesVersion: () => deps.kube.serverVersion(),
         managedObjects: () => status.managedCount(),

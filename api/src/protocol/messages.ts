@@ -110,6 +110,12 @@ export const HeartbeatMessage = Type.Object(
     kubernetesVersion: Type.String({ maxLength: 64 }),
     managedObjects: Type.Integer({ minimum: 0 }),
     sentAt: Type.String({ minLength: 1, maxLength: 64 }),
+    /**
+     * Random per start of the agent's hub link. A new value tells the hub that the link
+     * (re)started with an empty memory of what it applied; the hub then republishes the cluster's
+     * live desired objects, so the agent can guard all of them against drift again.
+     */
+    linkId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   },
   { additionalProperties: false },
 );

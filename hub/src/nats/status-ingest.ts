@@ -17,7 +17,9 @@ import {
   type TimedStatus,
 } from '../domain/status-coalesce.js';
 import type { HubMetrics } from '../metrics.js';
+import { lockDesiredState } from '../db/locks.js';
 import { recordHeartbeats } from '../repositories/clusters-repo.js';
+import { republishLive } from '../repositories/desired-repo.js';
 import { upsertStatuses } from '../repositories/status-repo.js';
 import { classifyMessage } from './classify.js';
 
@@ -34,6 +36,8 @@ export interface StatusIngestDeps {
   clusterCacheMs?: number;
   /** Called after a batch stored status reports (wakes the rollout scheduler). */
   onStored?: () => void;
+  /** Called after desired objects were queued again for restarted agent links (wakes the relay). */
+  onRepublished?: () => void;
 }
 
 export interface StatusIngest {
@@ -81,15 +85,36 @@ export function createStatusIngest(deps: StatusIngestDeps): StatusIngest {
     const written = await upsertStatuses(deps.db, coalesceStatus(statuses));
     deps.metrics.statusWritten.inc(written);
     if (written > 0) deps.onStored?.();
-    await recordHeartbeats(
-      deps.db,
-      coalesceHeartbeats(beats).map((b) => ({
-        cluster: b.message.cluster,
-        at: new Date(b.sentAtMs),
-        agentVersion: b.message.agentVersion,
-        kubernetesVersion: b.message.kubernetesVersion,
-      })),
-    );
+    await storeHeartbeats(beats);
+  }
+
+  /**
+   * Heartbeats, and in the same transaction a republish of the live desired objects of every
+   * cluster whose agent link restarted: stored link id and queued messages commit together, so
+   * a failure redelivers the heartbeat and the republish happens exactly once.
+   */
+  async function storeHeartbeats(beats: TimedHeartbeat[]): Promise<void> {
+    const updates = coalesceHeartbeats(beats).map((b) => ({
+      cluster: b.message.cluster,
+      at: new Date(b.sentAtMs),
+      agentVersion: b.message.agentVersion,
+      kubernetesVersion: b.message.kubernetesVersion,
+      ...(b.message.linkId ? { linkId: b.message.linkId } : {}),
+    }));
+    if (updates.length === 0) return;
+    const republished = await deps.db.transaction(async (tx) => {
+      const recorded = await recordHeartbeats(tx, updates);
+      if (recorded.linkRestarted.length === 0) return 0;
+      await lockDesiredState(tx);
+      let n = 0;
+      for (const { cluster, linkId } of recorded.linkRestarted) n += await republishLive(tx, cluster, linkId);
+      deps.logger.info(
+        { clusters: recorded.linkRestarted.map((r) => r.cluster), objects: n },
+        'agent links restarted; republishing their desired state',
+      );
+      return n;
+    });
+    if (republished > 0) deps.onRepublished?.();
   }
 
   function flush(): void {

@@ -114,22 +114,42 @@ export interface HeartbeatUpdate {
   at: Date;
   agentVersion: string;
   kubernetesVersion: string;
+  /** The agent's hub link session (HeartbeatMessage.linkId); absent from older agents. */
+  linkId?: string;
 }
 
-/** Stores heartbeats; an older heartbeat never moves last_heartbeat_at backwards. */
-export async function recordHeartbeats(db: DbOrTx, beats: readonly HeartbeatUpdate[]): Promise<number> {
-  if (beats.length === 0) return 0;
+/** What recordHeartbeats changed. */
+export interface HeartbeatsRecorded {
+  updated: number;
+  /** Clusters whose heartbeat carries a new linkId (not the first): their agent's hub link restarted. */
+  linkRestarted: { cluster: string; linkId: string }[];
+}
+
+/**
+ * Stores heartbeats; an older heartbeat never moves last_heartbeat_at backwards. The self-join
+ * `o` is the row as it was before the update, so RETURNING can tell a changed linkId apart.
+ */
+export async function recordHeartbeats(db: DbOrTx, beats: readonly HeartbeatUpdate[]): Promise<HeartbeatsRecorded> {
+  if (beats.length === 0) return { updated: 0, linkRestarted: [] };
   const values = sql.join(
     beats.map(
-      (b) => sql`(${b.cluster}, ${b.at.toISOString()}::timestamptz, ${b.agentVersion}, ${b.kubernetesVersion})`,
+      (b) =>
+        sql`(${b.cluster}, ${b.at.toISOString()}::timestamptz, ${b.agentVersion}, ${b.kubernetesVersion}, ${b.linkId ?? null}::text)`,
     ),
     sql`, `,
   );
-  const res = await db.execute(sql`
+  const res = await db.execute<{ name: string; link_id: string | null; previous: string | null }>(sql`
     update ${clusters} as c
-       set last_heartbeat_at = v.at, agent_version = v.agent_version, kubernetes_version = v.kubernetes_version
-      from (values ${values}) as v(name, at, agent_version, kubernetes_version)
+       set last_heartbeat_at = v.at, agent_version = v.agent_version, kubernetes_version = v.kubernetes_version,
+           agent_link_id = coalesce(v.link_id, c.agent_link_id)
+      from (values ${values}) as v(name, at, agent_version, kubernetes_version, link_id)
+      join ${clusters} as o on o.name = v.name
      where c.name = v.name and c.state = 'accepted'
-       and (c.last_heartbeat_at is null or c.last_heartbeat_at < v.at)`);
-  return res.rowCount ?? 0;
+       and (c.last_heartbeat_at is null or c.last_heartbeat_at < v.at)
+    returning c.name, v.link_id, o.agent_link_id as previous`);
+  // No previous id: the link's first start, whose new consumer delivers everything anyway.
+  const linkRestarted = res.rows
+    .filter((r) => r.link_id !== null && r.previous !== null && r.link_id !== r.previous)
+    .map((r) => ({ cluster: r.name, linkId: r.link_id! }));
+  return { updated: res.rowCount ?? 0, linkRestarted };
 }

@@ -97,3 +97,38 @@ export async function writeDesiredChanges(
     select * from unnest(${sql.param(subjects)}::text[], ${sql.param(msgIds)}::text[],
                          ${col((c) => JSON.stringify(message(identity, c, now)))}::text[])`);
 }
+
+/**
+ * Queues every live desired object of a cluster for publishing again (after its agent's hub link
+ * restarted). The message ids carry the link session, so JetStream's duplicate window does not
+ * swallow them, while a heartbeat processed twice republishes only once. Returns the row count.
+ */
+export async function republishLive(db: DbOrTx, cluster: string, linkId: string, now = new Date()): Promise<number> {
+  const rows = await db
+    .select()
+    .from(desiredObjects)
+    .where(and(eq(desiredObjects.clusterName, cluster), eq(desiredObjects.deleted, false)));
+  if (rows.length === 0) return 0;
+  const subjects = rows.map((r) => desiredSubject(cluster, r));
+  const msgIds = subjects.map((s, i) => `${s}@${rows[i]!.generation}@link-${linkId}`);
+  const payloads = rows.map((r) =>
+    JSON.stringify(
+      message(
+        { id: r.workloadId, kind: r.kind as WorkloadIdentity['kind'], namespace: r.namespace, name: r.name },
+        {
+          cluster,
+          generation: r.generation,
+          revision: r.revision,
+          deleted: false,
+          manifest: r.manifest ?? null,
+          manifestHash: r.manifestHash,
+        },
+        now,
+      ),
+    ),
+  );
+  await db.execute(sql`
+    insert into ${outbox} (subject, msg_id, payload)
+    select * from unnest(${sql.param(subjects)}::text[], ${sql.param(msgIds)}::text[], ${sql.param(payloads)}::text[])`);
+  return rows.length;
+}

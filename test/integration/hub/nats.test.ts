@@ -108,6 +108,22 @@ function jsOf(nc: NatsConnection): JetStreamClient {
   return jetstream(nc, { checkAPI: false });
 }
 
+/** A heartbeat of cluster iso-a, sent now (optionally naming its link session). */
+function heartbeatA(linkId?: string): Promise<unknown> {
+  return jsOf(ncA).publish(
+    'flotilla.heartbeat.iso-a',
+    encodeMessage({
+      v: PROTOCOL_VERSION,
+      cluster: 'iso-a',
+      agentVersion: '9.9.9',
+      kubernetesVersion: 'v1.36.3',
+      managedObjects: 1,
+      sentAt: new Date().toISOString(),
+      ...(linkId ? { linkId } : {}),
+    }),
+  );
+}
+
 describe('per-cluster NATS identities', () => {
   it("let cluster A read its own desired state but not B's", async () => {
     const created = await rest<{ id: string }>(t, 'POST', '/api/v1/workloads', t.operatorToken, {
@@ -285,18 +301,7 @@ describe('status ingestion', () => {
   });
 
   it('records heartbeats with versions and marks the cluster Online', async () => {
-    const js = jsOf(ncA);
-    await js.publish(
-      'flotilla.heartbeat.iso-a',
-      encodeMessage({
-        v: PROTOCOL_VERSION,
-        cluster: 'iso-a',
-        agentVersion: '9.9.9',
-        kubernetesVersion: 'v1.36.3',
-        managedObjects: 1,
-        sentAt: new Date().toISOString(),
-      }),
-    );
+    await heartbeatA();
     const cluster = await eventually('heartbeat stored', async () => {
       const c = await rest<{ health: string; agentVersion: string; kubernetesVersion: string }>(
         t,
@@ -307,6 +312,37 @@ describe('status ingestion', () => {
       return c.health === 'Online' ? c : undefined;
     });
     expect(cluster).toMatchObject({ agentVersion: '9.9.9', kubernetesVersion: 'v1.36.3' });
+  });
+
+  it("republishes a cluster's live desired objects once when its agent link restarts", async () => {
+    const beat = (linkId: string): Promise<unknown> => heartbeatA(linkId);
+    const storedLink = async (): Promise<string | null> =>
+      (await t.db.pool.query<{ id: string | null }>("select agent_link_id as id from clusters where name = 'iso-a'"))
+        .rows[0]!.id;
+    const mine = (ms: DesiredMessage[]): DesiredMessage[] => ms.filter((m) => m.name === 'relink');
+    await rest(t, 'POST', '/api/v1/workloads', t.operatorToken, {
+      kind: 'CloneSet',
+      name: 'relink',
+      namespace: 'apps',
+      spec: cloneSetSpec(1),
+      placement: { clusterSelector: { matchLabels: { team: 'a' } } },
+    });
+    await agentConsumer(ncA, credsA);
+    const first = await eventually('initial delivery', async () => mine(await drainDesired(ncA, credsA))[0]);
+
+    // The link's first heartbeat: its new consumer delivered everything already.
+    await beat('link-1');
+    await eventually('link-1 stored', async () => (await storedLink()) === 'link-1');
+    await beat('link-1');
+    // A restarted link (new id): everything live comes again, same generation; once.
+    await beat('link-2');
+    const again = await eventually('republished', async () => mine(await drainDesired(ncA, credsA))[0]);
+    expect(again).toMatchObject({ generation: first.generation, revision: first.revision, deleted: false });
+    expect(again.manifest).toEqual(first.manifest);
+    await beat('link-2');
+    await eventually('link-2 heartbeat processed', async () => (await storedLink()) === 'link-2');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(mine(await drainDesired(ncA, credsA))).toEqual([]);
   });
 
   it('drops malformed and foreign messages, counts them, and keeps working', async () => {

@@ -20,6 +20,8 @@ export const clusters = pgTable(
     agentVersion: text('agent_version'),
     kubernetesVersion: text('kubernetes_version'),
     lastHeartbeatAt: timestamp('last_heartbeat_at', { withTimezone: true }),
+    /** linkId of the newest heartbeat: a change means the agent's link restarted (republish). */
+    agentLinkId: text('agent_link_id'),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
