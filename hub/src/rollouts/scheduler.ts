@@ -35,6 +35,8 @@ const KICK_DELAY_MS = 50;
  * active rollouts, each write is a transaction the ticks that matter would wait for.
  */
 const MESSAGE_REFRESH_MS = 3000;
+/** Steps that change only their rollout's state run this many at a time (pool connections). */
+const STATE_STEP_CONCURRENCY = 4;
 
 export interface RolloutSchedulerDeps {
   db: Db;
@@ -118,18 +120,28 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
     }
   }
 
-  async function step(rolloutId: string): Promise<StepOutcome> {
+  /**
+   * Steps one rollout in one transaction. `lockDesired` false is for a step expected to change
+   * only the rollout's own state: it takes no desired-state lock, so such steps run side by side;
+   * if it turns out to need desired writes after all, it changes nothing and says `needsDesired`.
+   */
+  async function stepOnce(rolloutId: string, lockDesired: boolean): Promise<StepOutcome & { needsDesired?: true }> {
     const at = now();
     const outcome = await deps.db.transaction(async (tx) => {
-      // Desired state is written below; the desired-state lock keeps outbox order = commit order.
-      await beginDesiredChange(tx);
+      // The desired-state lock comes first in every writer of desired state (REST, cluster
+      // changes, here): it keeps outbox order = commit order and lock order the same everywhere.
+      if (lockDesired) await beginDesiredChange(tx);
       const row = await getRollout(tx, rolloutId, true);
       if (!row || (row.state.phase !== 'Progressing' && row.state.phase !== 'WaitingApproval'))
         return { rolloutId, changed: false, desiredChanged: 0 };
       const observed = await loadObservations(tx, [row]);
       const { state, actions, changed } = decide(row, observed, at, deps.heartbeatTimeoutMs);
       if (!changed) return { rolloutId, changed: false, desiredChanged: 0 };
-      const [w] = await tx.select().from(workloads).where(eq(workloads.id, row.workloadId)).for('update');
+      if (!lockDesired && writesDesired(state, actions))
+        return { rolloutId, changed: false, desiredChanged: 0, needsDesired: true as const };
+      const [w] = lockDesired
+        ? await tx.select().from(workloads).where(eq(workloads.id, row.workloadId)).for('update')
+        : [];
       let pinsChanged = false;
       for (const a of actions) {
         if (a.type !== 'setRevision') continue;
@@ -172,6 +184,17 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
     return outcome;
   }
 
+  const step = (rolloutId: string): Promise<StepOutcome> => stepOnce(rolloutId, true);
+
+  async function guardedStep(rolloutId: string, lockDesired: boolean): Promise<StepOutcome & { needsDesired?: true }> {
+    try {
+      return await stepOnce(rolloutId, lockDesired);
+    } catch (err) {
+      deps.logger.warn({ err, rollout: rolloutId }, 'rollout step failed; retrying next tick');
+      return { rolloutId, changed: false, desiredChanged: 0 };
+    }
+  }
+
   /**
    * One pass: a single lock-free read of every active rollout and what the hub observes of its
    * clusters decides which rollouts would change; only those are stepped (each in its own locked
@@ -185,20 +208,23 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
     if (rows.length === 0) return [];
     const observed = await loadObservations(deps.db, rows);
     const out: StepOutcome[] = [];
+    const stateOnly: string[] = [];
+    const withDesired: string[] = [];
     for (const row of rows) {
       const d = decide(row, observed, at, deps.heartbeatTimeoutMs);
       // New wording alone (e.g. "2 of 4 pods updated") is written at most every few seconds.
       const due = d.transition || (d.changed && at.getTime() - row.state.updatedAt >= MESSAGE_REFRESH_MS);
-      if (!due) {
-        out.push({ rolloutId: row.id, changed: false, desiredChanged: 0 });
-        continue;
-      }
-      try {
-        out.push(await step(row.id));
-      } catch (err) {
-        deps.logger.warn({ err, rollout: row.id }, 'rollout step failed; retrying next tick');
-      }
+      if (!due) out.push({ rolloutId: row.id, changed: false, desiredChanged: 0 });
+      else (writesDesired(d.state, d.actions) ? withDesired : stateOnly).push(row.id);
     }
+    // Steps that touch only their own rollout run a few at a time; steps that write desired state
+    // serialize on the desired-state lock anyway, so they run one after the other.
+    const parallel = await mapLimit(stateOnly, STATE_STEP_CONCURRENCY, (id) => guardedStep(id, false));
+    for (const o of parallel) {
+      if (o.needsDesired) withDesired.push(o.rolloutId);
+      else out.push(o);
+    }
+    for (const id of withDesired) out.push(await guardedStep(id, true));
     return out;
   }
 
@@ -350,4 +376,23 @@ function decide(row: RolloutRow, observed: Observed, at: Date, heartbeatTimeoutM
   const changed = actions.length > 0 || !same({ ...state, updatedAt: 0 }, { ...row.state, updatedAt: 0 });
   const transition = changed && (actions.length > 0 || !same(transitions(state), transitions(row.state)));
   return { state, actions, changed, transition };
+}
+
+/** Whether carrying out a step writes pins and desired state (not only the rollout's own rows). */
+function writesDesired(state: RolloutState, actions: readonly RolloutAction[]): boolean {
+  return actions.some((a) => a.type === 'setRevision') || state.phase === 'Succeeded' || state.phase === 'RolledBack';
+}
+
+/** Runs `fn` over `items` with at most `limit` at once; results in input order. */
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
 }
