@@ -16,7 +16,7 @@ import { AgentError } from '../errors.js';
 import type { Runnable } from '../runtime/manager.js';
 import type { KubeRest } from '../runtime/rest.js';
 import { errorText } from './error-text.js';
-import { createHubLink } from './hublink.js';
+import { createHubLink, type HubLink } from './hublink.js';
 import { createKubeApplier } from './kube-applier.js';
 import type { HubLinkMetrics } from './metrics.js';
 import { joinFleet, type CredentialStore } from './registration.js';
@@ -73,7 +73,8 @@ async function joinUntilDone(
     try {
       const state = await store.load();
       if (!state?.credentials && deps.hub.bootstrapToken === undefined) {
-        throw new Error(
+        throw new AgentError(
+          'AGENT_ERR_HUB_JOIN',
           `no bootstrap token (--bootstrap-token) and no credentials in Secret ${deps.namespace}/${deps.hub.joinSecret}`,
         );
       }
@@ -105,6 +106,24 @@ async function joinUntilDone(
 const linkLogger = (deps: HubLinkRunnableDeps): Logger =>
   deps.logger.child({ component: 'hublink', cluster: deps.clusterName });
 
+/**
+ * Runs one link until aborted (resolves undefined) or until its start fails (resolves the error).
+ * start() waits for NATS as long as it takes; an abort meanwhile must still stop the link.
+ */
+async function runLink(link: HubLink, signal: AbortSignal, log: Logger, servers: string[]): Promise<unknown> {
+  const aborted = untilAborted(signal).then(() => undefined);
+  const startFailure = link.start().then(
+    () => {
+      log.info({ servers }, 'hub link started');
+      return aborted;
+    },
+    (err: unknown) => err ?? new Error('hub link start failed'),
+  );
+  const failure = await Promise.race([startFailure, aborted]);
+  await link.stop();
+  return failure;
+}
+
 /** The hub link runnable (leader only); see the file comment. */
 export function hubLinkRunnable(deps: HubLinkRunnableDeps): Runnable {
   return {
@@ -117,30 +136,26 @@ export function hubLinkRunnable(deps: HubLinkRunnableDeps): Runnable {
       log.info({ hub: deps.hub.url, secret: `${deps.namespace}/${deps.hub.joinSecret}` }, 'joining the fleet');
       const credentials = await joinUntilDone(deps, kube, store, signal);
       if (!credentials) return;
-      const link = createHubLink({
-        nats: { connect },
-        kube,
-        clusterName: deps.clusterName,
-        credentials,
-        logger: deps.logger,
-        metrics: deps.metrics,
-        agentVersion: deps.agentVersion,
-        ...(deps.options ? { options: deps.options } : {}),
-      });
-      // start() waits for NATS as long as it takes; an abort meanwhile must still stop the link.
-      // A failed start (e.g. the consumer refused) fails the manager: the process restarts clean.
-      // Resolves with the failure, or undefined once aborted (also when aborted while starting).
-      const aborted = untilAborted(signal).then(() => undefined);
-      const startFailure = link.start().then(
-        () => {
-          log.info({ servers: credentials.servers }, 'hub link started');
-          return aborted;
-        },
-        (err: unknown) => err ?? new Error('hub link start failed'),
-      );
-      const failure = await Promise.race([startFailure, aborted]);
-      await link.stop();
-      if (failure !== undefined) throw new AgentError('AGENT_ERR_HUB_JOIN', 'the hub link failed', { cause: failure });
+      // A failed start is retried with backoff rather than failing the manager: right after a
+      // claim nats-server may not have loaded the new user yet, and NATS may be down for a while.
+      let delay = deps.joinRetryMs ?? 1000;
+      while (!signal.aborted) {
+        const link = createHubLink({
+          nats: { connect },
+          kube,
+          clusterName: deps.clusterName,
+          credentials,
+          logger: deps.logger,
+          metrics: deps.metrics,
+          agentVersion: deps.agentVersion,
+          ...(deps.options ? { options: deps.options } : {}),
+        });
+        const failure = await runLink(link, signal, log, credentials.servers);
+        if (failure === undefined) break;
+        log.error({ error: errorText(failure), retryInMs: delay }, 'the hub link failed to start; retrying');
+        await abortable(delay, signal);
+        delay = Math.min(MAX_JOIN_RETRY_MS, delay * 2);
+      }
       log.info('hub link stopped');
     },
   };
