@@ -21,6 +21,7 @@ import { createHubMetrics, type HubMetrics } from './metrics.js';
 import { createFileCredentialIssuer, signalReloadFromPidFile } from './nats/credentials/file-issuer.js';
 import { externalCredentialIssuer, type NatsCredentialIssuer } from './nats/credentials/issuer.js';
 import { bcryptHash } from './nats/credentials/passwords.js';
+import { listenOutbox } from './nats/outbox-notify.js';
 import { createOutboxRelay, type OutboxRelay } from './nats/relay.js';
 import { createStatusIngest, type StatusIngest } from './nats/status-ingest.js';
 import { createRolloutNotifier } from './rollouts/notifier.js';
@@ -109,8 +110,19 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
       metrics,
       intervalMs: config.relayIntervalMs,
     });
-    if (options.relay !== false) relay.start();
-    cleanup.push(() => relay.stop());
+    if (options.relay !== false) {
+      relay.start();
+      cleanup.push(() => relay.stop());
+      // Rows committed by other replicas (or by this one while another relay held the lock).
+      const listener = listenOutbox({
+        connectionString: config.databaseUrl,
+        logger: logger.child({ component: 'relay' }),
+        onNotify: () => relay.kick(),
+      });
+      cleanup.push(() => listener.stop());
+    } else {
+      cleanup.push(() => relay.stop());
+    }
 
     const rolloutNotifier = createRolloutNotifier();
     const scheduler = createRolloutScheduler({

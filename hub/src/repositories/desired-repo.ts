@@ -5,6 +5,7 @@ import type { DbOrTx } from '../db/client.js';
 import { desiredObjects, outbox } from '../db/schema/index.js';
 import type { CurrentDesired, DesiredChange } from '../domain/desired-plan.js';
 import type { WorkloadIdentity } from '../domain/manifest.js';
+import { notifyOutbox } from '../nats/outbox-notify.js';
 
 /** Current rows of one object (any workload that ever owned it), keyed by cluster. */
 export async function currentDesired(
@@ -96,6 +97,7 @@ export async function writeDesiredChanges(
     insert into ${outbox} (subject, msg_id, payload)
     select * from unnest(${sql.param(subjects)}::text[], ${sql.param(msgIds)}::text[],
                          ${col((c) => JSON.stringify(message(identity, c, now)))}::text[])`);
+  await notifyOutbox(db);
 }
 
 /**
@@ -130,5 +132,6 @@ export async function republishLive(db: DbOrTx, cluster: string, linkId: string,
   await db.execute(sql`
     insert into ${outbox} (subject, msg_id, payload)
     select * from unnest(${sql.param(subjects)}::text[], ${sql.param(msgIds)}::text[], ${sql.param(payloads)}::text[])`);
+  await notifyOutbox(db);
   return rows.length;
 }

@@ -75,6 +75,8 @@ export interface TestHubOptions {
   relay?: boolean;
   /** Reuse an existing database (a restarted hub). */
   db?: HubDb;
+  /** The relay's polling interval; default 100 ms. */
+  relayIntervalMs?: number;
 }
 
 export async function startTestHub(nats: FleetNats, opts: TestHubOptions = {}): Promise<TestHub> {
@@ -86,7 +88,7 @@ export async function startTestHub(nats: FleetNats, opts: TestHubOptions = {}): 
     NATS_PASSWORD: HUB_NATS_PASSWORD,
     FLOTILLA_HUB_HOST: '127.0.0.1',
     FLOTILLA_HUB_PORT: '0',
-    FLOTILLA_RELAY_INTERVAL_MS: '100',
+    FLOTILLA_RELAY_INTERVAL_MS: String(opts.relayIntervalMs ?? 100),
     FLOTILLA_HEARTBEAT_TIMEOUT_SECONDS: '30',
     LOG_LEVEL: 'warn',
   });

@@ -423,4 +423,39 @@ describe('outbox', () => {
       t.hub.relay.start();
     }
   });
+
+  it("wakes another replica's relay at commit instead of waiting for its poll", async () => {
+    await t.hub.relay.stop();
+    // The writer never publishes; the other replica polls only once a minute.
+    const writer = await startTestHub(nats, { relay: false, db: t.db });
+    const relaying = await startTestHub(nats, { db: t.db, relayIntervalMs: 60_000 });
+    const ncB = await connectAs(credsB);
+    try {
+      await agentConsumer(ncB, credsB);
+      await drainDesired(ncB, credsB);
+      // Let the relaying replica's first pass end, so that only a notification can wake it.
+      await new Promise((r) => setTimeout(r, 1000));
+      await rest(writer, 'POST', '/api/v1/workloads', writer.operatorToken, {
+        kind: 'CloneSet',
+        name: 'notify-web',
+        namespace: 'apps',
+        spec: cloneSetSpec(2),
+        placement: { clusterSelector: { matchLabels: { team: 'b' } } },
+      });
+      const got = await eventually(
+        'B receives the change well before the next poll',
+        async () => {
+          const msgs = (await drainDesired(ncB, credsB)).filter((m) => m.name === 'notify-web');
+          return msgs.length > 0 ? msgs : undefined;
+        },
+        30_000,
+      );
+      expect(got[0]).toMatchObject({ deleted: false, generation: 1 });
+    } finally {
+      await ncB.close();
+      await writer.hub.close();
+      await relaying.hub.close();
+      t.hub.relay.start();
+    }
+  });
 });

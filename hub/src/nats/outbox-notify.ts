@@ -1,0 +1,76 @@
+/**
+ * Wakes the outbox relay of every hub replica when any replica commits outbox rows. The writer
+ * kicks its own relay in-process; but only one relay publishes at a time (the relay lock), and
+ * when another replica holds it, that replica would otherwise find the rows only on its next
+ * poll. Writers `pg_notify` in the writing transaction (delivered on commit, dropped on
+ * rollback); each replica LISTENs on one dedicated connection and kicks its relay. Polling stays
+ * as the safety net: a lost connection costs latency, never a message.
+ */
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { sql } from 'drizzle-orm';
+import type { DbOrTx } from '../db/client.js';
+
+export const OUTBOX_CHANNEL = 'flotilla_outbox';
+
+/** Queues the wake-up in `tx`; Postgres delivers it when (and only if) the transaction commits. */
+export async function notifyOutbox(tx: DbOrTx): Promise<void> {
+  await tx.execute(sql`select pg_notify(${OUTBOX_CHANNEL}, '')`);
+}
+
+export interface OutboxListener {
+  stop(): Promise<void>;
+}
+
+/** LISTENs on its own connection, reconnecting with backoff; calls `onNotify` per notification. */
+export function listenOutbox(options: {
+  connectionString: string;
+  logger: Logger;
+  onNotify: () => void;
+  retryMs?: number;
+}): OutboxListener {
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let delay = options.retryMs ?? 500;
+
+  const reconnect = (): void => {
+    if (stopped) return;
+    timer = setTimeout(() => void connect(), delay);
+    delay = Math.min(delay * 2, 30_000);
+  };
+
+  async function connect(): Promise<void> {
+    const c = new pg.Client({ connectionString: options.connectionString });
+    c.on('notification', () => options.onNotify());
+    c.on('error', (err) => {
+      options.logger.warn({ err: err.message }, 'outbox listener connection failed; reconnecting');
+      void c.end().catch(() => undefined);
+      if (client === c) client = undefined;
+      reconnect();
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      if (stopped) return void (await c.end());
+      client = c;
+      delay = options.retryMs ?? 500;
+      // Rows committed while not listening are found by this pass.
+      options.onNotify();
+    } catch (err) {
+      options.logger.warn({ err: (err as Error).message }, 'outbox listener cannot connect; retrying');
+      await c.end().catch(() => undefined);
+      reconnect();
+    }
+  }
+
+  void connect();
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await client?.end().catch(() => undefined);
+      client = undefined;
+    },
+  };
+}
