@@ -218,9 +218,17 @@ export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): Webhoo
           delay = Math.min(config.syncIntervalMs, 500 * 2 ** Math.min(failures, 6));
           log.error({ err, retryInMs: delay }, 'webhook certificate sync failed');
         }
+        // The abort listener goes once the pause ends: one per sync would pile up for the process's life.
         await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, delay);
-          signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+          const stop = (): void => {
+            clearTimeout(t);
+            resolve();
+          };
+          const t = setTimeout(() => {
+            signal.removeEventListener('abort', stop);
+            resolve();
+          }, delay);
+          signal.addEventListener('abort', stop, { once: true });
         });
       }
       await server.close();

@@ -15,6 +15,8 @@ import {
 const k = kube(cluster(0));
 const suite = `inj-${Math.random().toString(36).slice(2, 7)}`;
 const created: string[] = [];
+/** SidecarSets created outside the suite's webhook scope (no suite label), deleted at the end too. */
+const unlabelled: string[] = [];
 let ns: string;
 let replica: AgentReplica;
 let config: ReturnType<typeof testWebhookConfig>;
@@ -69,7 +71,7 @@ describe('SidecarSet injection', () => {
     replica = await startReplica(k, config);
   });
   afterAll(async () => {
-    for (const name of created) {
+    for (const name of [...created, ...unlabelled]) {
       await k.custom
         .deleteClusterCustomObject({ group: 'apps.kruise.io', version: 'v1alpha1', plural: 'sidecarsets', name })
         .catch(() => undefined);
@@ -212,5 +214,95 @@ describe('SidecarSet injection', () => {
     expect(p.metadata?.annotations?.['kruise.io/sidecarset-injected-list']).toBe(other);
     expect(p.spec?.containers.map((c) => c.name)).not.toContain('sc');
     expect(name).toBeTruthy();
+  });
+
+  it('selects namespaces by namespaceSelector instead of a namespace', async () => {
+    const name = await sidecarSet('nssel', {
+      namespace: undefined,
+      namespaceSelector: { matchLabels: { [SUITE_LABEL]: suite } },
+      selector: { matchLabels: { app: 'nssel' } },
+      containers: [{ name: 'nssel-sc', image: 'registry.local/sc:v1' }],
+    });
+    const p = await admit(app({ app: 'nssel' }), name);
+    expect(p.spec?.containers.map((c) => c.name)).toEqual(['nssel-sc', 'main']);
+  });
+
+  it('injects a downwardAPI volume and env transferred from a container named by a pod annotation', async () => {
+    const name = await sidecarSet('dapi', {
+      selector: { matchLabels: { app: 'dapi' } },
+      containers: [
+        {
+          name: 'dapi-sc',
+          image: 'registry.local/sc:v1',
+          volumeMounts: [{ name: 'podinfo', mountPath: '/etc/podinfo' }],
+          transferEnv: [
+            { sourceContainerNameFrom: { fieldRef: { fieldPath: "metadata.annotations['env-from']" } }, envName: 'C' },
+          ],
+        },
+      ],
+      volumes: [
+        {
+          name: 'podinfo',
+          downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] },
+        },
+      ],
+    });
+    const p = await admit(
+      app(
+        { app: 'dapi' },
+        {
+          containers: [
+            { name: 'main', image: 'registry.local/app:v1' },
+            { name: 'source', image: 'registry.local/app:v1', env: [{ name: 'C', value: 'from-annotation' }] },
+          ],
+        },
+        { 'env-from': 'source' },
+      ),
+      name,
+    );
+    const volume = p.spec?.volumes?.find((v) => v.name === 'podinfo');
+    expect(volume?.downwardAPI?.items?.[0]?.fieldRef?.fieldPath).toBe('metadata.labels');
+    const sc = p.spec!.containers.find((c) => c.name === 'dapi-sc')!;
+    expect(sc.volumeMounts).toContainEqual({ name: 'podinfo', mountPath: '/etc/podinfo' });
+    expect(sc.env).toContainEqual({ name: 'C', value: 'from-annotation' });
+  });
+
+  it('resolves two SidecarSets injecting one container name deterministically (first by name) and records an event', async () => {
+    const first = await sidecarSet('dup-a', {
+      selector: { matchLabels: { app: 'dup' } },
+      containers: [{ name: 'dup-sc', image: 'registry.local/first:v1' }],
+    });
+    // Our validating webhook refuses the clash; a SidecarSet outside its scope (no suite label),
+    // as one applied before the agent was installed, still reaches the cluster.
+    const second = `dup-b-${suite}`;
+    await k.custom.createClusterCustomObject({
+      group: 'apps.kruise.io',
+      version: 'v1alpha1',
+      plural: 'sidecarsets',
+      body: {
+        apiVersion: 'apps.kruise.io/v1alpha1',
+        kind: 'SidecarSet',
+        metadata: { name: second },
+        spec: {
+          namespace: ns,
+          selector: { matchLabels: { app: 'dup' } },
+          containers: [{ name: 'dup-sc', image: 'registry.local/second:v1' }],
+        },
+      },
+    });
+    unlabelled.push(second);
+    const p = await admit(app({ app: 'dup' }), second);
+    expect(p.spec?.containers.map((c) => c.name)).toEqual(['dup-sc', 'main']);
+    expect(p.spec?.containers[0]?.image).toBe('registry.local/first:v1');
+    expect(p.metadata?.annotations?.['kruise.io/sidecarset-injected-list']).toBe([first, second].sort().join(','));
+    const event = await eventually('a SidecarContainerConflict event on the second SidecarSet', async () => {
+      const events = await k.core.listNamespacedEvent({
+        namespace: 'default',
+        fieldSelector: `involvedObject.name=${second}`,
+      });
+      return events.items.find((e) => e.reason === 'SidecarContainerConflict');
+    });
+    expect(event.type).toBe('Warning');
+    expect(event.message).toContain(`SidecarSet ${first} injects a container of that name`);
   });
 });
