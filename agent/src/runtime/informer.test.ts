@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AgentError } from '../errors.js';
 import { Informer, type DeleteInfo, type InformerMetrics } from './informer.js';
 import type { KubeObject } from './kube-object.js';
@@ -303,6 +303,20 @@ describe('Informer', () => {
     await informer.stop();
     await expect(waiting).rejects.toMatchObject({ code: 'AGENT_ERR_CACHE_SYNC' });
     await expect(informer.waitForSync()).rejects.toMatchObject({ code: 'AGENT_ERR_CACHE_SYNC' });
+  });
+
+  it('leaves no abort listener on the signal once synced (the manager shares one across informers)', async () => {
+    const { lw, informer } = setup();
+    lw.upsert(pod('a'));
+    const ac = new AbortController();
+    const added = vi.spyOn(ac.signal, 'addEventListener');
+    const removed = vi.spyOn(ac.signal, 'removeEventListener');
+    const synced = informer.waitForSync(ac.signal);
+    expect(added).toHaveBeenCalledTimes(1);
+    await startAndSync(informer);
+    await synced;
+    expect(removed).toHaveBeenCalledWith('abort', added.mock.calls[0]![1]);
+    await informer.stop();
   });
 
   it('indexes by owner uid, node name and custom indexers', async () => {

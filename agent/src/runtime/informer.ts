@@ -145,16 +145,18 @@ export class Informer<T extends KubeObject = KubeObject> {
       return Promise.reject(new AgentError('AGENT_ERR_CACHE_SYNC', `informer ${this.name} did not sync`));
     }
     return new Promise((resolve, reject) => {
-      const waiter = { resolve, reject };
+      const onAbort = (): void => {
+        this.#syncWaiters = this.#syncWaiters.filter((w) => w !== waiter);
+        reject(new AgentError('AGENT_ERR_CACHE_SYNC', `informer ${this.name} did not sync in time`));
+      };
+      // The manager waits for every informer with one signal: leave no listener behind on it.
+      const settle = (): void => signal?.removeEventListener('abort', onAbort);
+      const waiter = {
+        resolve: () => (settle(), resolve()),
+        reject: (err: Error) => (settle(), reject(err)),
+      };
       this.#syncWaiters.push(waiter);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          this.#syncWaiters = this.#syncWaiters.filter((w) => w !== waiter);
-          reject(new AgentError('AGENT_ERR_CACHE_SYNC', `informer ${this.name} did not sync in time`));
-        },
-        { once: true },
-      );
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 
