@@ -7,6 +7,7 @@
 import {
   ANNOTATION_SIDECARSET_HASH,
   ANNOTATION_SIDECARSET_HASH_WITHOUT_IMAGE,
+  defaultImagePullJob,
   defaultKruiseObject,
   sidecarSetHash,
   sidecarSetHashWithoutImage,
@@ -32,9 +33,16 @@ export function withSidecarSetHashes(sidecarSet: SidecarSet): SidecarSet {
   };
 }
 
-/** The object with the kind's defaults (and, for SidecarSets, hashes) applied. */
-export function defaultedObject(object: KruiseObject): KruiseObject {
-  const defaulted = defaultKruiseObject(object);
+/**
+ * The object with the kind's defaults (and, for SidecarSets, hashes) applied. OpenKruise adds the
+ * ImagePullJob deletion-protection finalizer when a job is created only: on an update it would put
+ * back the finalizer the controller has just removed, and a finished job could never be deleted.
+ */
+export function defaultedObject(object: KruiseObject, operation: 'CREATE' | 'UPDATE' = 'CREATE'): KruiseObject {
+  const defaulted =
+    object.kind === 'ImagePullJob'
+      ? defaultImagePullJob(object, { addProtectionFinalizer: operation === 'CREATE' })
+      : defaultKruiseObject(object);
   return defaulted.kind === 'SidecarSet' ? withSidecarSetHashes(defaulted) : defaulted;
 }
 
@@ -55,7 +63,7 @@ export function kruiseDefaultingHandler(kind: KruiseKindName): AdmissionHandler 
     if (!isObject(object.spec)) return allow(); // the validating webhook names the missing spec
     let defaulted: KruiseObject;
     try {
-      defaulted = defaultedObject(object as unknown as KruiseObject);
+      defaulted = defaultedObject(object as unknown as KruiseObject, request.operation);
     } catch {
       // Defaults assume schema-valid input; anything else is left to validation to explain.
       return allow();

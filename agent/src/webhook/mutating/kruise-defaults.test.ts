@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import type { AdmissionRequest } from '../admission/types.js';
+import { kruiseDefaultingHandler } from './kruise-defaults.js';
+
+const job = (finalizers: string[]) => ({
+  apiVersion: 'apps.kruise.io/v1alpha1',
+  kind: 'ImagePullJob',
+  metadata: { name: 'j', namespace: 'ns', finalizers },
+  spec: {
+    image: 'registry.local/app:v1',
+    completionPolicy: { type: 'Always' },
+    pullPolicy: { timeoutSeconds: 600, backoffLimit: 3 },
+    imagePullPolicy: 'IfNotPresent',
+  },
+});
+
+const request = (operation: 'CREATE' | 'UPDATE', object: unknown): AdmissionRequest => ({
+  uid: 'u',
+  kind: { group: 'apps.kruise.io', version: 'v1alpha1', kind: 'ImagePullJob' },
+  resource: { group: 'apps.kruise.io', version: 'v1alpha1', resource: 'imagepulljobs' },
+  operation,
+  object,
+});
+
+describe('ImagePullJob defaulting', () => {
+  const handler = kruiseDefaultingHandler('ImagePullJob');
+
+  const patchOf = async (operation: 'CREATE' | 'UPDATE'): Promise<string> => {
+    const decision = await handler(request(operation, job([])));
+    return JSON.stringify(decision.allowed ? (decision.patch ?? []) : decision);
+  };
+
+  it('adds the deletion-protection finalizer on create', async () => {
+    expect(await patchOf('CREATE')).toContain('apps.kruise.io/deletion-protection');
+  });
+
+  it('leaves it out on update, so the controller can remove it from a finished job', async () => {
+    expect(await patchOf('UPDATE')).toBe('[]');
+  });
+});
