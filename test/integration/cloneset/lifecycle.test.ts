@@ -9,12 +9,12 @@ import {
   cloneSet,
   createCloneSet,
   env,
-  getCloneSet,
   livePods,
   namespace,
   patchPod,
   settled,
   startController,
+  statusReaches,
   type RunningController,
 } from './harness.js';
 
@@ -37,19 +37,29 @@ describe('CloneSet lifecycle', () => {
       const p = await livePods(e, ns, 'web');
       return p.length === 2 && p.every((x) => x.status?.phase === 'Running') && p;
     });
-    await new Promise((r) => setTimeout(r, 1000));
+    // Once the status counts both pods ready, the controller has reconciled them as they are now:
+    // ready, yet neither Normal nor available.
+    const waiting = await statusReaches(e, ns, 'web', '2 pods ready', (s) => s.replicas === 2 && s.readyReplicas === 2);
+    expect(waiting.status?.availableReplicas).toBe(0);
     for (const p of await livePods(e, ns, 'web')) {
       expect(p.metadata.labels?.['lifecycle.apps.kruise.io/state']).toBe('PreparingNormal');
     }
-    expect((await getCloneSet(e, ns, 'web')).status).toMatchObject({ replicas: 2, availableReplicas: 0 });
 
     for (const p of pods)
       await patchPod(e, ns, p.metadata.name, { metadata: { finalizers: ['example.com/registered'] } });
     await eventually('Normal', async () =>
       (await livePods(e, ns, 'web')).every((p) => p.metadata.labels?.['lifecycle.apps.kruise.io/state'] === 'Normal'),
     );
-    const cs = await settled(e, ns, 'web', 2);
-    expect(cs.status?.availableReplicas).toBe(2);
+    await settled(e, ns, 'web', 2);
+    // The status follows the labels by one reconcile: the one that patched the last pod to Normal
+    // computed it from the pods as they were, and the watch event of that patch brings the next.
+    await statusReaches(
+      e,
+      ns,
+      'web',
+      '2 pods available',
+      (s) => s.availableReplicas === 2 && s.updatedAvailableReplicas === 2,
+    );
     // Let the namespace go: the test's finalizers would otherwise hold the pods.
     for (const p of pods) await patchPod(e, ns, p.metadata.name, { metadata: { finalizers: null } });
   });
