@@ -5,10 +5,11 @@ import type { ClusterInfo, PkiInfo } from './helpers/context.js';
 
 /**
  * Starts the run's clusters once; every integration suite shares them and isolates itself by
- * namespace. FLOTILLA_TEST_CLUSTERS sets how many (default 3), FLOTILLA_KEEP_ENV keeps logs.
+ * namespace. FLOTILLA_TEST_CLUSTERS sets how many (default 4: the rollout e2e suite's fleet is four
+ * clusters), FLOTILLA_KEEP_ENV keeps logs.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const count = Number(process.env.FLOTILLA_TEST_CLUSTERS ?? 3);
+  const count = Number(process.env.FLOTILLA_TEST_CLUSTERS ?? 4);
   const t0 = performance.now();
   const env = await startEnvironment({
     clusters: Array.from({ length: count }, (_, i) => ({ name: `c${i + 1}`, nodes: 3 })),

@@ -32,6 +32,8 @@ class Sim {
   readonly log: RolloutAction[] = [];
   broken = new Set<string>();
   offline = new Set<string>();
+  /** Offline clusters the hub cannot judge yet (it has only just started observing). */
+  unsure = false;
   constructor(
     readonly p: FrozenPlan,
     readonly delay = 1000,
@@ -46,7 +48,13 @@ class Sim {
         let health = progressing;
         if (a?.revision === 'target' && this.broken.has(m)) health = degraded;
         else if (a && this.now - a.since >= this.delay) health = healthy;
-        out[m] = { online: !this.offline.has(m), removed: false, health: this.offline.has(m) ? progressing : health };
+        const off = this.offline.has(m);
+        out[m] = {
+          online: !off,
+          removed: false,
+          ...(off && this.unsure ? { unsure: true } : {}),
+          health: off ? progressing : health,
+        };
       }
     }
     return out;
@@ -199,6 +207,19 @@ describe('rollout engine', () => {
     expect(sim.state.clusters.c2!.phase).toBe('Skipped');
     // The only member of wave "early" was skipped: that wave proved nothing, so it fails.
     expect(sim.state.phase).toBe('RolledBack');
+  });
+
+  it('neither starts nor skips a cluster the hub is unsure about; skips it once the hub knows', () => {
+    const sim = new Sim(plan(threeWaves));
+    sim.offline.add('c2');
+    sim.unsure = true;
+    sim.runUntil((s) => s.currentWave === 1 && s.clusters.c2!.message !== '', 50);
+    for (let i = 0; i < 20; i++) sim.tick();
+    expect(sim.state.clusters.c2).toMatchObject({ phase: 'Pending', message: expect.stringContaining('heartbeat') });
+    expect(sim.state.phase).toBe('Progressing');
+    sim.unsure = false;
+    sim.tick();
+    expect(sim.state.clusters.c2!.phase).toBe('Skipped');
   });
 
   it('walks in-cluster canary steps with pauses before the full update', () => {

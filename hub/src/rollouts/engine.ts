@@ -142,6 +142,10 @@ class Step {
 
   start(name: string, w: FrozenWave, cs: ClusterState): boolean {
     const o = this.observe(name);
+    if (o.unsure) {
+      cs.message = 'waiting for a heartbeat: the hub has only just started observing';
+      return false;
+    }
     if (o.removed || !o.online) {
       const why = o.removed ? 'removed from the fleet' : 'offline when its turn came';
       this.finishCluster(name, cs, this.plan.offlinePolicy === 'Skip' ? 'Skipped' : 'Failed', why);

@@ -53,4 +53,16 @@ describe('observeCluster', () => {
     const removed = observeCluster({ ...base, clusterState: 'removed' });
     expect(removed).toMatchObject({ removed: true, online: false });
   });
+
+  it('is unsure of a stale heartbeat until the hub has observed for a whole heartbeat timeout', () => {
+    const stale = { ...base, lastHeartbeatAt: new Date(now.getTime() - 60_000) };
+    const justStarted = observeCluster({ ...stale, observingSince: new Date(now.getTime() - 10_000) });
+    expect(justStarted).toMatchObject({ online: false, unsure: true });
+    const longEnough = observeCluster({ ...stale, observingSince: new Date(now.getTime() - 30_000) });
+    expect(longEnough.online).toBe(false);
+    expect(longEnough.unsure).toBeUndefined();
+    // Fresh heartbeats and removed clusters are never "unsure".
+    expect(observeCluster({ ...base, observingSince: now }).unsure).toBeUndefined();
+    expect(observeCluster({ ...stale, clusterState: 'removed', observingSince: now }).unsure).toBeUndefined();
+  });
 });

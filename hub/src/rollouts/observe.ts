@@ -29,6 +29,8 @@ export interface ObserveInput {
   status: ObservedStatus | undefined;
   now: Date;
   heartbeatTimeoutMs: number;
+  /** Since when this hub has been observing (receiving heartbeats); absent: long enough. */
+  observingSince?: Date;
 }
 
 function verdictOf(input: ObserveInput): HealthVerdict {
@@ -75,5 +77,10 @@ export function observeCluster(input: ObserveInput): ClusterObservation {
     !removed &&
     input.lastHeartbeatAt !== null &&
     input.now.getTime() - input.lastHeartbeatAt.getTime() <= input.heartbeatTimeoutMs;
-  return { online, removed, health: verdictOf(input) };
+  const unsure =
+    !online &&
+    !removed &&
+    input.observingSince !== undefined &&
+    input.now.getTime() - input.observingSince.getTime() < input.heartbeatTimeoutMs;
+  return { online, removed, ...(unsure ? { unsure } : {}), health: verdictOf(input) };
 }

@@ -77,6 +77,8 @@ function same(a: unknown, b: unknown): boolean {
 export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutScheduler {
   const now = deps.now ?? ((): Date => new Date());
   let leader: pg.PoolClient | undefined;
+  /** When this instance took the lead: heartbeats sent while no hub listened may still arrive. */
+  let leaderSince: Date | undefined;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
   let stopped = true;
@@ -104,6 +106,7 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
       if (leader === client) leader = undefined;
     });
     leader = client;
+    leaderSince = now();
     deps.logger.info('rollout scheduler is the active instance');
     return true;
   }
@@ -111,6 +114,7 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
   async function resign(): Promise<void> {
     const client = leader;
     leader = undefined;
+    leaderSince = undefined;
     if (!client) return;
     try {
       await client.query('select pg_advisory_unlock($1)', [SCHEDULER_LOCK]);
@@ -135,7 +139,10 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
       if (!row || (row.state.phase !== 'Progressing' && row.state.phase !== 'WaitingApproval'))
         return { rolloutId, changed: false, desiredChanged: 0 };
       const observed = await loadObservations(tx, [row]);
-      const { state, actions, changed } = decide(row, observed, at, deps.heartbeatTimeoutMs);
+      const { state, actions, changed } = decide(row, observed, at, {
+        heartbeatTimeoutMs: deps.heartbeatTimeoutMs,
+        observingSince: leaderSince,
+      });
       if (!changed) return { rolloutId, changed: false, desiredChanged: 0 };
       if (!lockDesired && writesDesired(state, actions))
         return { rolloutId, changed: false, desiredChanged: 0, needsDesired: true as const };
@@ -211,7 +218,7 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
     const stateOnly: string[] = [];
     const withDesired: string[] = [];
     for (const row of rows) {
-      const d = decide(row, observed, at, deps.heartbeatTimeoutMs);
+      const d = decide(row, observed, at, { heartbeatTimeoutMs: deps.heartbeatTimeoutMs, observingSince: leaderSince });
       // New wording alone (e.g. "2 of 4 pods updated") is written at most every few seconds.
       const due = d.transition || (d.changed && at.getTime() - row.state.updatedAt >= MESSAGE_REFRESH_MS);
       if (!due) out.push({ rolloutId: row.id, changed: false, desiredChanged: 0 });
@@ -317,11 +324,17 @@ async function loadObservations(q: Db | Tx, rows: readonly RolloutRow[]): Promis
   return observed;
 }
 
+/** How the scheduler judges heartbeats (see ObserveInput). */
+interface Liveness {
+  heartbeatTimeoutMs: number;
+  observingSince: Date | undefined;
+}
+
 function observationsOf(
   row: RolloutRow,
   observed: Observed,
   at: Date,
-  heartbeatTimeoutMs: number,
+  liveness: Liveness,
 ): Record<string, ClusterObservation> {
   const w = observed.workloads.get(row.workloadId);
   const out: Record<string, ClusterObservation> = {};
@@ -339,7 +352,8 @@ function observationsOf(
         ? { revision: sr.revision, generation: sr.generation, health: sr.health as ObjectHealth, message: sr.message }
         : undefined,
       now: at,
-      heartbeatTimeoutMs,
+      heartbeatTimeoutMs: liveness.heartbeatTimeoutMs,
+      ...(liveness.observingSince ? { observingSince: liveness.observingSince } : {}),
     });
   }
   return out;
@@ -366,13 +380,8 @@ interface Decision {
 }
 
 /** The engine's next step for one rollout, and what kind of change it is. */
-function decide(row: RolloutRow, observed: Observed, at: Date, heartbeatTimeoutMs: number): Decision {
-  const { state, actions } = advance(
-    row.plan,
-    row.state,
-    observationsOf(row, observed, at, heartbeatTimeoutMs),
-    at.getTime(),
-  );
+function decide(row: RolloutRow, observed: Observed, at: Date, liveness: Liveness): Decision {
+  const { state, actions } = advance(row.plan, row.state, observationsOf(row, observed, at, liveness), at.getTime());
   const changed = actions.length > 0 || !same({ ...state, updatedAt: 0 }, { ...row.state, updatedAt: 0 });
   const transition = changed && (actions.length > 0 || !same(transitions(state), transitions(row.state)));
   return { state, actions, changed, transition };

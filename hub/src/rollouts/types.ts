@@ -84,6 +84,12 @@ export interface ClusterObservation {
   /** True when the cluster was removed from the fleet. */
   removed: boolean;
   /**
+   * Not online, but the hub cannot tell yet: it has been observing for less than a heartbeat
+   * timeout (just started, or took over), so heartbeats it could not receive meanwhile may still
+   * be on their way. Such a cluster is neither started nor skipped until the hub knows.
+   */
+  unsure?: boolean;
+  /**
    * The workload's health in that cluster judged against the target revision and the generation
    * last sent (api health rules). Stale and Unknown never count as healthy.
    */

@@ -1,0 +1,54 @@
+/**
+ * `agent manager` for clusters that other test suites share: the same flags, configuration,
+ * wiring (createAgentManager: hub link, health, leader election) and CloneSet controller as
+ * agent/src/main.ts, except that the controller watches one namespace. The stock manager watches
+ * every namespace and would reconcile the other suites' CloneSets alongside their own
+ * controllers.
+ *
+ *   node --conditions=@flotilla/source --import tsx test/fleet/agent/main.ts <namespace> manager [flags]
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import { Registry } from 'prom-client';
+import { createAgentManager } from '../../../agent/src/app.js';
+import { buildCli } from '../../../agent/src/cli.js';
+import { loadConfig, type ManagerFlags } from '../../../agent/src/config.js';
+import { registerCloneSetController } from '../../../agent/src/controllers/cloneset/index.js';
+import type { ControllerRegistration } from '../../../agent/src/controllers/index.js';
+import { createRootLogger } from '../../../agent/src/logger.js';
+
+const [, , watchNamespace, ...args] = process.argv;
+if (!watchNamespace) {
+  process.stderr.write('usage: test/fleet/agent/main.ts <namespace> manager [flags]\n');
+  process.exit(2);
+}
+
+const scopedCloneSet: ControllerRegistration = {
+  name: 'cloneset',
+  setup(ctx) {
+    registerCloneSetController(ctx.manager, {
+      rest: ctx.rest,
+      events: ctx.events('cloneset'),
+      namespace: watchNamespace,
+    });
+  },
+};
+
+async function runManager(flags: ManagerFlags): Promise<void> {
+  const config = loadConfig(flags, process.env);
+  const logger = createRootLogger(config.logLevel);
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(config.kubeconfig!);
+  const manager = await createAgentManager({
+    config,
+    kubeConfig,
+    logger,
+    registry: new Registry(),
+    controllers: [scopedCloneSet],
+  });
+  const onSignal = (signal: NodeJS.Signals): void => void manager.stop(signal);
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  await manager.start();
+}
+
+await buildCli({ manager: runManager }).parseAsync([process.argv[0]!, 'agent', ...args]);

@@ -1,0 +1,305 @@
+/**
+ * A whole local fleet around existing clusters, shared by the README's demo and the rollout e2e
+ * suite: a harness nats-server whose authorization the hub renders, a fresh Postgres database,
+ * the hub as its own process (so it can be killed like a real one), and one real `agent manager`
+ * process per cluster that registers itself with the bootstrap token; the fleet accepts each
+ * cluster as an operator would.
+ *
+ *   const fleet = await startFleet({ dir, env: process.env, namespace: 'demo',
+ *                                    members: [{ name: 'a', kubeconfigPath, labels: { ring: '0' } }] });
+ *   await fleet.api('POST', '/workloads', { ... });  …  await fleet.stop();
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Rollout } from '@flotilla/api';
+import {
+  createTestDatabase,
+  freePort,
+  startProcess,
+  waitFor,
+  type ManagedProcess,
+  type TestDatabase,
+} from '@flotilla/test';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import pg from 'pg';
+import type { ClusterInfo } from '../integration/helpers/context.js';
+import { installCrds } from '../integration/hub/crds.js';
+import { HUB_NATS_PASSWORD, HUB_NATS_USER, startFleetNats, type FleetNats } from '../integration/hub/fleet.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** Workspace sources run directly: no build step between an edit and the demo or the suite. */
+const TSX = ['--conditions=@flotilla/source', '--import', 'tsx'];
+
+export interface FleetMember {
+  /** The cluster's name in the fleet (a DNS label). */
+  name: string;
+  cluster: ClusterInfo;
+  labels: Record<string, string>;
+}
+
+export interface FleetOptions {
+  /** Logs of the hub and agents go here. */
+  dir: string;
+  /** Base environment of the child processes (the caller's process.env: PATH, HOME...). */
+  env: NodeJS.ProcessEnv;
+  members: FleetMember[];
+  /**
+   * The agents' own namespace (their join Secret), created in every cluster if missing. With
+   * `scopeControllers` the agents' controllers also watch this namespace only.
+   */
+  namespace: string;
+  /**
+   * Run the agents' controllers in `namespace` only, for clusters that other suites share
+   * (`agent manager` itself watches every namespace; see agent/main.ts).
+   */
+  scopeControllers?: boolean;
+  /** Controllers every agent runs (FLOTILLA_CONTROLLERS). */
+  controllers?: string;
+  /** Scheduler tick (FLOTILLA_ROLLOUT_TICK_MS); short in tests. */
+  rolloutTickMs?: number;
+  heartbeatTimeoutSeconds?: number;
+  /** Log level of the hub and agents. */
+  logLevel?: string;
+}
+
+export interface Agent {
+  member: FleetMember;
+  process: ManagedProcess;
+}
+
+export interface Fleet {
+  /** http://127.0.0.1:PORT of the hub currently running. */
+  hubUrl(): string;
+  adminToken: string;
+  bootstrapToken: string;
+  database: TestDatabase;
+  /** A pool on the hub's database, for assertions on what the hub committed. */
+  pool: pg.Pool;
+  nats: FleetNats;
+  hub(): ManagedProcess;
+  agents: Map<string, Agent>;
+  /** Calls /api/v1 as admin; throws FleetApiError on a status ≥ 300. */
+  api<T>(method: string, apiPath: string, body?: unknown): Promise<T>;
+  /** Like api() but returns the status and parsed body instead of throwing. */
+  call(method: string, apiPath: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  rollout(id: string): Promise<Rollout>;
+  /** SIGKILLs the hub (no shutdown at all), as a crashed node would. */
+  killHub(): Promise<void>;
+  /** Starts a hub process again on the same database and NATS. */
+  restartHub(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export class FleetApiError extends Error {
+  readonly code = 'FLEET_ERR_API';
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly body: unknown,
+  ) {
+    super(message);
+    this.name = 'FleetApiError';
+  }
+}
+
+const secret = (prefix: string): string => `${prefix}-${crypto.randomUUID().replaceAll('-', '')}`;
+
+/** Starts the hub and one agent per member, and accepts every member into the fleet. */
+export async function startFleet(o: FleetOptions): Promise<Fleet> {
+  mkdirSync(o.dir, { recursive: true });
+  const cleanup: (() => Promise<unknown>)[] = [];
+  const stopAll = async (): Promise<void> => {
+    for (const fn of cleanup.reverse()) await fn().catch(() => undefined);
+  };
+  try {
+    const database = await createTestDatabase('flotilla_fleet');
+    cleanup.push(() => database.drop());
+    const pool = new pg.Pool({ connectionString: database.url, max: 3 });
+    cleanup.push(() => pool.end());
+    const nats = await startFleetNats();
+    cleanup.push(() => nats.stop());
+    // The hub re-renders the authorization include and reloads nats-server through this file.
+    const pidFile = path.join(nats.dir, 'nats.pid');
+    writeFileSync(pidFile, `${nats.server.process.pid}\n`);
+
+    const adminToken = secret('flt-admin');
+    const bootstrapToken = secret('flt-bootstrap');
+    let hubUrl = '';
+    let hubProcess: ManagedProcess | undefined;
+    let hubStarts = 0;
+    const startHubProcess = async (): Promise<void> => {
+      const port = await freePort();
+      hubStarts += 1;
+      const proc = startProcess({
+        name: 'hub',
+        command: process.execPath,
+        args: [...TSX, 'hub/src/main.ts'],
+        cwd: ROOT,
+        logFile: path.join(o.dir, hubStarts === 1 ? 'hub.log' : `hub-${hubStarts}.log`),
+        env: {
+          ...o.env,
+          DATABASE_URL: database.url,
+          NATS_URL: nats.server.url,
+          NATS_USER: HUB_NATS_USER,
+          NATS_PASSWORD: HUB_NATS_PASSWORD,
+          FLOTILLA_NATS_AUTH_FILE: path.join(nats.dir, 'flotilla-auth.conf'),
+          FLOTILLA_NATS_PID_FILE: pidFile,
+          // Agent passwords are hashed on every credential sync; cost 4 keeps that instant.
+          FLOTILLA_NATS_BCRYPT_COST: '4',
+          FLOTILLA_HUB_HOST: '127.0.0.1',
+          FLOTILLA_HUB_PORT: String(port),
+          FLOTILLA_ADMIN_TOKEN: adminToken,
+          FLOTILLA_BOOTSTRAP_TOKEN: bootstrapToken,
+          FLOTILLA_RELAY_INTERVAL_MS: '100',
+          FLOTILLA_ROLLOUT_TICK_MS: String(o.rolloutTickMs ?? 1000),
+          FLOTILLA_HEARTBEAT_TIMEOUT_SECONDS: String(o.heartbeatTimeoutSeconds ?? 30),
+          LOG_LEVEL: o.logLevel ?? 'info',
+        },
+      });
+      const url = `http://127.0.0.1:${port}`;
+      await waitFor('hub', async () => (await fetch(`${url}/readyz`)).status === 200, {
+        timeoutMs: 60_000,
+        process: proc,
+      });
+      hubProcess = proc;
+      hubUrl = url;
+    };
+    await startHubProcess();
+    cleanup.push(() => hubProcess?.stop() ?? Promise.resolve());
+
+    const call = async (
+      method: string,
+      apiPath: string,
+      body?: unknown,
+    ): Promise<{ status: number; body: unknown }> => {
+      const res = await fetch(`${hubUrl}/api/v1${apiPath}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${adminToken}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
+    };
+    const api = async <T>(method: string, apiPath: string, body?: unknown): Promise<T> => {
+      const res = await call(method, apiPath, body);
+      if (res.status >= 300) {
+        throw new FleetApiError(
+          `${method} ${apiPath}: HTTP ${res.status} ${JSON.stringify(res.body)}`,
+          res.status,
+          res.body,
+        );
+      }
+      return res.body as T;
+    };
+
+    // The Kruise CRDs and the agents' namespace, in every cluster at once.
+    await Promise.all(o.members.map((m) => prepareCluster(m.cluster, o.namespace)));
+    const agents = new Map<string, Agent>();
+    for (const member of o.members) {
+      const proc = await startAgent(o, member, hubUrl, bootstrapToken);
+      agents.set(member.name, { member, process: proc });
+      cleanup.push(() => proc.stop());
+    }
+    // Double opt-in: each agent registered itself with the bootstrap token; an operator accepts.
+    await Promise.all(
+      o.members.map((m) =>
+        waitFor(`agent ${m.name}`, async () => (await call('POST', `/clusters/${m.name}/accept`)).status === 200, {
+          timeoutMs: 90_000,
+          intervalMs: 250,
+          process: agents.get(m.name)!.process,
+          what: 'never registered',
+        }),
+      ),
+    );
+    // Online = credentials claimed, NATS connected and a heartbeat stored.
+    await Promise.all(
+      o.members.map((m) =>
+        waitFor(
+          `agent ${m.name}`,
+          async () => (await api<{ health: string }>('GET', `/clusters/${m.name}`)).health === 'Online',
+          { timeoutMs: 90_000, intervalMs: 250, process: agents.get(m.name)!.process, what: 'never came online' },
+        ),
+      ),
+    );
+
+    return {
+      hubUrl: () => hubUrl,
+      adminToken,
+      bootstrapToken,
+      database,
+      pool,
+      nats,
+      hub: () => hubProcess!,
+      agents,
+      api,
+      call,
+      rollout: (id) => api<Rollout>('GET', `/rollouts/${id}`),
+      async killHub() {
+        const proc = hubProcess!;
+        process.kill(proc.pid, 'SIGKILL');
+        await proc.exited;
+      },
+      restartHub: startHubProcess,
+      stop: stopAll,
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+async function startAgent(
+  o: FleetOptions,
+  m: FleetMember,
+  hubUrl: string,
+  bootstrapToken: string,
+): Promise<ManagedProcess> {
+  const labels = Object.entries(m.labels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+  const entry = o.scopeControllers ? ['test/fleet/agent/main.ts', o.namespace] : ['agent/src/main.ts'];
+  return startProcess({
+    name: `agent ${m.name}`,
+    command: process.execPath,
+    args: [
+      ...TSX,
+      ...entry,
+      'manager',
+      `--kubeconfig=${m.cluster.kubeconfigPath}`,
+      `--cluster-name=${m.name}`,
+      `--hub-url=${hubUrl}`,
+      `--bootstrap-token=${bootstrapToken}`,
+      `--cluster-labels=${labels}`,
+      `--namespace=${o.namespace}`,
+      // One agent per cluster: a Lease would only slow down restarts in the tests.
+      '--no-leader-elect',
+      '--health-host=127.0.0.1',
+      `--health-port=${await freePort()}`,
+    ],
+    cwd: ROOT,
+    logFile: path.join(o.dir, `agent-${m.name}.log`),
+    env: {
+      ...o.env,
+      // The webhook registers a cluster-wide pod webhook with failurePolicy Fail: other suites
+      // on the same clusters would depend on this agent staying up.
+      FLOTILLA_WEBHOOK_ENABLED: 'false',
+      FLOTILLA_CONTROLLERS: o.controllers ?? 'cloneset',
+      FLOTILLA_LOG_LEVEL: o.logLevel ?? 'info',
+    },
+  });
+}
+
+async function prepareCluster(cluster: ClusterInfo, namespace: string): Promise<void> {
+  await installCrds(cluster);
+  const kc = new KubeConfig();
+  kc.loadFromString(cluster.kubeconfig);
+  try {
+    await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
+  } catch (err) {
+    if ((err as { code?: number }).code !== 409) throw err;
+  }
+}
