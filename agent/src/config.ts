@@ -175,8 +175,9 @@ type OptionOf = (flag: string, variable: string | undefined, value: string | und
 /** The hub link settings; undefined without --hub-url (a standalone agent). */
 function hubConfig(flags: ManagerFlags, opt: OptionOf, host: ConfigHost): HubConfig | undefined {
   const urlOpt = opt('hub-url', 'FLOTILLA_HUB_URL', flags.hubUrl);
-  const url = httpUrl(urlOpt);
-  if (url === undefined) return undefined;
+  if (nonEmpty(urlOpt) === undefined) return undefined;
+  // An invalid URL still has the other hub options checked, so every problem is named at once.
+  const url = httpUrl(urlOpt) ?? '';
   const tokenOpt = opt('bootstrap-token', 'FLOTILLA_BOOTSTRAP_TOKEN', flags.bootstrapToken);
   const fileOpt = opt('bootstrap-token-file', 'FLOTILLA_BOOTSTRAP_TOKEN_FILE', flags.bootstrapTokenFile);
   let bootstrapToken = nonEmpty(tokenOpt);

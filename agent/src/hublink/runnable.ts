@@ -86,7 +86,8 @@ async function joinUntilDone(
         agentVersion: deps.agentVersion,
         kubernetesVersion: await kube.serverVersion(),
         store,
-        logger: log,
+        // joinFleet names the cluster itself.
+        logger: deps.logger.child({ component: 'hublink' }),
         signal,
         ...(deps.joinRetryMs === undefined ? {} : { pollIntervalMs: deps.joinRetryMs }),
       });
