@@ -2,9 +2,11 @@
  * CloneSet updates against a real apiserver with kwok nodes (an in-place image change there keeps
  * the UID, reports a new imageID and bumps restartCount, as a kubelet would). Our versions of
  * OpenKruise's "in-place update images", "two container images with priorities",
- * `partition="99%", replicas=4` and "recreate" scenarios, plus surge, grace, hooks and rollback.
+ * `partition="99%", replicas=4` and "recreate" scenarios, plus surge, grace, hooks, rollback,
+ * paused, a numeric partition, order and weight priorities and the revision history limit.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import type { CloneSet } from '@flotilla/api';
 import { eventually } from '../helpers/kube.js';
 import {
   cloneSet,
@@ -51,6 +53,43 @@ async function sampling<T>(ns: string, name: string, until: Promise<T>): Promise
     await new Promise((r) => setTimeout(r, 100));
   }
   return { result: await result, samples };
+}
+
+/**
+ * Labels three pods `rank=<ranks[i]>`, updates them in place one at a time under
+ * `priorityStrategy`, and resolves the ranks in the order the pods were updated.
+ */
+async function updateOrder(
+  prefix: string,
+  priorityStrategy: NonNullable<CloneSet['spec']['updateStrategy']>['priorityStrategy'],
+  ranks: string[],
+): Promise<string[]> {
+  const ns = await setup(prefix);
+  await createCloneSet(
+    e,
+    ns,
+    cloneSet('web', {
+      replicas: ranks.length,
+      // minReadySeconds spaces the updates at least a second apart, so their second-precision
+      // timestamps tell the order.
+      minReadySeconds: 1,
+      updateStrategy: { type: 'InPlaceIfPossible', maxUnavailable: 1, priorityStrategy },
+    }),
+  );
+  await settled(e, ns, 'web', ranks.length);
+  const pods = await livePods(e, ns, 'web');
+  for (const [i, p] of pods.entries()) {
+    await patchPod(e, ns, p.metadata.name, { metadata: { labels: { rank: ranks[i] } } });
+  }
+  // The controller must have seen the labels before the update starts.
+  await new Promise((r) => setTimeout(r, 1000));
+  await patchCloneSet(e, ns, 'web', image('registry.local/app:v2'));
+  await settled(e, ns, 'web', ranks.length);
+  const order = (await livePods(e, ns, 'web'))
+    .map((p) => ({ rank: p.metadata.labels!.rank!, at: Date.parse(inPlaceState(p).updateTimestamp) }))
+    .sort((a, b) => a.at - b.at);
+  expect(new Set(order.map((o) => o.at)).size).toBe(ranks.length);
+  return order.map((o) => o.rank);
 }
 
 describe('CloneSet update', () => {
@@ -149,37 +188,79 @@ describe('CloneSet update', () => {
     ).toHaveLength(1);
   });
 
-  it('orderPriority: pods are updated one by one in priority order (highest suffix first)', async () => {
-    const ns = await setup('cs-order');
+  it('paused holds an update back; a numeric partition keeps that many pods old; partition 0 finishes it', async () => {
+    const ns = await setup('cs-paused-update');
     await createCloneSet(
       e,
       ns,
-      cloneSet('web', {
-        replicas: 3,
-        // minReadySeconds spaces the updates at least a second apart, so their second-precision
-        // timestamps tell the order.
-        minReadySeconds: 1,
-        updateStrategy: {
-          type: 'InPlaceIfPossible',
-          maxUnavailable: 1,
-          priorityStrategy: { orderPriority: [{ orderedKey: 'rank' }] },
-        },
-      }),
+      cloneSet('web', { replicas: 3, updateStrategy: { type: 'InPlaceIfPossible', partition: 1, paused: true } }),
     );
     await settled(e, ns, 'web', 3);
-    const pods = await livePods(e, ns, 'web');
-    for (const [i, p] of pods.entries()) {
-      await patchPod(e, ns, p.metadata.name, { metadata: { labels: { rank: `r-${i + 1}` } } });
-    }
-    // The controller must have seen the labels before the update starts.
-    await new Promise((r) => setTimeout(r, 1000));
     await patchCloneSet(e, ns, 'web', image('registry.local/app:v2'));
+    const held = await statusReaches(
+      e,
+      ns,
+      'web',
+      'new generation observed',
+      (s, c) => s.observedGeneration === c.metadata?.generation && s.updateRevision !== s.currentRevision,
+    );
+    expect(held.status).toMatchObject({ replicas: 3, updatedReplicas: 0, expectedUpdatedReplicas: 2 });
+    await new Promise((r) => setTimeout(r, 1500));
+    const images = async (): Promise<string[]> =>
+      (await livePods(e, ns, 'web')).map((p) => p.spec.containers[0]!.image ?? '').sort();
+    expect(await images()).toEqual(['registry.local/app:v1', 'registry.local/app:v1', 'registry.local/app:v1']);
+
+    await patchCloneSet(e, ns, 'web', { spec: { updateStrategy: { paused: false } } });
+    await statusReaches(
+      e,
+      ns,
+      'web',
+      'two pods updated and ready',
+      (s, c) => s.observedGeneration === c.metadata?.generation && s.updatedReadyReplicas === 2,
+    );
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await getCloneSet(e, ns, 'web')).status?.updatedReplicas).toBe(2);
+    expect(await images()).toEqual(['registry.local/app:v1', 'registry.local/app:v2', 'registry.local/app:v2']);
+
+    await patchCloneSet(e, ns, 'web', { spec: { updateStrategy: { partition: 0 } } });
     await settled(e, ns, 'web', 3);
-    const order = (await livePods(e, ns, 'web'))
-      .map((p) => ({ rank: p.metadata.labels!.rank!, at: Date.parse(inPlaceState(p).updateTimestamp) }))
-      .sort((a, b) => a.at - b.at);
-    expect(new Set(order.map((o) => o.at)).size).toBe(3);
-    expect(order.map((o) => o.rank)).toEqual(['r-3', 'r-2', 'r-1']);
+    expect(await images()).toEqual(['registry.local/app:v2', 'registry.local/app:v2', 'registry.local/app:v2']);
+  });
+
+  it('revisionHistoryLimit: unused revisions beyond the limit are deleted, oldest first', async () => {
+    const ns = await setup('cs-history');
+    await createCloneSet(
+      e,
+      ns,
+      cloneSet('web', { replicas: 1, revisionHistoryLimit: 1, updateStrategy: { type: 'InPlaceIfPossible' } }),
+    );
+    await settled(e, ns, 'web', 1);
+    for (const v of ['v2', 'v3', 'v4']) {
+      await patchCloneSet(e, ns, 'web', image(`registry.local/app:${v}`));
+      await settled(e, ns, 'web', 1);
+    }
+    const cs = await getCloneSet(e, ns, 'web');
+    // The live revision (v4) plus one unused one, the newest of v1..v3.
+    const kept = await eventually('history truncated', async () => {
+      const revs = await revisions(e, ns);
+      return revs.length === 2 && revs;
+    });
+    expect(kept.map((r) => r.revision).sort()).toEqual([3, 4]);
+    expect(kept.map((r) => r.metadata.name)).toContain(cs.status!.updateRevision);
+  });
+
+  it('orderPriority: pods are updated one by one in priority order (highest suffix first)', async () => {
+    const order = await updateOrder('cs-order', { orderPriority: [{ orderedKey: 'rank' }] }, ['r-1', 'r-2', 'r-3']);
+    expect(order).toEqual(['r-3', 'r-2', 'r-1']);
+  });
+
+  it('weightPriority: pods are updated one by one, the highest sum of matching weights first', async () => {
+    const weightPriority = [
+      { weight: 50, matchSelector: { matchLabels: { rank: 'gold' } } },
+      { weight: 10, matchSelector: { matchLabels: { rank: 'silver' } } },
+    ];
+    const order = await updateOrder('cs-weight', { weightPriority }, ['silver', 'bronze', 'gold']);
+    expect(order).toEqual(['gold', 'silver', 'bronze']);
   });
 
   it('two containers with priorities: the higher-priority container updates first, the other after it is ready', async () => {
