@@ -33,6 +33,7 @@ import {
   type ManagedProcess,
   type Registry,
 } from '@flotilla/test';
+import { secretCredentialStore } from '../../../agent/src/hublink/secret-store.js';
 import { injectCaBundle } from '../../../agent/src/webhook/ca-bundle.js';
 import { isKubeStatus } from '../../../agent/src/errors.js';
 import { createKubeRest, type KubeRest } from '../../../agent/src/runtime/index.js';
@@ -481,6 +482,17 @@ describe("RBAC: the agent with the chart's ServiceAccounts", () => {
     expect(
       await status(d, 'PATCH', `${KRUISE}/nodeimages/${cluster.nodeNames[0]}`, { metadata: { labels: { x: 'y' } } }),
     ).toBe(403);
+  });
+
+  it("keeps the hub link's join state in the one Secret the chart names", async () => {
+    // The hub link's own store, with the manager's identity: create, read back, update.
+    const kc = new KubeConfig();
+    kc.loadFromFile(manager.kubeconfigPath);
+    const store = secretCredentialStore(createKubeRest(kc), NS, 'flotilla-agent-join');
+    await store.save({ registrationSecret: 'first' });
+    await store.save({ registrationSecret: 'second' });
+    expect(await store.load()).toEqual({ registrationSecret: 'second' });
+    await expect(secretCredentialStore(createKubeRest(kc), NS, 'another-name').load()).rejects.toThrow();
   });
 
   it('never hit a refusal while doing its work', () => {
