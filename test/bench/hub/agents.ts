@@ -3,8 +3,8 @@
 // identity and inbox prefix, a named durable consumer (LastPerSubject, own filter) and acks.
 // Messages from the main thread: { type: 'start', url, names, password } → { type: 'ready' };
 // { type: 'report', perAgent, workloadId, generation } → { type: 'reported', ms }.
-// Receipts are posted as { type: 'receipt', revision, at } with `at` in epoch milliseconds
-// (performance.timeOrigin + now(), comparable across threads).
+// Receipts are posted in batches as { type: 'receipts', items: [{ revision, at }] } with `at` in
+// epoch milliseconds (performance.timeOrigin + now(), comparable across threads).
 import { parentPort } from 'node:worker_threads';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -32,6 +32,17 @@ const agents: Agent[] = [];
 const now = (): number => performance.timeOrigin + performance.now();
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+let pendingReceipts: { revision: number; at: number }[] = [];
+let receiptTimer: NodeJS.Timeout | undefined;
+function receipt(revision: number, at: number): void {
+  pendingReceipts.push({ revision, at });
+  receiptTimer ??= setTimeout(() => {
+    receiptTimer = undefined;
+    port.postMessage({ type: 'receipts', items: pendingReceipts });
+    pendingReceipts = [];
+  }, 20);
+}
+
 async function startAgent(url: string, name: string, password: string): Promise<Agent> {
   let nc: NatsConnection | undefined;
   for (let i = 0; !nc; i++) {
@@ -55,27 +66,31 @@ async function startAgent(url: string, name: string, password: string): Promise<
     ack_policy: AckPolicy.Explicit,
   });
   const consumer = await jetstream(nc, { checkAPI: false }).consumers.get(DESIRED_STREAM, agentConsumerName(name));
-  const messages = await consumer.consume({ max_messages: 10 });
-  const agent: Agent = { name, nc, messages, seen: new Set() };
-  void (async () => {
-    for await (const m of messages) {
+  const seen = new Set<number>();
+  // A callback rather than an async iterator, and receipts posted in batches: 1,000 clients share
+  // this one thread, and per-message promise chains and postMessage calls delayed the receipts of
+  // the later agents by the work of the earlier ones (the time is taken first, then the rest).
+  const messages = await consumer.consume({
+    max_messages: 10,
+    callback: (m) => {
       const at = now();
       const d = decodeDesired(m.data);
-      if (d.ok && !agent.seen.has(d.value.revision)) {
-        agent.seen.add(d.value.revision);
-        port.postMessage({ type: 'receipt', revision: d.value.revision, at });
+      if (d.ok && !seen.has(d.value.revision)) {
+        seen.add(d.value.revision);
+        receipt(d.value.revision, at);
       }
       m.ack();
-    }
-  })();
-  return agent;
+    },
+  });
+  return { name, nc, messages, seen };
 }
 
 async function report(perAgent: number, workloadId: string, generation: number): Promise<void> {
   const reportedAt = new Date().toISOString();
-  for (let i = 0; i < agents.length; i += 100) {
+  // Every agent at once, as independent agents would.
+  {
     await Promise.all(
-      agents.slice(i, i + 100).map(async (a) => {
+      agents.map(async (a) => {
         const js = jetstream(a.nc, { checkAPI: false });
         await Promise.all(
           Array.from({ length: perAgent }, (_, j) => {

@@ -1,8 +1,9 @@
 /**
  * The fleet end to end: a hub, three real clusters (harness control planes) each with the agent
- * hub link, and the generated Kruise CRDs. There is no CloneSet controller yet, so the suite
- * asserts on the objects in the clusters and on the status the hub reports (a test plays the
- * controller by writing a CloneSet's status subresource).
+ * hub link, and the generated Kruise CRDs. The suite asserts on the objects in the clusters and on
+ * the status the hub reports, playing the controller by writing a CloneSet's status subresource
+ * (controllers act cluster-wide on these shared clusters); agent-manager.test.ts runs real
+ * `agent manager` processes with a namespace-scoped CloneSet controller, whose pods run.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
