@@ -158,6 +158,56 @@ describe('helm template with the required values', () => {
     expect(grants(daemon.rules, 'apps.kruise.io', 'nodeimages/status', 'patch')).toBe(true);
   });
 
+  it('grants the manager exactly the rules its code uses (each one is explained in rbac-manager.yaml)', async () => {
+    const ms = await render(REQUIRED);
+    const rule = (apiGroups: string[], resources: string[], verbs: string[], resourceNames?: string[]) => ({
+      apiGroups,
+      resources,
+      ...(resourceNames ? { resourceNames } : {}),
+      verbs,
+    });
+    const rw = ['get', 'list', 'watch', 'create', 'update', 'delete'];
+    expect(clusterRole(ms, 'flotilla-agent-manager').rules).toEqual([
+      rule([''], ['pods'], ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']),
+      rule([''], ['pods/status'], ['patch']),
+      rule([''], ['persistentvolumeclaims'], ['list', 'watch', 'create', 'update', 'delete']),
+      rule([''], ['nodes'], ['list', 'watch']),
+      rule([''], ['namespaces'], ['get', 'list', 'watch']),
+      rule([''], ['events'], ['create', 'patch']),
+      rule(['apps'], ['controllerrevisions'], rw),
+      rule(
+        ['apps.kruise.io'],
+        ['clonesets', 'sidecarsets', 'imagepulljobs'],
+        ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+      ),
+      rule(['apps.kruise.io'], ['clonesets/status', 'imagepulljobs/status'], ['update']),
+      rule(['apps.kruise.io'], ['sidecarsets/status'], ['patch']),
+      rule(['apps.kruise.io'], ['clonesets/finalizers', 'sidecarsets/finalizers'], ['update']),
+      rule(['apps.kruise.io'], ['nodeimages'], rw),
+      rule(['apps.kruise.io'], ['nodeimages/status'], ['update']),
+      rule(
+        ['admissionregistration.k8s.io'],
+        ['mutatingwebhookconfigurations'],
+        ['get', 'patch'],
+        ['flotilla-agent-mutating'],
+      ),
+      rule(
+        ['admissionregistration.k8s.io'],
+        ['validatingwebhookconfigurations'],
+        ['get', 'patch'],
+        ['flotilla-agent-validating'],
+      ),
+    ]);
+    expect(one<Role>(ms, 'Role', 'flotilla-agent-manager').rules).toEqual([
+      rule(['coordination.k8s.io'], ['leases'], ['create']),
+      rule(['coordination.k8s.io'], ['leases'], ['get', 'update'], ['flotilla-agent']),
+      rule([''], ['secrets'], ['create']),
+      rule([''], ['secrets'], ['get', 'update'], ['flotilla-agent-webhook-certs', 'flotilla-agent-join']),
+      rule([''], ['configmaps'], ['list', 'watch'], ['kruise-configuration']),
+      rule(['apps'], ['controllerrevisions'], ['get', 'list', 'watch', 'create', 'patch', 'delete']),
+    ]);
+  });
+
   it('runs the manager as two non-root replicas that surge, spread over zones and probe readiness', async () => {
     const ms = await render(REQUIRED);
     const d = manager(ms);
