@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { format } from 'prettier';
 import { agentNatsUser } from '@flotilla/api';
 import { bcryptHash } from '@flotilla/hub';
 import { cloneSetSpec } from '../../integration/hub/fixtures.js';
@@ -216,7 +217,8 @@ const result = {
 };
 console.log(JSON.stringify(result, null, 2));
 mkdirSync(path.join(here, '..', 'results'), { recursive: true });
-writeFileSync(path.join(here, '..', 'results', 'hub.json'), JSON.stringify(result, null, 2) + '\n');
+// Formatted as the repository's prettier check wants it.
+writeFileSync(path.join(here, '..', 'results', 'hub.json'), await format(JSON.stringify(result), { parser: 'json' }));
 
 await request({ type: 'stop' }, 'stopped');
 await worker.terminate();
