@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Rollout } from '@flotilla/api';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startFleet, type Fleet } from '../../fleet/fleet.js';
 import {
   cloneSetReader,
@@ -45,6 +45,7 @@ beforeAll(async () => {
   const suffix = Math.random().toString(36).slice(2, 7);
   ns = `rollouts-e2e-${suffix}`;
   names = infos.map((c) => `e2e-${c.name}`);
+  const t0 = performance.now();
   fleet = await startFleet({
     dir: mkdtempSync(path.join(os.tmpdir(), 'flotilla-rollouts-e2e-')),
     env: process.env,
@@ -59,6 +60,7 @@ beforeAll(async () => {
     logLevel: 'info',
   });
   infos.forEach((c, i) => readers.set(names[i]!, cloneSetReader(c.kubeconfigPath)));
+  console.log(`[rollouts e2e] hub and 4 agents up and accepted in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }, 240_000);
 
 afterAll(async () => {
@@ -83,6 +85,7 @@ class Recorder {
 
   constructor(readonly workload: string) {
     for (const n of names) this.samples.set(n, []);
+    recorders.add(this);
     this.loop = this.run();
   }
 
@@ -101,6 +104,7 @@ class Recorder {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    recorders.delete(this);
     await this.loop;
   }
 
@@ -119,10 +123,10 @@ class Recorder {
   }
 }
 
-let recorder: Recorder | undefined;
-afterEach(async () => {
-  await recorder?.stop();
-  recorder = undefined;
+/** Every recorder still sampling; a test stops its own once it has what it asserts on. */
+const recorders = new Set<Recorder>();
+afterAll(async () => {
+  await Promise.all([...recorders].map((r) => r.stop()));
 });
 
 interface Deployed {
@@ -135,13 +139,14 @@ interface Deployed {
 async function deploy(name: string, next = V2): Promise<Deployed> {
   const w: CloneSetWorkload = { name, namespace: ns, replicas: REPLICAS, image: V1, selector: { fleet: 'e2e' } };
   const id = await createCloneSetWorkload(fleet, w);
-  recorder = new Recorder(name);
+  const rec = new Recorder(name);
   await eventually(`${name} at ${V1} everywhere`, async () => {
     const all = await Promise.all(names.map((n) => readers.get(n)!(ns, name)));
     return all.every((cs) => settledAt(cs, V1, REPLICAS));
   });
-  expect(await setImage(fleet, id, w, next)).toBe(2);
-  return { id, w, rec: recorder };
+  const revision = await setImage(fleet, id, w, next);
+  if (revision !== 2) throw new Error(`${name}: the new image made revision ${revision}, not 2`);
+  return { id, w, rec };
 }
 
 async function waitRollout(id: string, what: string, pred: (r: Rollout) => boolean, timeoutMs = 90_000) {
@@ -178,8 +183,12 @@ const threeWaves = (o: { soakSeconds?: number; approval?: string; ring1?: Record
   ],
 });
 
-describe('fleet rollouts with real agents', () => {
-  it('happy path: 3 waves with soak, each wave only after the previous one is healthy, all at the new revision', async () => {
+// Independent workloads roll out side by side: the scenarios wait on soak times and deadlines
+// far more than on the machine, so together they take about as long as the slowest one.
+describe.concurrent('fleet rollouts with real agents', () => {
+  it('happy path: 3 waves with soak, each wave only after the previous one is healthy, all at the new revision', async ({
+    expect,
+  }) => {
     const { id, rec } = await deploy('happy');
     const r0 = await startRollout(fleet, id, threeWaves());
     expect(r0.waves.map((w) => w.members)).toEqual([[names[0]], [names[1], names[2]], [names[3]]]);
@@ -209,7 +218,9 @@ describe('fleet rollouts with real agents', () => {
     expect(workload.stableRevision).toBe(2);
   });
 
-  it('failing canary: stops in wave 1, rolls the canary back, no other cluster ever sees the revision', async () => {
+  it('failing canary: stops in wave 1, rolls the canary back, no other cluster ever sees the revision', async ({
+    expect,
+  }) => {
     const { id, rec } = await deploy('broken', BROKEN);
     const strategy = threeWaves();
     Object.assign(strategy.waves[0]!, { progressDeadlineSeconds: 6 });
@@ -236,7 +247,7 @@ describe('fleet rollouts with real agents', () => {
     expect(events.rows.map((e) => e.message).join('\n')).toMatch(/not healthy within 6s/);
   });
 
-  it('approval gate blocks until approved; pause holds everything and resume continues', async () => {
+  it('approval gate blocks until approved; pause holds everything and resume continues', async ({ expect }) => {
     const { id, rec } = await deploy('gate');
     const r0 = await startRollout(
       fleet,
@@ -272,7 +283,7 @@ describe('fleet rollouts with real agents', () => {
     expect(JSON.stringify(again.body)).toContain('Succeeded');
   });
 
-  it('abort leaves every cluster where it is', async () => {
+  it('abort leaves every cluster where it is', async ({ expect }) => {
     const { id, rec } = await deploy('abort');
     const r0 = await startRollout(fleet, id, threeWaves({ ring1: { maxConcurrency: 1, soakSeconds: 30 } }));
     await waitRollout(r0.id, 'c2 soaking', (r) => clusterOf(r, names[1]!).phase === 'Soaking');
@@ -287,59 +298,7 @@ describe('fleet rollouts with real agents', () => {
     expect((await fleet.rollout(r0.id)).phase).toBe('Aborted');
   });
 
-  it('a hub killed mid-wave resumes without repeating or skipping a cluster', async () => {
-    const { id, rec } = await deploy('crash');
-    const r0 = await startRollout(fleet, id, threeWaves({ ring1: { maxConcurrency: 1, soakSeconds: 3 } }));
-    await waitRollout(r0.id, 'c2 soaking', (r) => clusterOf(r, names[1]!).phase === 'Soaking');
-    await fleet.killHub();
-    await sleep(1000);
-    await fleet.restartHub();
-    const final = await done(r0.id);
-    expect(final.phase, story(final)).toBe('Succeeded');
-    await rec.stop();
-    const starts = await fleet.pool.query<{ cluster: string }>(
-      `select cluster from rollout_events where rollout_id = $1 and message like '% started' and cluster is not null`,
-      [r0.id],
-    );
-    expect(starts.rows.map((r) => r.cluster).sort()).toEqual([...names].sort());
-    // Generation 1 at creation, 2 for the target revision: each cluster was sent it once.
-    const desired = await fleet.pool.query<{ cluster_name: string; revision: number; generation: string }>(
-      `select cluster_name, revision, generation from desired_objects where workload_id = $1 order by cluster_name`,
-      [id],
-    );
-    expect(desired.rows.map((r) => [r.cluster_name, r.revision, Number(r.generation)])).toEqual(
-      [...names].sort().map((n) => [n, 2, 2]),
-    );
-    for (const n of names) expect(rec.images(n)).toEqual(new Set([V1, V2]));
-  });
-
-  it('an agent disconnected mid-rollout: its cluster hits the deadline, the budget absorbs it, the rest proceed', async () => {
-    const { id, rec } = await deploy('offline');
-    const r0 = await startRollout(fleet, id, threeWaves({ ring1: { failureBudget: 1, progressDeadlineSeconds: 6 } }));
-    // The agent of c3 freezes (no status, no heartbeats, nothing applied) once the canary is healthy.
-    const c3 = fleet.agents.get(names[2]!)!.process;
-    await waitRollout(r0.id, 'canary soaking', (r) => clusterOf(r, names[0]!).phase === 'Soaking');
-    process.kill(c3.pid, 'SIGSTOP');
-    let final: Rollout;
-    try {
-      final = await done(r0.id);
-      expect(rec.images(names[2]!)).toEqual(new Set([V1]));
-    } finally {
-      process.kill(c3.pid, 'SIGCONT');
-    }
-    expect(final.phase, story(final)).toBe('Succeeded');
-    const off = clusterOf(final, names[2]!);
-    expect(off.phase).toBe('Failed');
-    expect(off.message).toMatch(/not healthy within 6s/);
-    expect(final.waves[1]!.message).toContain('1 failed');
-    expect(clusterOf(final, names[3]!).phase).toBe('Succeeded');
-    // Back online, the agent catches up with what the hub wants (nothing is lost).
-    await eventually('c3 catches up', async () =>
-      settledAt(await readers.get(names[2]!)!(ns, 'offline'), V2, REPLICAS),
-    );
-  });
-
-  it('in-cluster canary steps show as the partition of the canary cluster’s CloneSet', async () => {
+  it('in-cluster canary steps show as the partition of the canary cluster’s CloneSet', async ({ expect }) => {
     const { id, rec } = await deploy('steps');
     const r0 = await startRollout(fleet, id, {
       waves: [
@@ -367,5 +326,62 @@ describe('fleet rollouts with real agents', () => {
     expect(partitions).toEqual(['50%', 'none']);
     // During the step, one pod of two ran the new revision, ready.
     expect(canary.some((cs) => cs?.partition === '50%' && cs.status.updatedReadyReplicas === 1)).toBe(true);
+  });
+});
+
+// These disturb the whole fleet (the hub, an agent), so they run alone.
+describe('fleet rollouts with real agents, disturbed', () => {
+  it('a hub killed mid-wave resumes without repeating or skipping a cluster', async ({ expect }) => {
+    const { id, rec } = await deploy('crash');
+    const r0 = await startRollout(fleet, id, threeWaves({ ring1: { maxConcurrency: 1, soakSeconds: 3 } }));
+    await waitRollout(r0.id, 'c2 soaking', (r) => clusterOf(r, names[1]!).phase === 'Soaking');
+    await fleet.killHub();
+    await sleep(1000);
+    await fleet.restartHub();
+    const final = await done(r0.id);
+    expect(final.phase, story(final)).toBe('Succeeded');
+    await rec.stop();
+    const starts = await fleet.pool.query<{ cluster: string }>(
+      `select cluster from rollout_events where rollout_id = $1 and message like '% started' and cluster is not null`,
+      [r0.id],
+    );
+    expect(starts.rows.map((r) => r.cluster).sort()).toEqual([...names].sort());
+    // Generation 1 at creation, 2 for the target revision: each cluster was sent it once.
+    const desired = await fleet.pool.query<{ cluster_name: string; revision: number; generation: string }>(
+      `select cluster_name, revision, generation from desired_objects where workload_id = $1 order by cluster_name`,
+      [id],
+    );
+    expect(desired.rows.map((r) => [r.cluster_name, r.revision, Number(r.generation)])).toEqual(
+      [...names].sort().map((n) => [n, 2, 2]),
+    );
+    for (const n of names) expect(rec.images(n)).toEqual(new Set([V1, V2]));
+  });
+
+  it('an agent disconnected mid-rollout: its cluster hits the deadline, the budget absorbs it, the rest proceed', async ({
+    expect,
+  }) => {
+    const { id, rec } = await deploy('offline');
+    const r0 = await startRollout(fleet, id, threeWaves({ ring1: { failureBudget: 1, progressDeadlineSeconds: 6 } }));
+    // The agent of c3 freezes (no status, no heartbeats, nothing applied) once the canary is healthy.
+    const c3 = fleet.agents.get(names[2]!)!.process;
+    await waitRollout(r0.id, 'canary soaking', (r) => clusterOf(r, names[0]!).phase === 'Soaking');
+    process.kill(c3.pid, 'SIGSTOP');
+    let final: Rollout;
+    try {
+      final = await done(r0.id);
+      expect(rec.images(names[2]!)).toEqual(new Set([V1]));
+    } finally {
+      process.kill(c3.pid, 'SIGCONT');
+    }
+    expect(final.phase, story(final)).toBe('Succeeded');
+    const off = clusterOf(final, names[2]!);
+    expect(off.phase).toBe('Failed');
+    expect(off.message).toMatch(/not healthy within 6s/);
+    expect(final.waves[1]!.message).toContain('1 failed');
+    expect(clusterOf(final, names[3]!).phase).toBe('Succeeded');
+    // Back online, the agent catches up with what the hub wants (nothing is lost).
+    await eventually('c3 catches up', async () =>
+      settledAt(await readers.get(names[2]!)!(ns, 'offline'), V2, REPLICAS),
+    );
   });
 });
