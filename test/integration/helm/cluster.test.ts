@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiException,
   ApiextensionsV1Api,
+  CoordinationV1Api,
   KubeConfig,
   KubernetesObjectApi,
   type KubernetesObject,
@@ -236,6 +237,7 @@ describe("RBAC: the agent with the chart's ServiceAccounts", () => {
   let manager: Identity;
   let daemon: Identity;
   let agentProc: ManagedProcess;
+  let standby: ManagedProcess;
   let daemonProc: ManagedProcess;
   const auth = { username: 'puller', password: 'pw-helm-rbac' };
 
@@ -301,6 +303,7 @@ describe("RBAC: the agent with the chart's ServiceAccounts", () => {
 
   afterAll(async () => {
     await agentProc?.stop();
+    await standby?.stop();
     await daemonProc?.stop();
     await containerd?.stop();
     await registry?.stop();
@@ -495,14 +498,40 @@ describe("RBAC: the agent with the chart's ServiceAccounts", () => {
     await expect(secretCredentialStore(createKubeRest(kc), NS, 'another-name').load()).rejects.toThrow();
   });
 
+  it('runs a second replica that serves the webhook and waits for the Lease', async () => {
+    const deployment = await k.apps.readNamespacedDeployment({ name: 'flotilla-agent-manager', namespace: NS });
+    const mc = deployment.spec!.template.spec!.containers[0]!;
+    const health = await freePort();
+    // Its own ports on this one host (in pods each replica has its own network namespace).
+    standby = startAgent(
+      'agent-manager replica 2 (chart identity)',
+      [...mc.args!, '--health-host=127.0.0.1'],
+      {
+        ...containerEnv(mc, { name: 'rbac-manager-1', namespace: NS }),
+        KUBECONFIG: manager.kubeconfigPath,
+        FLOTILLA_HEALTH_PORT: String(health),
+        FLOTILLA_WEBHOOK_PORT: String(await freePort()),
+      },
+      path.join(dir, 'manager-2.log'),
+    );
+    await waitReady(standby, health);
+    const lease = await k.kc
+      .makeApiClient(CoordinationV1Api)
+      .readNamespacedLease({ name: 'flotilla-agent', namespace: NS });
+    expect(lease.spec?.holderIdentity).toBe('rbac-manager-0');
+    const metrics = await (await fetch(`http://127.0.0.1:${health}/metrics`)).text();
+    expect(metrics).toContain(`flotilla_agent_leader_election_is_leader{lease="${NS}/flotilla-agent"} 0`);
+  });
+
   it('never hit a refusal while doing its work', () => {
-    for (const proc of [agentProc, daemonProc]) {
+    for (const proc of [agentProc, standby, daemonProc]) {
       const log = proc.logTail(100_000);
       expect(log, proc.name).not.toMatch(/forbidden/i);
     }
   });
 
   it('uninstalls with crds.keep=false: the CRDs go too', async () => {
+    await standby.stop();
     // Objects go while the agent still runs: objects with finalizers (an ImagePullJob's deletion
     // protection) would otherwise hold their CRD in deletion after the agent is gone.
     for (const at of [
