@@ -1,7 +1,8 @@
-import https from 'node:https';
+import http2 from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
 import { parseAdmissionReview, reviewResponse } from './admission/review.js';
 import type { AdmissionHandler } from './admission/types.js';
 import { WebhookError } from './errors.js';
@@ -24,6 +25,8 @@ export interface WebhookServerOptions {
 }
 
 const DEFAULT_MAX_BODY = 8 * 1024 * 1024;
+const STREAM_WINDOW = 1024 * 1024;
+const SESSION_WINDOW = 32 * 1024 * 1024;
 
 /**
  * The HTTPS admission server: POST <path> with an AdmissionReview v1 runs the handler registered
@@ -31,15 +34,20 @@ const DEFAULT_MAX_BODY = 8 * 1024 * 1024;
  * throws denies the request with 500 (the webhooks fail closed anyway). `GET /healthz` answers ok.
  *
  * The serving certificate can be replaced at any time (setTls): new connections get the new one,
- * open keep-alive connections finish with the old one, so nothing restarts and nothing fails
- * during a rotation. The server listens only once the first certificate is set.
+ * open HTTP/1.1 keep-alive connections finish with the old one and HTTP/2 sessions are sent away
+ * gracefully, so nothing restarts and nothing fails during a rotation. The server listens only
+ * once the first certificate is set.
  */
 export class WebhookServer {
   readonly #o: WebhookServerOptions;
   readonly #handlers = new Map<string, AdmissionHandler>();
   readonly #log: Logger;
   readonly #latency: Histogram<'path' | 'allowed'> | undefined;
-  #server: https.Server | undefined;
+  readonly #connections: Counter | undefined;
+  #server: http2.Http2SecureServer | undefined;
+  /** Open HTTP/2 sessions and HTTP/1 sockets, to end them on rotation and close. */
+  readonly #sessions = new Set<http2.ServerHttp2Session>();
+  readonly #sockets = new Set<Socket>();
   #tls: TlsMaterial | undefined;
   #served = 0;
 
@@ -58,6 +66,13 @@ export class WebhookServer {
         ],
         registers: [options.registry],
       });
+      // Each connection costs a TLS handshake; a count growing with the request rate means the
+      // apiserver is not reusing connections.
+      this.#connections = new Counter({
+        name: 'flotilla_webhook_tls_connections_total',
+        help: 'TLS connections accepted by the admission webhook server',
+        registers: [options.registry],
+      });
     }
   }
 
@@ -70,10 +85,16 @@ export class WebhookServer {
     return [...this.#handlers.keys()];
   }
 
-  /** Loads or replaces the serving certificate. */
+  /**
+   * Loads or replaces the serving certificate. Open HTTP/2 sessions are asked to go away
+   * (GOAWAY: their streams finish, new requests open a new connection), so the apiserver moves
+   * to the new certificate instead of keeping one connection on the old one for ever.
+   */
   setTls(tls: TlsMaterial): void {
+    const replaced = this.#tls !== undefined && this.#tls.certPem !== tls.certPem;
     this.#tls = tls;
     this.#server?.setSecureContext({ cert: tls.certPem, key: tls.keyPem });
+    if (replaced) for (const session of this.#sessions) session.close();
   }
 
   /** Admission reviews answered so far (any outcome). */
@@ -92,19 +113,42 @@ export class WebhookServer {
     return address && typeof address === 'object' ? address.port : undefined;
   }
 
-  /** Starts listening; needs a certificate (setTls) first. Resolves the bound port. */
+  /**
+   * Starts listening; needs a certificate (setTls) first. Resolves the bound port. The server
+   * speaks HTTP/2 (and HTTP/1.1 for clients without it): the apiserver then multiplexes its calls
+   * over one connection instead of opening a TLS connection per concurrent call over HTTP/1.1,
+   * whose handshakes cost more than the admissions under load (test/bench/webhook).
+   */
   async listen(): Promise<number> {
     const tls = this.#tls;
     if (!tls) throw new WebhookError('WEBHOOK_ERR_NO_CERT', 'set a serving certificate before listening');
-    const server = https.createServer({ cert: tls.certPem, key: tls.keyPem }, (req, res) => {
-      this.#serve(req, res).catch((err: unknown) => {
-        this.#log.error({ err, path: req.url }, 'webhook request failed');
-        if (!res.headersSent) res.writeHead(500);
-        res.end();
-      });
+    const server = http2.createSecureServer(
+      {
+        cert: tls.certPem,
+        key: tls.keyPem,
+        allowHTTP1: true,
+        // Room for many reviews in flight on the one connection: HTTP/2's default 64 KiB windows
+        // would stall request bodies behind each other.
+        settings: { maxConcurrentStreams: 1000, initialWindowSize: STREAM_WINDOW },
+      },
+      (req: Request, res: Response) => {
+        this.#serve(req, res).catch((err: unknown) => {
+          this.#log.error({ err, path: req.url }, 'webhook request failed');
+          if (!res.headersSent) res.writeHead(500);
+          res.end();
+        });
+      },
+    );
+    server.on('secureConnection', (socket: Socket) => {
+      this.#connections?.inc();
+      this.#sockets.add(socket);
+      socket.once('close', () => this.#sockets.delete(socket));
     });
-    // The apiserver reuses connections; keep them a little longer than its idle timeout is likely.
-    server.keepAliveTimeout = 30_000;
+    server.on('session', (session: http2.ServerHttp2Session) => {
+      session.setLocalWindowSize(SESSION_WINDOW);
+      this.#sessions.add(session);
+      session.once('close', () => this.#sessions.delete(session));
+    });
     this.#server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', (err) =>
@@ -125,11 +169,12 @@ export class WebhookServer {
     if (!server?.listening) return;
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
-      server.closeAllConnections();
+      for (const session of this.#sessions) session.destroy();
+      for (const socket of this.#sockets) socket.destroy();
     });
   }
 
-  async #serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async #serve(req: Request, res: Response): Promise<void> {
     const path = new URL(req.url ?? '/', 'https://localhost').pathname;
     if (req.method === 'GET' && path === '/healthz') {
       res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok\n');
@@ -178,7 +223,11 @@ export class WebhookServer {
   }
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<string> {
+/** A request over HTTP/2 or, from clients without it, HTTP/1.1 (the compatibility API gives both). */
+type Request = http2.Http2ServerRequest | IncomingMessage;
+type Response = http2.Http2ServerResponse | ServerResponse;
+
+function readBody(req: Request, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
