@@ -77,7 +77,7 @@ function same(a: unknown, b: unknown): boolean {
 export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutScheduler {
   const now = deps.now ?? ((): Date => new Date());
   let leader: pg.PoolClient | undefined;
-  /** When this instance took the lead: heartbeats sent while no hub listened may still arrive. */
+  /** When this instance took the lead: heartbeats sent while no hub listened may still be queued. */
   let leaderSince: Date | undefined;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();

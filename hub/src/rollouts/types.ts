@@ -85,8 +85,8 @@ export interface ClusterObservation {
   removed: boolean;
   /**
    * Not online, but the hub cannot tell yet: it has been observing for less than a heartbeat
-   * timeout (just started, or took over), so heartbeats it could not receive meanwhile may still
-   * be on their way. Such a cluster is neither started nor skipped until the hub knows.
+   * timeout (just started, or took over), so heartbeats sent while no hub listened may still be
+   * waiting in the status stream. Such a cluster is neither started nor skipped until the hub knows.
    */
   unsure?: boolean;
   /**
