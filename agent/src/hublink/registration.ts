@@ -70,13 +70,18 @@ async function post(o: JoinOptions, path: string, body: unknown): Promise<HubRep
   return { status: res.status, code, body: parsed };
 }
 
+/** Waits `ms`; rejects when aborted. The abort listener is removed again (polls may go on for days). */
 const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve, reject) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
+    const onAbort = (): void => {
       clearTimeout(t);
       reject(new RegistrationError('ABORTED', 'joining the fleet was aborted'));
-    });
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 
 /** Returns the cluster's NATS credentials, registering and waiting for acceptance as needed. */

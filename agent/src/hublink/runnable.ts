@@ -41,11 +41,17 @@ export interface HubLinkRunnableDeps {
 
 const MAX_JOIN_RETRY_MS = 30_000;
 
+/** Waits `ms` or until aborted; the abort listener does not outlive the wait. */
 function abortable(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    const done = (): void => {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
   });
 }
 

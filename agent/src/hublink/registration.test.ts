@@ -1,0 +1,76 @@
+import { getEventListeners } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import type { AgentCredentials } from '@flotilla/api';
+import { joinFleet, memoryCredentialStore, type JoinOptions } from './registration.js';
+
+const creds: AgentCredentials = {
+  cluster: 'c1',
+  nats: {
+    servers: ['nats://n'],
+    user: 'u',
+    password: 'p',
+    inboxPrefix: '_I',
+    desiredStream: 'D',
+    consumer: 'agent-c1',
+  },
+};
+
+/** A hub that accepts the cluster after `pendingClaims` refused claims. */
+function fakeHub(pendingClaims: number): { fetch: typeof fetch; calls: string[] } {
+  const calls: string[] = [];
+  let claims = 0;
+  const reply = (status: number, body: unknown): Response =>
+    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+  const f = (url: string): Promise<Response> => {
+    const path = new URL(url).pathname;
+    calls.push(path);
+    if (path.endsWith('/register')) return Promise.resolve(reply(201, { registrationSecret: 'reg' }));
+    if (claims++ < pendingClaims) {
+      return Promise.resolve(reply(409, { error: { code: 'HUB_ERR_CLUSTER_NOT_ACCEPTED' } }));
+    }
+    return Promise.resolve(reply(200, creds));
+  };
+  return { fetch: f as unknown as typeof fetch, calls };
+}
+
+const base = (o: Partial<JoinOptions>): JoinOptions => ({
+  hubUrl: 'http://hub/',
+  bootstrapToken: 'boot',
+  clusterName: 'c1',
+  labels: {},
+  agentVersion: '0',
+  kubernetesVersion: 'v1',
+  store: memoryCredentialStore(),
+  logger: pino({ level: 'silent' }),
+  pollIntervalMs: 1,
+  ...o,
+});
+
+describe('joinFleet', () => {
+  it('registers once, polls until accepted, stores the credentials, and leaves no abort listeners', async () => {
+    const hub = fakeHub(3);
+    const store = memoryCredentialStore();
+    const abort = new AbortController();
+    expect(await joinFleet(base({ fetch: hub.fetch, store, signal: abort.signal }))).toEqual(creds);
+    expect(hub.calls).toEqual(['/api/v1/clusters/register', ...Array<string>(4).fill('/api/v1/clusters/c1/claim')]);
+    expect(await store.load()).toEqual({ registrationSecret: 'reg', credentials: creds });
+    expect(getEventListeners(abort.signal, 'abort')).toHaveLength(0);
+    // Joined: no request at all the next time.
+    expect(await joinFleet(base({ fetch: hub.fetch, store }))).toEqual(creds);
+    expect(hub.calls).toHaveLength(5);
+  });
+
+  it('resumes a pending registration without registering again', async () => {
+    const hub = fakeHub(0);
+    await joinFleet(base({ fetch: hub.fetch, store: memoryCredentialStore({ registrationSecret: 'reg' }) }));
+    expect(hub.calls).toEqual(['/api/v1/clusters/c1/claim']);
+  });
+
+  it('stops waiting when aborted', async () => {
+    const abort = new AbortController();
+    const joining = joinFleet(base({ fetch: fakeHub(1_000_000).fetch, signal: abort.signal, pollIntervalMs: 60_000 }));
+    setTimeout(() => abort.abort(), 20);
+    await expect(joining).rejects.toMatchObject({ code: 'ABORTED' });
+  });
+});
