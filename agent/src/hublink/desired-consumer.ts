@@ -77,6 +77,11 @@ function validate(m: JsMsg, cluster: string): Verdict {
 
 async function act(msg: DesiredMessage, ref: ObjectRef, deps: DesiredConsumerDeps): Promise<void> {
   const decision = decideDesired(msg, await deps.kube.get(ref));
+  // A tombstone ends the guard even when there is nothing to delete (already gone, or no longer
+  // labelled as the hub's): re-applying would bring back what the hub removed.
+  if (msg.deleted && decision.action !== 'delete' && !(decision.action === 'skip' && decision.reason === 'stale')) {
+    deps.guard.forget(ref);
+  }
   if (decision.action === 'apply') {
     await deps.guard.apply(ref, decision.manifest, msg.generation);
     deps.metrics.applied.inc();

@@ -107,6 +107,15 @@ describe('drift guard', () => {
     expect(guard.size()).toBe(0);
   });
 
+  it('forgets an object on request, leaving whatever is there alone', async () => {
+    const { kube, guard } = setup();
+    await guard.apply(ref, manifest(2, 1), 1);
+    kube.objects.delete('apps/web');
+    guard.forget(ref);
+    await guard.check('CloneSet', []);
+    expect(kube.objects.size).toBe(0);
+  });
+
   it('tells the kinds of drift apart', () => {
     const applied = { ref, manifest: manifest(2, 1), generation: 1, kubeGeneration: 1 };
     const obj = { ...manifest(2, 1), metadata: { ...manifest(2, 1).metadata, generation: 1 } };

@@ -50,6 +50,8 @@ export interface DriftGuard {
   apply(ref: ObjectRef, manifest: KubeObject, generation: number): Promise<void>;
   /** Deletes an object the hub removed and forgets it. Call inside `serial`. */
   delete(ref: ObjectRef): Promise<void>;
+  /** Stops guarding an object (the hub removed it, whether or not there was anything to delete). */
+  forget(ref: ObjectRef): void;
   /** Compares a listing of one kind's managed objects with what was applied; repairs drift. */
   check(kind: WorkloadKind, listed: readonly KubeObject[]): Promise<void>;
   /** Objects the link remembers having applied. */
@@ -101,6 +103,9 @@ export function createDriftGuard(deps: DriftGuardDeps): DriftGuard {
     apply: (ref, manifest, generation) => applyNow({ ref, manifest, generation }),
     async delete(ref) {
       await deps.kube.delete(ref);
+      applied.delete(keyOf(ref));
+    },
+    forget(ref) {
       applied.delete(keyOf(ref));
     },
     async check(kind, listed) {
