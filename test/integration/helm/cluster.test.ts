@@ -39,7 +39,7 @@ import { injectCaBundle } from '../../../agent/src/webhook/ca-bundle.js';
 import { isKubeStatus } from '../../../agent/src/errors.js';
 import { createKubeRest, type KubeRest } from '../../../agent/src/runtime/index.js';
 import { eventually, kube, type Kube } from '../helpers/kube.js';
-import { chartDir, helmOk, parseManifests, type Manifest } from './chart.js';
+import { chartDir, helm, helmOk, parseManifests, type Manifest } from './chart.js';
 import { containerEnv, serviceAccountIdentity, startAgent, waitReady, type Identity } from './identity.js';
 
 const NS = 'flotilla-system';
@@ -135,8 +135,31 @@ const running = (p: V1Pod): boolean => p.status?.phase === 'Running' && !p.metad
 describe('helm install, upgrade and uninstall', () => {
   let installed: Manifest[];
 
+  it('refuses bad values at install time, before creating anything', async () => {
+    const r = await helm([
+      'install',
+      RELEASE,
+      chartDir,
+      '--namespace',
+      NS,
+      '--create-namespace',
+      '--kubeconfig',
+      cluster.kubeconfigPath,
+      ...set('clusterName=helm', 'manager.replicas=-2', 'featureGates.TurboMode=true'),
+    ]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("at '/hub/url': minLength: got 0, want 1");
+    expect(r.stderr).toContain("at '/manager/replicas': minimum: got -2, want 0");
+    expect(r.stderr).toContain("at '/featureGates': additional properties 'TurboMode' not allowed");
+    expect((await helmHere(['list', '--all-namespaces', '--all', '-q'])).trim()).toBe('');
+  });
+
   it('creates every object, and the manager and daemon pods run on the kwok nodes', async () => {
-    await release('install', ['--create-namespace', ...set('clusterName=helm', 'hub.url=https://hub.example.com')]);
+    const out = await release('install', [
+      '--create-namespace',
+      ...set('clusterName=helm', 'hub.url=https://hub.example.com'),
+    ]);
+    expect(out).toContain('kubectl -n flotilla-system rollout status deployment/flotilla-agent-manager');
     installed = await releaseObjects();
     expect(installed.length).toBeGreaterThan(20);
     for (const m of installed) expect(await exists(m), `${m.kind}/${m.metadata.name}`).toBe(true);
@@ -521,7 +544,7 @@ describe("RBAC: the agent with the chart's ServiceAccounts", () => {
     expect(lease.spec?.holderIdentity).toBe('rbac-manager-0');
     const metrics = await (await fetch(`http://127.0.0.1:${health}/metrics`)).text();
     expect(metrics).toContain(`flotilla_agent_leader_election_is_leader{lease="${NS}/flotilla-agent"} 0`);
-  });
+  }, 240_000);
 
   it('never hit a refusal while doing its work', () => {
     for (const proc of [agentProc, standby, daemonProc]) {

@@ -72,7 +72,8 @@ export function startAgent(name: string, args: string[], env: NodeJS.ProcessEnv,
 }
 
 /** Waits for a health server's /readyz; fails with the process's log tail. */
-export async function waitReady(proc: ManagedProcess, port: number, timeoutMs = 90_000): Promise<void> {
+// tsx compiles the agent at start: on a loaded 2-core machine start and cache sync take a minute.
+export async function waitReady(proc: ManagedProcess, port: number, timeoutMs = 150_000): Promise<void> {
   await waitFor(
     proc.name,
     async () => {
