@@ -3,7 +3,8 @@
  * changed ones (the output parsed and checked object by object), the CRDs and webhooks it renders
  * against the generator and the agent they must match, and values.schema.json refusing bad input.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -17,7 +18,9 @@ import {
   envOf,
   grants,
   helm,
+  helmOk,
   one,
+  parseManifests,
   render,
   REQUIRED,
   root,
@@ -67,6 +70,20 @@ describe('helm lint', () => {
       ),
     ]);
     expect(flipped.code, flipped.stdout + flipped.stderr).toBe(0);
+  });
+});
+
+describe('helm package', () => {
+  it('packages the chart with its CRD files, and the package renders them', async () => {
+    const out = mkdtempSync(path.join(os.tmpdir(), 'flotilla-chart-'));
+    try {
+      await helmOk(['package', chartDir, '--destination', out]);
+      const tgz = path.join(out, 'flotilla-agent-0.1.0.tgz');
+      const ms = parseManifests(await helmOk(['template', 'flotilla-agent', tgz, ...REQUIRED]));
+      expect(all(ms, 'CustomResourceDefinition')).toHaveLength(4);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 });
 
