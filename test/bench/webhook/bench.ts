@@ -11,7 +11,7 @@
 // and after), and end-to-end create latency with and without the webhook (the difference is the
 // latency the webhook adds). Prints the numbers and writes test/bench/results/webhook.json with
 // the machine's load average (the machine is shared).
-// Run: npx tsx --conditions=@flotilla/source test/bench/webhook/bench.ts [-- --rate=100 --seconds=30]
+// Run: npm run bench:webhook [-- --rate=100 --seconds=30 --cpu-prof=<dir>]
 import { spawn } from 'node:child_process';
 import https from 'node:https';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
