@@ -113,6 +113,9 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
     for (const fn of cleanup.reverse()) await fn().catch(() => undefined);
   };
   try {
+    // The Kruise CRDs and the agents' namespace, in every cluster, while the rest starts.
+    const prepared = Promise.all(o.members.map((m) => prepareCluster(m.cluster, o.namespace)));
+    prepared.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
     const database = await createTestDatabase('flotilla_fleet');
     cleanup.push(() => database.drop());
     const pool = new pg.Pool({ connectionString: database.url, max: 3 });
@@ -128,7 +131,8 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
     let hubUrl = '';
     let hubProcess: ManagedProcess | undefined;
     let hubStarts = 0;
-    const startHubProcess = async (): Promise<void> => {
+    /** Starts a hub process at once; `ready` settles when it answers /readyz. */
+    const launchHub = async (): Promise<{ ready: Promise<void> }> => {
       const port = await freePort();
       hubStarts += 1;
       const proc = startProcess({
@@ -157,15 +161,23 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
           LOG_LEVEL: o.logLevel ?? 'info',
         },
       });
-      const url = `http://127.0.0.1:${port}`;
-      await waitFor('hub', async () => (await fetch(`${url}/readyz`)).status === 200, {
-        timeoutMs: 60_000,
+      hubProcess = proc;
+      hubUrl = `http://127.0.0.1:${port}`;
+      const url = hubUrl;
+      const ready = waitFor('hub', async () => (await fetch(`${url}/readyz`)).status === 200, {
+        timeoutMs: 120_000,
         process: proc,
       });
-      hubProcess = proc;
-      hubUrl = url;
+      return { ready };
     };
-    await startHubProcess();
+    const restartHub = async (): Promise<void> => {
+      await (
+        await launchHub()
+      ).ready;
+    };
+    // Agents load while the hub starts (both take seconds of CPU); they retry joining until it answers.
+    const hubReady = (await launchHub()).ready;
+    hubReady.catch(() => undefined); // awaited below
     cleanup.push(() => hubProcess?.stop() ?? Promise.resolve());
 
     const call = async (
@@ -196,14 +208,15 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
       return res.body as T;
     };
 
-    // The Kruise CRDs and the agents' namespace, in every cluster at once.
-    await Promise.all(o.members.map((m) => prepareCluster(m.cluster, o.namespace)));
+    // The controllers look for the CRDs when they start: clusters first, then agents.
+    await prepared;
     const agents = new Map<string, Agent>();
     for (const member of o.members) {
       const proc = await startAgent(o, member, hubUrl, bootstrapToken);
       agents.set(member.name, { member, process: proc });
       cleanup.push(() => proc.stop());
     }
+    await hubReady;
     // Double opt-in: each agent registered itself with the bootstrap token; an operator accepts.
     await Promise.all(
       o.members.map((m) =>
@@ -243,7 +256,7 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
         process.kill(proc.pid, 'SIGKILL');
         await proc.exited;
       },
-      restartHub: startHubProcess,
+      restartHub,
       stop: stopAll,
     };
   } catch (err) {
