@@ -88,40 +88,40 @@ async function startAgent(url: string, name: string, password: string): Promise<
 async function report(perAgent: number, workloadId: string, generation: number): Promise<void> {
   const reportedAt = new Date().toISOString();
   // Every agent at once, as independent agents would.
-  {
-    await Promise.all(
-      agents.map(async (a) => {
-        const js = jetstream(a.nc, { checkAPI: false });
-        await Promise.all(
-          Array.from({ length: perAgent }, (_, j) => {
-            const key = { kind: 'CloneSet' as const, namespace: 'bench', name: `obj-${j}` };
-            return js.publish(
-              statusSubject(a.name, key),
-              encodeMessage({
-                v: PROTOCOL_VERSION,
-                cluster: a.name,
-                ...key,
-                workloadId,
-                revision: generation,
-                generation,
-                observedGeneration: 1,
-                counts: {
-                  replicas: 3,
-                  readyReplicas: 3,
-                  updatedReplicas: 3,
-                  updatedReadyReplicas: 3,
-                  availableReplicas: 3,
-                },
-                health: 'Healthy',
-                message: '',
-                reportedAt,
-              }),
-            );
-          }),
-        );
-      }),
-    );
-  }
+  await Promise.all(
+    agents.map(async (a) => {
+      const js = jetstream(a.nc, { checkAPI: false });
+      await Promise.all(
+        Array.from({ length: perAgent }, (_, j) => {
+          const key = { kind: 'CloneSet' as const, namespace: 'bench', name: `obj-${j}` };
+          return js.publish(
+            statusSubject(a.name, key),
+            encodeMessage({
+              v: PROTOCOL_VERSION,
+              cluster: a.name,
+              ...key,
+              workloadId,
+              revision: generation,
+              generation,
+              observedGeneration: 1,
+              counts: {
+                replicas: 3,
+                readyReplicas: 3,
+                updatedReplicas: 3,
+                updatedReadyReplicas: 3,
+                availableReplicas: 3,
+              },
+              health: 'Healthy',
+              message: '',
+              reportedAt,
+            }),
+            // 20,000 publishes at once on a loaded machine outlast the default 5 s.
+            { timeout: 120_000 },
+          );
+        }),
+      );
+    }),
+  );
 }
 
 port.on('message', (msg: { type: string; [k: string]: unknown }) => {
