@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { AgentError } from '../errors.js';
 import type { IndexFunc } from './cache.js';
@@ -248,6 +249,9 @@ export class Manager {
     const timeoutMs = this.#o.cacheSyncTimeoutMs ?? 120_000;
     const timer = this.#clock.setTimer(() => timeout.abort(), timeoutMs);
     const signal = AbortSignal.any([timeout.signal, this.#stop.signal]);
+    // Every informer waits on this one signal at once: more than the default 10 listeners is
+    // expected here, not a leak (each is removed when its informer syncs).
+    setMaxListeners(this.#informers.size + 10, signal);
     try {
       await Promise.all([...this.#informers.values()].map((i) => i.waitForSync(signal)));
     } catch (err) {
