@@ -127,6 +127,19 @@ function settled(at: string, generation: number, want: Record<string, number>): 
   );
 }
 
+/** Deletes the object at `at` and waits until it is gone (finalizers included). */
+async function deleteAndWait(at: string): Promise<void> {
+  await rest.request({ method: 'DELETE', path: at });
+  await eventually(`${at} deleted`, async () => {
+    try {
+      await rest.request({ method: 'GET', path: at });
+      return false;
+    } catch (err) {
+      return isKubeStatus(err, 404);
+    }
+  });
+}
+
 const mergePatch = (at: string, body: unknown): Promise<unknown> =>
   rest.request({ method: 'PATCH', path: at, contentType: 'application/merge-patch+json', body });
 
@@ -449,6 +462,32 @@ describe("RBAC: the agent with the chart's ServiceAccounts", () => {
     expect(await containerd.listImages()).toContain(img.ref);
   });
 
+  it('tells a job outside the granted namespaces why its pull secret is not read', async () => {
+    const at = `${KRUISE}/namespaces/${appNs}/imagepulljobs`;
+    await rest.request({
+      method: 'POST',
+      path: at,
+      body: {
+        apiVersion: 'apps.kruise.io/v1alpha1',
+        kind: 'ImagePullJob',
+        metadata: { name: 'elsewhere', namespace: appNs },
+        spec: { image: 'registry.local/app:v1', selector: { names: [cluster.nodeNames[1]!] }, pullSecrets: ['creds'] },
+      },
+    });
+    const event = await eventually('PullSecretNotFound event', async () => {
+      const list = await k.core.listNamespacedEvent({
+        namespace: appNs,
+        fieldSelector: 'involvedObject.name=elsewhere',
+      });
+      return list.items.find((e) => e.reason === 'PullSecretNotFound');
+    });
+    expect(event.message).toBe(
+      `pull secret ${appNs}/creds not readable: the agent reads pull secrets only in namespaces kruise-daemon-config, ${pullNs} (FLOTILLA_IMAGEPULLJOB_SECRET_NAMESPACES, the chart's imagePullJob.pullSecretNamespaces)`,
+    );
+    // Deleted while the agent runs, which releases its deletion protection.
+    await deleteAndWait(`${at}/elsewhere`);
+  });
+
   it('is refused what the chart does not grant', async () => {
     const as = (id: Identity): KubeRest => {
       const kc = new KubeConfig();
@@ -561,15 +600,7 @@ describe("RBAC: the agent with the chart's ServiceAccounts", () => {
       `${KRUISE}/namespaces/${appNs}/clonesets/web`,
       `${KRUISE}/namespaces/${pullNs}/imagepulljobs/tiny`,
     ]) {
-      await rest.request({ method: 'DELETE', path: at });
-      await eventually(`${at} deleted`, async () => {
-        try {
-          await rest.request({ method: 'GET', path: at });
-          return false;
-        } catch (err) {
-          return isKubeStatus(err, 404);
-        }
-      });
+      await deleteAndWait(at);
     }
     await agentProc.stop();
     await daemonProc.stop();

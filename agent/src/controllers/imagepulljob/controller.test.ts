@@ -23,6 +23,8 @@ class World {
   readonly deletedJobs: string[] = [];
   readonly events: string[] = [];
   readonly secretCreations = new ScaleExpectations({ clock: this.clock });
+  /** The namespaces the secrets informers cover (FLOTILLA_IMAGEPULLJOB_SECRET_NAMESPACES); all when undefined. */
+  secretNamespaces: string[] | undefined;
   #rv = 100;
 
   stamp<T extends { metadata?: { resourceVersion?: string } }>(obj: T): T {
@@ -134,6 +136,7 @@ class World {
     const reconcile = imagePullJobReconciler({
       jobs: { get: (ns, name) => this.jobs.get(`${ns}/${name}`) },
       secrets: {
+        namespaces: this.secretNamespaces,
         get: (ns, name) => this.secrets.get(`${ns}/${name}`),
         list: (ns) => [...this.secrets.values()].filter((s) => s.metadata?.namespace === ns),
       },
@@ -227,6 +230,17 @@ describe('imagePullJobReconciler', () => {
     w.clock.advance(20_000);
     await reconcile();
     expect(w.deletedJobs).toEqual(['j']);
+  });
+
+  it('says which namespaces it reads when a pull secret lies outside them', async () => {
+    const w = new World();
+    w.secretNamespaces = ['cfg', 'team-a'];
+    w.addNode('a');
+    w.addJob({ pullSecrets: ['reg'] });
+    await w.reconciler()();
+    expect(w.events).toContain(
+      "Warning PullSecretNotFound pull secret ns/reg not readable: the agent reads pull secrets only in namespaces cfg, team-a (FLOTILLA_IMAGEPULLJOB_SECRET_NAMESPACES, the chart's imagePullJob.pullSecretNamespaces)",
+    );
   });
 
   it('copies pull secrets for the daemon, lists them on the node, and releases them when done', async () => {

@@ -158,6 +158,7 @@ function secretLister(informers: Map<string, Informer<SecretLike>>): SecretListe
   const all = informers.get('*');
   if (all) return all;
   return {
+    namespaces: [...informers.keys()],
     get: (namespace, name) => (namespace === undefined ? undefined : informers.get(namespace)?.get(namespace, name)),
     list: (namespace) =>
       namespace === undefined

@@ -16,6 +16,11 @@ import type { SecretRef } from './status.js';
 export interface SecretLister {
   get(namespace: string | undefined, name: string): SecretLike | undefined;
   list(namespace?: string): SecretLike[];
+  /**
+   * The namespaces whose secrets this lister sees, when not all of them
+   * (FLOTILLA_IMAGEPULLJOB_SECRET_NAMESPACES); undefined: every namespace.
+   */
+  readonly namespaces?: readonly string[];
 }
 
 export interface SecretSyncDeps {
@@ -52,7 +57,12 @@ export async function syncJobSecrets(job: ImagePullJob, running: boolean, deps: 
     const src = deps.secrets.get(sourceNs, sourceName);
     if (!src) {
       // Pulls go on without it; the registry's refusal then tells each node why it failed.
-      deps.events.event(job, 'Warning', REASON_PULL_SECRET_NOT_FOUND, `pull secret ${source} not found`);
+      const seen = deps.secrets.namespaces;
+      const message =
+        seen && !seen.includes(sourceNs)
+          ? `pull secret ${source} not readable: the agent reads pull secrets only in namespaces ${seen.join(', ')} (FLOTILLA_IMAGEPULLJOB_SECRET_NAMESPACES, the chart's imagePullJob.pullSecretNamespaces)`
+          : `pull secret ${source} not found`;
+      deps.events.event(job, 'Warning', REASON_PULL_SECRET_NOT_FOUND, message);
       deps.log.warn({ secret: source }, 'pull secret not found');
       continue;
     }
