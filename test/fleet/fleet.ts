@@ -211,10 +211,11 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
     // The controllers look for the CRDs when they start: clusters first, then agents.
     await prepared;
     const agents = new Map<string, Agent>();
+    // All agents stop together (each may take its shutdown timeout).
+    cleanup.push(() => Promise.all([...agents.values()].map((a) => a.process.stop())));
     for (const member of o.members) {
       const proc = await startAgent(o, member, hubUrl, bootstrapToken);
       agents.set(member.name, { member, process: proc });
-      cleanup.push(() => proc.stop());
     }
     await hubReady;
     // Double opt-in: each agent registered itself with the bootstrap token; an operator accepts.
@@ -290,6 +291,7 @@ async function startAgent(
       `--namespace=${o.namespace}`,
       // One agent per cluster: a Lease would only slow down restarts in the tests.
       '--no-leader-elect',
+      '--shutdown-timeout=3s',
       '--health-host=127.0.0.1',
       `--health-port=${await freePort()}`,
     ],
