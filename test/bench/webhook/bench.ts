@@ -19,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { format } from 'prettier';
 import { createKubeRest, type KubeRest } from '../../../agent/src/runtime/rest.js';
 import { resourcePath, Resources } from '../../../agent/src/runtime/resource.js';
 import { freePort, startEnvironment } from '../../env/src/index.js';
@@ -337,7 +338,9 @@ try {
   };
   console.log(JSON.stringify(result, null, 2));
   mkdirSync(path.join(here, '../results'), { recursive: true });
-  writeFileSync(path.join(here, '../results/webhook.json'), JSON.stringify(result, null, 2) + '\n');
+  // Formatted as the repository's lint expects it.
+  const json = await format(JSON.stringify(result), { parser: 'json' });
+  writeFileSync(path.join(here, '../results/webhook.json'), json);
 } finally {
   stopAgent();
   // The profile is written on exit; give the agent its shutdown before the cluster goes.
