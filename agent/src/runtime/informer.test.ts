@@ -130,6 +130,34 @@ describe('Informer', () => {
     await informer.stop();
   });
 
+  it('caches fresh JSON from the list/watcher as it is, without copying it first', async () => {
+    const listed = { metadata: { name: 'a', namespace: 'ns', resourceVersion: '1' } };
+    const watched = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'b', namespace: 'ns', resourceVersion: '2' } };
+    let emit: ((e: { type: string; object: unknown }) => void) | undefined;
+    const informer = new Informer<Pod>({
+      name: 'pods',
+      logger: silent,
+      listWatch: {
+        description: 'fresh',
+        freshJson: true,
+        list: () => Promise.resolve({ apiVersion: 'v1', kind: 'PodList', items: [listed], resourceVersion: '1' }),
+        watch: (o) => {
+          emit = (e) => o.onEvent(e);
+          let end!: () => void;
+          return Promise.resolve({ done: new Promise<void>((r) => (end = r)), abort: () => end() });
+        },
+      },
+    });
+    await startAndSync(informer);
+    await flush();
+    emit!({ type: 'ADDED', object: watched });
+    expect(informer.get('ns', 'a')).toBe(listed);
+    expect(informer.get('ns', 'b')).toBe(watched);
+    expect(listed).toMatchObject({ apiVersion: 'v1', kind: 'Pod' });
+    expect(Object.isFrozen(listed) && Object.isFrozen(watched.metadata)).toBe(true);
+    await informer.stop();
+  });
+
   it('pages through a large list', async () => {
     const { lw, informer, rec } = setup({ pageSize: 2 });
     for (const n of ['a', 'b', 'c', 'd', 'e']) lw.upsert(pod(n));

@@ -350,7 +350,7 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   /** Plain JSON, with apiVersion/kind filled from the list (list items often lack them), transformed, frozen. */
   #prepare(raw: unknown, page?: ListPage): T {
-    let obj = toPlainJson(raw) as T;
+    let obj = (this.#lw.freshJson ? raw : toPlainJson(raw)) as T;
     if (page) {
       obj.apiVersion ??= page.apiVersion;
       obj.kind ??= page.kind?.replace(/List$/, '');

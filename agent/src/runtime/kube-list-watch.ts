@@ -34,6 +34,8 @@ export function kubeListWatcher(
   const filters = [options.labelSelector, options.fieldSelector].filter(Boolean).join('; ');
   return {
     description: `${ref.plural}${options.namespace ? ` in ${options.namespace}` : ''}${filters ? ` (${filters})` : ''}`,
+    // List pages come from rest.ts's JSON.parse, watch events from the Watch's JSON.parse per line.
+    freshJson: true,
 
     async list(opts: ListOptions): Promise<ListPage> {
       const body = await rest.request<ListBody>({

@@ -52,6 +52,12 @@ export interface WatchStream {
 export interface ListWatcher {
   /** For logs: e.g. `pods in ns-1 (app=web)`. */
   readonly description: string;
+  /**
+   * Objects handed out are freshly parsed JSON that nobody else holds: the informer may transform
+   * and freeze them as they are instead of copying them first (a copy per watch event is a good
+   * part of an agent's CPU and garbage during a scale-up). Fakes that share objects leave it unset.
+   */
+  readonly freshJson?: boolean;
   list(options: ListOptions): Promise<ListPage>;
   watch(options: WatchOptions): Promise<WatchStream>;
 }
