@@ -9,7 +9,7 @@
 //      nodeSelector no node has, so kwok is not the bottleneck).
 // Prints the numbers and writes test/bench/results/cloneset.json, with the machine's load average
 // (the bench machine is shared).
-// Run: npm run bench:cloneset [-- --heapsnapshot=<dir>]
+// Run: npm run bench:cloneset [-- --heapsnapshot=<dir>] [-- --scale-only]
 import { spawn, spawnSync } from 'node:child_process';
 import https from 'node:https';
 import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -34,6 +34,8 @@ const CONCURRENCY = 64;
 const NODES = Math.ceil(PODS / 100) + 2;
 /** `--heapsnapshot=<dir>`: also write a heap snapshot of the agent with the 5,000 pods cached. */
 const snapshotDir = process.argv.find((a) => a.startsWith('--heapsnapshot='))?.slice('--heapsnapshot='.length);
+/** `--scale-only`: stop after the scale-up and its ceilings; results go to cloneset-scale.json. */
+const scaleOnly = process.argv.includes('--scale-only');
 
 const round = (n: number, digits = 1): number => Math.round(n * 10 ** digits) / 10 ** digits;
 const mib = (b: number): number => round(b / 1024 / 1024);
@@ -349,132 +351,157 @@ try {
     pending: true,
   });
   log(`ceiling over a bare keep-alive agent, after the scale-up: ${ceilingAfter.podsPerSecond} pods/s`);
-
-  log(`in-place update of ${PODS} pods`);
-  const t1 = performance.now();
-  await rest.request({
-    method: 'PATCH',
-    path: resourcePath(Resources.cloneSets, ns, 'web'),
-    contentType: PatchType.merge,
-    body: { spec: { template: { spec: { containers: [{ name: 'main', image: 'registry.local/app:v2' }] } } } },
-  });
-  await until(
-    'all pods updated and ready',
-    async () => {
-      const s = await status(rest, ns, 'web');
-      return s.observedGeneration === 2 && s.updatedReadyReplicas === PODS && s.updatedReplicas === PODS;
-    },
-    600_000,
-    250,
-  );
-  const updateSeconds = (performance.now() - t1) / 1000;
-  log(`updated in ${round(updateSeconds, 2)} s`);
-  loadAverages.afterInPlaceUpdate = load();
-
-  log(`memory with ${CACHE_PODS} pods cached`);
-  const rssWith1000 = readRssBytes(child.pid!);
-  await rest.request({
-    method: 'POST',
-    path: resourcePath(Resources.cloneSets, ns),
-    body: cloneSet('cache', CACHE_PODS - PODS, {
-      template: {
-        metadata: { labels: { app: 'cache' } },
-        spec: { containers: [{ name: 'main', image: 'registry.local/app:v1' }], nodeSelector: { bench: 'nowhere' } },
+  if (scaleOnly) {
+    const fastest = Math.max(ceiling.podsPerSecond, keepAliveCeiling.podsPerSecond, ceilingAfter.podsPerSecond);
+    const scaleResult = {
+      measuredAt: new Date().toISOString(),
+      machine: { cpus: os.cpus().length, loadAverage1m: loadAverages },
+      agent: `${agent.runtime}; every controller, no webhook`,
+      ceilingsPodsPerSecond: {
+        runtimeClient: ceiling.podsPerSecond,
+        bareKeepAlive: keepAliveCeiling.podsPerSecond,
+        bareKeepAliveAfterScaleUpUnscheduled: ceilingAfter.podsPerSecond,
       },
-    }),
-  });
-  await until('all cache pods created', () => counter.count() >= CACHE_PODS, 900_000, 250);
-  // The status lags the cache on a loaded machine; memory is measured either way, and the
-  // result says whether the controller had caught up with all 5,000 pods.
-  const caughtUpSince = performance.now();
-  let lastReport = 0;
-  const statusCaughtUp = await until(
-    'status caught up',
-    async () => {
-      const replicas = (await status(rest, ns, 'cache')).replicas;
-      if (performance.now() - lastReport > 30_000) {
-        lastReport = performance.now();
-        log(`cache status.replicas ${replicas}; ${await controllerMetrics(healthPort)}`);
-      }
-      return replicas === CACHE_PODS - PODS;
-    },
-    600_000,
-    500,
-  ).then(
-    () => true,
-    () => false,
-  );
-  const statusCaughtUpSeconds = round((performance.now() - caughtUpSince) / 1000, 1);
-  log(`status ${statusCaughtUp ? 'caught up' : 'NOT caught up'} after ${statusCaughtUpSeconds} s`);
-  let rss = 0;
-  for (let i = 0; i < 10; i++) {
-    rss = Math.max(rss, readRssBytes(child.pid!));
-    await sleep(1000);
+      scaleUp: {
+        pods: PODS,
+        createdSeconds: round(createdSeconds, 2),
+        createdPodsPerSecond: round(PODS / createdSeconds),
+        percentOfCeiling: round((PODS / createdSeconds / fastest) * 100),
+        percentOfRuntimeClientCeiling: round((PODS / createdSeconds / ceiling.podsPerSecond) * 100),
+        secondsUntilPodsSeen: milestones,
+      },
+    };
+    console.log(JSON.stringify(scaleResult, null, 2));
+    writeFileSync(path.join(here, '../results/cloneset-scale.json'), JSON.stringify(scaleResult, null, 2) + '\n');
   }
-  const heapUsed = await metric(healthPort, 'nodejs_heap_size_used_bytes');
-  loadAverages.afterMemory = load();
-  log(`rss ${mib(rss)} MiB, heap used ${mib(heapUsed)} MiB`);
-  const snapshot = snapshotDir ? await heapSnapshot(child.pid!, snapshotDir) : undefined;
-  if (snapshot) log(`heap snapshot ${snapshot}`);
-  await counter.informer.stop();
+  if (!scaleOnly) await phasesAfterScaleUp();
+  async function phasesAfterScaleUp(): Promise<void> {
+    log(`in-place update of ${PODS} pods`);
+    const t1 = performance.now();
+    await rest.request({
+      method: 'PATCH',
+      path: resourcePath(Resources.cloneSets, ns, 'web'),
+      contentType: PatchType.merge,
+      body: { spec: { template: { spec: { containers: [{ name: 'main', image: 'registry.local/app:v2' }] } } } },
+    });
+    await until(
+      'all pods updated and ready',
+      async () => {
+        const s = await status(rest, ns, 'web');
+        return s.observedGeneration === 2 && s.updatedReadyReplicas === PODS && s.updatedReplicas === PODS;
+      },
+      600_000,
+      250,
+    );
+    const updateSeconds = (performance.now() - t1) / 1000;
+    log(`updated in ${round(updateSeconds, 2)} s`);
+    loadAverages.afterInPlaceUpdate = load();
 
-  const result = {
-    measuredAt: new Date().toISOString(),
-    machine: { cpus: os.cpus().length, memoryGiB: round(os.totalmem() / 1024 ** 3), loadAverage1m: loadAverages },
-    cluster: { kwokNodes: NODES },
-    agent: `${agent.runtime}; every controller, no webhook`,
-    rawCreateCeiling: {
-      pods: PODS,
-      concurrency: CONCURRENCY,
-      client: 'runtime KubeRest (as the agent)',
-      ...ceiling,
-    },
-    rawCreateCeilingKeepAlive: {
-      pods: PODS,
-      concurrency: CONCURRENCY,
-      client: 'bare POSTs over one keep-alive https.Agent',
-      ...keepAliveCeiling,
-    },
-    rawCreateCeilingKeepAliveAfterScaleUp: {
-      pods: PODS,
-      concurrency: CONCURRENCY,
-      client: 'bare POSTs over one keep-alive https.Agent; pods left unscheduled',
-      ...ceilingAfter,
-    },
-    scaleUp: {
-      pods: PODS,
-      createdSeconds: round(createdSeconds, 2),
-      createdPodsPerSecond: round(PODS / createdSeconds),
-      // Against the fastest plain client loop before or after: the apiserver's real ceiling.
-      percentOfCeiling: round(
-        (PODS /
-          createdSeconds /
-          Math.max(ceiling.podsPerSecond, keepAliveCeiling.podsPerSecond, ceilingAfter.podsPerSecond)) *
-          100,
-      ),
-      percentOfRuntimeClientCeiling: round((PODS / createdSeconds / ceiling.podsPerSecond) * 100),
-      allReadySeconds: round(readySeconds, 2),
-      secondsUntilPodsSeen: milestones,
-    },
-    inPlaceUpdate: {
-      pods: PODS,
-      maxUnavailable: '100%',
-      allUpdatedAndReadySeconds: round(updateSeconds, 2),
-      podsPerSecond: round(PODS / updateSeconds),
-    },
-    agentMemory: {
-      cachedPods: CACHE_PODS,
-      rssMiB: mib(rss),
-      heapUsedMiB: mib(heapUsed),
-      rssWith1000PodsMiB: mib(rssWith1000),
-      statusCaughtUp,
-      statusCaughtUpSeconds,
-      targetMiB: 250,
-    },
-  };
-  console.log(JSON.stringify(result, null, 2));
-  mkdirSync(path.join(here, '../results'), { recursive: true });
-  writeFileSync(path.join(here, '../results/cloneset.json'), JSON.stringify(result, null, 2) + '\n');
+    log(`memory with ${CACHE_PODS} pods cached`);
+    const rssWith1000 = readRssBytes(child.pid!);
+    await rest.request({
+      method: 'POST',
+      path: resourcePath(Resources.cloneSets, ns),
+      body: cloneSet('cache', CACHE_PODS - PODS, {
+        template: {
+          metadata: { labels: { app: 'cache' } },
+          spec: { containers: [{ name: 'main', image: 'registry.local/app:v1' }], nodeSelector: { bench: 'nowhere' } },
+        },
+      }),
+    });
+    await until('all cache pods created', () => counter.count() >= CACHE_PODS, 900_000, 250);
+    // The status lags the cache on a loaded machine; memory is measured either way, and the
+    // result says whether the controller had caught up with all 5,000 pods.
+    const caughtUpSince = performance.now();
+    let lastReport = 0;
+    const statusCaughtUp = await until(
+      'status caught up',
+      async () => {
+        const replicas = (await status(rest, ns, 'cache')).replicas;
+        if (performance.now() - lastReport > 30_000) {
+          lastReport = performance.now();
+          log(`cache status.replicas ${replicas}; ${await controllerMetrics(healthPort)}`);
+        }
+        return replicas === CACHE_PODS - PODS;
+      },
+      600_000,
+      500,
+    ).then(
+      () => true,
+      () => false,
+    );
+    const statusCaughtUpSeconds = round((performance.now() - caughtUpSince) / 1000, 1);
+    log(`status ${statusCaughtUp ? 'caught up' : 'NOT caught up'} after ${statusCaughtUpSeconds} s`);
+    let rss = 0;
+    for (let i = 0; i < 10; i++) {
+      rss = Math.max(rss, readRssBytes(child.pid!));
+      await sleep(1000);
+    }
+    const heapUsed = await metric(healthPort, 'nodejs_heap_size_used_bytes');
+    loadAverages.afterMemory = load();
+    log(`rss ${mib(rss)} MiB, heap used ${mib(heapUsed)} MiB`);
+    const snapshot = snapshotDir ? await heapSnapshot(child.pid!, snapshotDir) : undefined;
+    if (snapshot) log(`heap snapshot ${snapshot}`);
+    await counter.informer.stop();
+
+    const result = {
+      measuredAt: new Date().toISOString(),
+      machine: { cpus: os.cpus().length, memoryGiB: round(os.totalmem() / 1024 ** 3), loadAverage1m: loadAverages },
+      cluster: { kwokNodes: NODES },
+      agent: `${agent.runtime}; every controller, no webhook`,
+      rawCreateCeiling: {
+        pods: PODS,
+        concurrency: CONCURRENCY,
+        client: 'runtime KubeRest (as the agent)',
+        ...ceiling,
+      },
+      rawCreateCeilingKeepAlive: {
+        pods: PODS,
+        concurrency: CONCURRENCY,
+        client: 'bare POSTs over one keep-alive https.Agent',
+        ...keepAliveCeiling,
+      },
+      rawCreateCeilingKeepAliveAfterScaleUp: {
+        pods: PODS,
+        concurrency: CONCURRENCY,
+        client: 'bare POSTs over one keep-alive https.Agent; pods left unscheduled',
+        ...ceilingAfter,
+      },
+      scaleUp: {
+        pods: PODS,
+        createdSeconds: round(createdSeconds, 2),
+        createdPodsPerSecond: round(PODS / createdSeconds),
+        // Against the fastest plain client loop before or after: the apiserver's real ceiling.
+        percentOfCeiling: round(
+          (PODS /
+            createdSeconds /
+            Math.max(ceiling.podsPerSecond, keepAliveCeiling.podsPerSecond, ceilingAfter.podsPerSecond)) *
+            100,
+        ),
+        percentOfRuntimeClientCeiling: round((PODS / createdSeconds / ceiling.podsPerSecond) * 100),
+        allReadySeconds: round(readySeconds, 2),
+        secondsUntilPodsSeen: milestones,
+      },
+      inPlaceUpdate: {
+        pods: PODS,
+        maxUnavailable: '100%',
+        allUpdatedAndReadySeconds: round(updateSeconds, 2),
+        podsPerSecond: round(PODS / updateSeconds),
+      },
+      agentMemory: {
+        cachedPods: CACHE_PODS,
+        rssMiB: mib(rss),
+        heapUsedMiB: mib(heapUsed),
+        rssWith1000PodsMiB: mib(rssWith1000),
+        statusCaughtUp,
+        statusCaughtUpSeconds,
+        targetMiB: 250,
+      },
+    };
+    console.log(JSON.stringify(result, null, 2));
+    mkdirSync(path.join(here, '../results'), { recursive: true });
+    writeFileSync(path.join(here, '../results/cloneset.json'), JSON.stringify(result, null, 2) + '\n');
+  }
 } finally {
   stopAgent();
   await env.stop();
