@@ -373,6 +373,8 @@ try {
     };
     console.log(JSON.stringify(scaleResult, null, 2));
     writeFileSync(path.join(here, '../results/cloneset-scale.json'), JSON.stringify(scaleResult, null, 2) + '\n');
+    // Its watch would otherwise keep retrying against the stopped cluster and the process alive.
+    await counter.informer.stop();
   }
   if (!scaleOnly) await phasesAfterScaleUp();
   async function phasesAfterScaleUp(): Promise<void> {
