@@ -93,7 +93,8 @@ describe('goJsonMarshal input rules', () => {
   });
 });
 
-describe('goJsonMarshal properties', () => {
+// A hundred random documents per property: seconds of work on a loaded CI machine.
+describe('goJsonMarshal properties', { timeout: 30_000 }, () => {
   const json = fc.jsonValue({ stringUnit: 'grapheme' });
 
   it('parses back to the same value', () => {

@@ -98,6 +98,9 @@ describe('webhook certificates', () => {
     const cas = new Set<string>([await secretCa()]);
     const failures: string[] = [];
     let admitted = 0;
+    // Counted separately: the point is that admissions keep succeeding across the CA change,
+    // whatever the machine's load makes the total.
+    let admittedAfterRotation = 0;
     const until = Date.now() + 30_000;
     const worker = async (): Promise<void> => {
       while (Date.now() < until) {
@@ -105,6 +108,7 @@ describe('webhook certificates', () => {
           const p = await k.core.createNamespacedPod({ namespace: ns, body: owned, dryRun: 'All' });
           if (p.spec?.readinessGates?.[0]?.conditionType !== 'KruisePodReady') failures.push('not mutated');
           admitted++;
+          if (cas.size >= 2) admittedAfterRotation++;
         } catch (err) {
           failures.push(String((err as { body?: string }).body ?? err));
         }
@@ -119,8 +123,9 @@ describe('webhook certificates', () => {
     await Promise.all([worker(), worker(), worker(), worker(), watcher()]);
 
     expect(failures.slice(0, 3)).toEqual([]);
-    expect(admitted).toBeGreaterThan(100);
+    expect(admitted).toBeGreaterThan(50);
     expect(cas.size, 'the CA must have been rotated at least once').toBeGreaterThanOrEqual(2);
+    expect(admittedAfterRotation, 'admissions after the first rotation').toBeGreaterThan(10);
     expect(a.webhook.server.served()).toBeGreaterThan(10);
     expect(b.webhook.server.served()).toBeGreaterThan(10);
   }, 120_000);
