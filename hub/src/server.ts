@@ -80,6 +80,9 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = createHubMetrics(options.registry ?? new Registry());
   const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10 });
+  // An idle connection dropped by Postgres (restart, failover) emits here; without a listener the
+  // process would die. The pool replaces the connection on next use.
+  pool.on('error', (err) => logger.warn({ err: err.message }, 'idle database connection lost'));
   const cleanup: (() => Promise<unknown>)[] = [() => pool.end()];
   const closeAll = async (): Promise<void> => {
     for (const fn of cleanup.reverse())

@@ -40,6 +40,15 @@ export async function createTestDatabase(prefix = 'flotilla_test', server = loca
       const c = new pg.Client({ connectionString: adminUrl(server) });
       await c.connect();
       try {
+        // Clients that just ended may still be closing their sockets; terminating them mid-close
+        // surfaces as an unhandled error in their process. Give them a moment, then force.
+        for (let i = 0; i < 20; i++) {
+          const r = await c.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1', [
+            name,
+          ]);
+          if (Number(r.rows[0]?.n ?? 0) === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
         await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       } finally {
         await c.end();

@@ -25,6 +25,8 @@ export interface HubDb {
 export async function migratedDatabase(prefix = 'flotilla_hub'): Promise<HubDb> {
   const database = await createTestDatabase(prefix);
   const pool = new pg.Pool({ connectionString: database.url, max: 5 });
+  // Connections the drop terminates must not surface as unhandled errors.
+  pool.on('error', () => undefined);
   await runMigrations(pool);
   return {
     db: createDb(pool),
