@@ -1,12 +1,12 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startCluster, type Cluster } from './cluster.js';
+import { startCluster, type Cluster, type ClusterOptions } from './cluster.js';
 import { startEtcd, type Etcd } from './etcd.js';
 import { createPki, type Pki } from './pki.js';
 
 export interface EnvironmentOptions {
-  clusters: { name: string; nodes: number }[];
+  clusters: Pick<ClusterOptions, 'name' | 'nodes' | 'apiserverArgs'>[];
   /** Run directory; defaults to a fresh folder under the OS temp dir. */
   dir?: string;
   /** Keep the run directory (logs, kubeconfigs) after stop. */

@@ -1,0 +1,115 @@
+// Pod creates for the webhook bench, sent open-loop (one every 1/rate s whatever the answers).
+import http2 from 'node:http2';
+import type https from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeRest } from '../../../agent/src/runtime/rest.js';
+import { resourcePath, Resources } from '../../../agent/src/runtime/resource.js';
+import { round } from './metrics.js';
+
+export type CreatePod = (namespace: string, body: Record<string, unknown>) => Promise<void>;
+
+/**
+ * Creates over one HTTP/2 connection, as client-go (the ReplicaSet, Job and CloneSet
+ * controllers) talks to the apiserver. An HTTP/1.1 client needs one connection per create in
+ * flight: once answers slow down it opens more, and the TLS handshakes on both sides slow the
+ * apiserver further, so the load generator itself turns a slowdown into a collapse.
+ */
+export async function http2Creator(kc: KubeConfig): Promise<{ create: CreatePod; close: () => void }> {
+  const options: https.RequestOptions = {};
+  await kc.applyToHTTPSOptions(options);
+  const headers = (options.headers ?? {}) as Record<string, string>;
+  const session = http2.connect(kc.getCurrentCluster()!.server, {
+    ca: options.ca,
+    cert: options.cert,
+    key: options.key,
+  });
+  session.on('error', () => undefined);
+  await new Promise<void>((resolve, reject) => {
+    session.once('connect', () => resolve());
+    session.once('error', reject);
+  });
+  const create: CreatePod = (namespace, body) =>
+    new Promise((resolve, reject) => {
+      const payload = JSON.stringify(body);
+      const stream = session.request({
+        ...headers,
+        ':method': 'POST',
+        ':path': resourcePath(Resources.pods, namespace),
+        'content-type': 'application/json',
+        accept: 'application/json',
+      });
+      let status = 0;
+      let text = '';
+      stream.setEncoding('utf8');
+      stream.on('response', (h) => (status = Number(h[':status'])));
+      stream.on('data', (chunk: string) => (text += chunk));
+      stream.on('end', () =>
+        status >= 200 && status < 300 ? resolve() : reject(new Error(`HTTP ${status}: ${text.slice(0, 300)}`)),
+      );
+      stream.on('error', reject);
+      stream.end(payload);
+    });
+  return { create, close: () => session.close() };
+}
+
+/** Creates over HTTP/1.1 keep-alive connections without a cap (the bench's earlier client). */
+export function http1Creator(rest: KubeRest): CreatePod {
+  return async (namespace, body) => {
+    await rest.request({ method: 'POST', path: resourcePath(Resources.pods, namespace), body });
+  };
+}
+
+export interface Stream {
+  /** Creates per second. */
+  rate: number;
+  pod(i: number): Record<string, unknown>;
+}
+
+export interface StreamResult {
+  latencies: number[];
+  failures: number;
+  firstError?: string;
+  achievedRate: number;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Runs the streams side by side for `seconds`, each open-loop at its own rate; latencies in ms.
+ * Streams that share the seconds see the same apiserver and machine, so their difference is the
+ * difference of their pods, not of the moment they ran.
+ */
+export async function openLoop(
+  create: CreatePod,
+  namespace: string,
+  seconds: number,
+  streams: readonly Stream[],
+): Promise<StreamResult[]> {
+  const results = streams.map((): StreamResult => ({ latencies: [], failures: 0, achievedRate: 0 }));
+  const inFlight: Promise<void>[] = [];
+  const schedule = streams.flatMap((s, k) =>
+    Array.from({ length: Math.round(s.rate * seconds) }, (_, i) => ({ at: (i * 1000) / s.rate, k, i })),
+  );
+  schedule.sort((a, b) => a.at - b.at);
+  const t0 = performance.now();
+  for (const { at, k, i } of schedule) {
+    const wait = t0 + at - performance.now();
+    if (wait > 0) await sleep(wait);
+    const started = performance.now();
+    const r = results[k]!;
+    inFlight.push(
+      create(namespace, streams[k]!.pod(i)).then(
+        () => void r.latencies.push(performance.now() - started),
+        (err: unknown) => {
+          r.failures++;
+          r.firstError ??= err instanceof Error ? err.message : String(err);
+        },
+      ),
+    );
+  }
+  const sendSeconds = (performance.now() - t0) / 1000;
+  await Promise.all(inFlight);
+  for (const [k, r] of results.entries())
+    r.achievedRate = round(Math.round(streams[k]!.rate * seconds) / sendSeconds, 1);
+  return results;
+}
