@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { Db } from './db/client.js';
 import type { SpecValidator } from './domain/spec-validator.js';
 import type { HubMetrics } from './metrics.js';
+import { dashboardRoutes } from './dashboard/static.js';
 import { createAuth } from './plugins/auth.js';
 import { registerErrorHandling } from './plugins/error-handler.js';
 import { auditRoutes } from './routes/audit.js';
@@ -79,6 +80,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   healthRoutes(app, { ready: deps.ready, registry: deps.metrics.registry });
+  await dashboardRoutes(app);
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true } }, () => app.swagger());
 
   const rolloutNotifier = deps.rolloutNotifier ?? createRolloutNotifier();

@@ -1,4 +1,5 @@
 // @ts-check
+/* eslint-disable @typescript-eslint/explicit-module-boundary-types -- browser JS: the JSDoc types every export and tsc checks it (@ts-check) */
 /**
  * An incremental parser of server-sent events (the text/event-stream format of the WHATWG HTML
  * standard). Shared by the dashboard (which reads the stream through fetch, because EventSource
@@ -23,7 +24,6 @@ export function createSseParser() {
   /** @type {string[]} */
   let data = [];
   let event = '';
-  // eslint-disable-next-line @typescript-eslint/explicit-module-boundary-types -- typed by the JSDoc above
   return (chunk) => {
     buffer += chunk;
     /** @type {SseEvent[]} */
