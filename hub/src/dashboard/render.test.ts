@@ -1,0 +1,234 @@
+import type { Cluster, Rollout, WorkloadStatus } from '@flotilla/api';
+import { describe, expect, it } from 'vitest';
+import {
+  availableControls,
+  badge,
+  escapeHtml,
+  renderClusters,
+  renderError,
+  renderEvents,
+  renderRollout,
+  renderWorkloadStatus,
+  renderWorkloads,
+  waveProgress,
+} from './public/render.js';
+
+const XSS = `<img src=x onerror="alert('x')">`;
+const now = Date.parse('2026-01-01T12:00:00Z');
+
+/** No tag or attribute of the attack string survives: only escaped text does. */
+function expectInert(html: string): void {
+  expect(html).not.toContain('<img');
+  expect(html).not.toMatch(/onerror="/);
+  expect(html).toContain('&#60;img src=x onerror=&#34;alert(&#39;x&#39;)&#34;&#62;');
+}
+
+const cluster = (over: Partial<Cluster> = {}): Cluster => ({
+  name: 'c1',
+  labels: {},
+  state: 'accepted',
+  health: 'Online',
+  agentVersion: '0.1.0',
+  kubernetesVersion: 'v1.36.0',
+  lastHeartbeatAt: '2026-01-01T11:59:50Z',
+  registeredAt: '2026-01-01T10:00:00Z',
+  acceptedAt: '2026-01-01T10:00:01Z',
+  credentialsIssued: true,
+  ...over,
+});
+
+const rollout = (over: Partial<Rollout> = {}): Rollout => ({
+  id: 'r-1',
+  workloadId: 'w-1',
+  targetRevision: 2,
+  previousRevision: 1,
+  rollbackOf: null,
+  strategy: {},
+  phase: 'Progressing',
+  currentWave: 'canary',
+  message: '',
+  failureBudget: 0,
+  onFailure: 'Pause',
+  offlinePolicy: 'Skip',
+  waves: ['canary', 'main'].map((name) => ({
+    name,
+    phase: name === 'canary' ? 'Progressing' : 'Pending',
+    members: [],
+    maxConcurrency: 1,
+    failureBudget: 0,
+    soakSeconds: 0,
+    progressDeadlineSeconds: 600,
+    approval: 'None',
+    approvedBefore: false,
+    approvedAfter: false,
+    startedAt: null,
+    finishedAt: null,
+    message: '',
+  })),
+  clusters: [
+    ['c1', 'canary', 'Succeeded'],
+    ['c2', 'main', 'Failed'],
+    ['c3', 'main', 'Skipped'],
+    ['c4', 'main', 'Pending'],
+  ].map(([name, wave, phase]) => ({
+    name: name!,
+    wave: wave!,
+    phase: phase!,
+    step: 0,
+    startedAt: null,
+    deadlineAt: null,
+    healthySince: null,
+    finishedAt: null,
+    message: '',
+  })),
+  createdAt: '2026-01-01T11:00:00Z',
+  updatedAt: '2026-01-01T11:00:00Z',
+  createdBy: 'admin',
+  ...over,
+});
+
+describe('escapeHtml', () => {
+  it('escapes every character that can end text or an attribute', () => {
+    expect(escapeHtml(`<a href='x' title="y">&\``)).toBe('&#60;a href=&#39;x&#39; title=&#34;y&#34;&#62;&#38;&#96;');
+    expect(escapeHtml(null)).toBe('');
+    expect(escapeHtml(3)).toBe('3');
+  });
+});
+
+describe('renderers escape everything that comes from the hub', () => {
+  it('clusters: name, labels and versions', () => {
+    const html = renderClusters([cluster({ name: XSS, labels: { [XSS]: XSS }, agentVersion: XSS })], now);
+    expectInert(html);
+    expect(html).toContain('10s ago');
+  });
+
+  it('workloads: names and ids in attributes', () => {
+    const html = renderWorkloads(
+      [
+        {
+          id: `" onclick="x`,
+          kind: 'CloneSet',
+          name: XSS,
+          namespace: 'default',
+          metadata: {},
+          spec: {},
+          placement: { clusterSelector: {} },
+          overrides: {},
+          revision: 2,
+          updatePolicy: 'Rollout',
+          stableRevision: 1,
+          createdAt: '',
+          updatedAt: '',
+        },
+      ],
+      undefined,
+    );
+    expectInert(html);
+    expect(html).toContain('data-id="&#34; onclick=&#34;x"');
+  });
+
+  it('status rows, messages and health words', () => {
+    const status: WorkloadStatus = {
+      workloadId: 'w',
+      revision: 2,
+      aggregate: {
+        clusters: 1,
+        upToDate: 0,
+        byHealth: { [XSS]: 1 },
+        replicas: 2,
+        readyReplicas: 1,
+        updatedReplicas: 1,
+        availableReplicas: 1,
+      },
+      items: [
+        {
+          cluster: 'c1',
+          workloadId: 'w',
+          workloadName: 'web',
+          kind: 'CloneSet',
+          namespace: 'default',
+          name: 'web',
+          desiredRevision: 2,
+          desiredGeneration: 3,
+          reportedRevision: 1,
+          reportedGeneration: 2,
+          observedGeneration: 2,
+          upToDate: false,
+          counts: { replicas: 2, readyReplicas: 1, updatedReplicas: 1, updatedReadyReplicas: 1, availableReplicas: 1 },
+          health: 'Progressing',
+          message: XSS,
+          reportedAt: null,
+          ageSeconds: null,
+        },
+      ],
+    };
+    const html = renderWorkloadStatus(status, now);
+    expectInert(html);
+    expect(html).toContain('<td>1/2</td>');
+    expect(html).toContain('Revision 2: 1 clusters, 0 up to date');
+  });
+
+  it('rollouts, events and errors', () => {
+    expectInert(renderRollout(rollout({ message: XSS, currentWave: XSS }), now, { live: true }));
+    expectInert(
+      renderEvents([
+        {
+          id: '1',
+          rolloutId: 'r',
+          at: '2026-01-01T11:00:00Z',
+          level: 'info',
+          message: XSS,
+          wave: null,
+          cluster: null,
+          phase: 'P',
+        },
+      ]),
+    );
+    expectInert(
+      renderError({ status: 400, code: 'HUB_ERR_INVALID', message: XSS, details: [{ path: XSS, message: 'm' }] }),
+    );
+  });
+
+  it('badge classes come from a fixed list, not from the data', () => {
+    expect(badge('Online')).toBe('<span class="badge good">Online</span>');
+    expect(badge(`x" class="evil`)).toBe('<span class="badge busy">x&#34; class=&#34;evil</span>');
+  });
+});
+
+describe('rollout view', () => {
+  it('offers only the controls the phase accepts', () => {
+    expect(availableControls({ phase: 'Progressing' })).toEqual(['pause', 'abort']);
+    expect(availableControls({ phase: 'WaitingApproval' })).toEqual(['approve', 'pause', 'abort']);
+    expect(availableControls({ phase: 'Paused' })).toEqual(['resume', 'abort']);
+    expect(availableControls({ phase: 'Succeeded' })).toEqual([]);
+    const html = renderRollout(rollout({ phase: 'Paused' }), now, { live: false });
+    expect(html).toContain('data-control="resume"');
+    expect(html).not.toContain('data-control="pause"');
+    expect(html).toContain('not live');
+  });
+
+  it('counts done (succeeded or skipped) and failed clusters per wave', () => {
+    expect(waveProgress(rollout())).toEqual([
+      { name: 'canary', phase: 'Progressing', done: 1, failed: 0, total: 1 },
+      { name: 'main', phase: 'Pending', done: 1, failed: 1, total: 3 },
+    ]);
+    expect(renderRollout(rollout(), now, { live: true })).toContain('<progress max="3" value="1">33%</progress>');
+  });
+
+  it('lists events newest first, at most max', () => {
+    const events = [1, 2, 3].map((i) => ({
+      id: String(i),
+      rolloutId: 'r',
+      at: `2026-01-01T11:00:0${i}Z`,
+      level: 'info',
+      message: `m${i}`,
+      wave: 'canary',
+      cluster: i === 3 ? 'c1' : null,
+      phase: 'Progressing',
+    }));
+    const html = renderEvents(events, 2);
+    expect(html.indexOf('m3')).toBeLessThan(html.indexOf('m2'));
+    expect(html).not.toContain('m1');
+    expect(html).toContain('canary/c1 m3');
+  });
+});
