@@ -17,7 +17,7 @@
 // (`--client=h1` uses uncapped HTTP/1.1 keep-alive connections instead). Prints the numbers and
 // writes test/bench/results/webhook.json with the machine's load average (the machine is shared).
 // Run: npm run bench:webhook [-- --rate=100 --seconds=30 --client=h2|h1 --cpu-prof=<dir>
-//      --apiserver-profile=<file>]
+//      --apiserver-profile=<file> --controllers=webhook|*]
 import { spawn } from 'node:child_process';
 import https from 'node:https';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -41,6 +41,8 @@ const option = (name: string): string | undefined =>
 const RATE = Number(option('rate') ?? 100);
 const SECONDS = Number(option('seconds') ?? 30);
 const CLIENT = option('client') ?? 'h2';
+/** `--controllers=webhook,sidecarset`: what else the agent runs beside the webhook (as in production: `*`). */
+const CONTROLLERS = option('controllers') ?? 'webhook';
 /** `--cpu-prof=<dir>`: the agent writes a V8 CPU profile there when it stops. */
 const cpuProfDir = option('cpu-prof');
 /** `--apiserver-profile=<file>`: a Go CPU profile of the apiserver during the webhook phase (go tool pprof). */
@@ -185,7 +187,7 @@ try {
       '--health-host=127.0.0.1',
       `--health-port=${healthPort}`,
       '--log-level=warn',
-      '--controllers=webhook',
+      `--controllers=${CONTROLLERS}`,
       `--webhook-host=${webhookHost}`,
       `--webhook-port=${webhookPort}`,
       `--webhook-url=https://${webhookHost}:${webhookPort}`,
@@ -282,6 +284,7 @@ function report(
       ratePerSecond: RATE,
       seconds: SECONDS,
       controlRatePerSecond: CONTROL_RATE,
+      agentControllers: CONTROLLERS,
       apiserverClient: CLIENT === 'h1' ? 'HTTP/1.1 keep-alive, uncapped' : 'one HTTP/2 connection (as client-go)',
       webhookProtocol: 'HTTP/1.1 (as behind a Service)',
     },

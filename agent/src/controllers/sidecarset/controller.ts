@@ -119,7 +119,9 @@ export function sidecarSetReconciler(
     if (status.updatedPods >= status.matchedPods) return;
 
     const plan = planUpgrade(ss, pods);
-    for (const pod of plan.notUpgradable) await writeCondition(deps.rest, pod, upgradableCondition(pod, false, now()));
+    for (const pod of plan.notUpgradable) {
+      await writeCondition(deps.rest, pod, upgradableCondition(pod, key, false, now()));
+    }
     if (plan.notUpgradable.length > 0) {
       deps.events.event(
         { ...ss, apiVersion: KRUISE_API_VERSION, kind: 'SidecarSet' },
@@ -131,7 +133,7 @@ export function sidecarSetReconciler(
     for (const pod of plan.upgrade) {
       const rv = await writePod(deps.rest, pod, (fresh) => upgradePod(ss, fresh, now()));
       if (rv) pending.set(`${pod.metadata.namespace}/${pod.metadata.name}`, rv);
-      await writeCondition(deps.rest, pod, upgradableCondition(pod, true, now()));
+      await writeCondition(deps.rest, pod, upgradableCondition(pod, key, true, now()));
     }
     expectations.set(key, pending);
     ctx.log.debug({ upgraded: plan.upgrade.length, notUpgradable: plan.notUpgradable.length }, 'sidecarset synced');

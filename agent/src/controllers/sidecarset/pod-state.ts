@@ -120,20 +120,45 @@ export function upgradability(pod: Pod, ss: SidecarSet): { canUpgrade: boolean; 
   return { canUpgrade: true, consistent: true };
 }
 
-/** The SidecarSetUpgradable condition to write, or undefined when the pod already has it. */
-export function upgradableCondition(pod: Pod, upgradable: boolean, now: string): PodCondition | undefined {
-  const status = upgradable ? 'True' : 'False';
+/**
+ * The SidecarSetUpgradable condition to write after SidecarSet `sidecarSet` found the pod
+ * `upgradable` or not, or undefined when the pod already has it. Several SidecarSets share the one
+ * condition, so, as OpenKruise does, its message holds each one's verdict as JSON
+ * (`{"<sidecarSet>":true,...}`) and the status is True only while every one of them is: a pod
+ * that one SidecarSet cannot upgrade stays False while another upgrades it.
+ */
+export function upgradableCondition(
+  pod: Pod,
+  sidecarSet: string,
+  upgradable: boolean,
+  now: string,
+): PodCondition | undefined {
   const current = (pod.status?.conditions ?? []).find((c) => c.type === CONDITION_SIDECARSET_UPGRADABLE);
-  if (current?.status === status) return undefined;
+  const verdicts = { ...verdictsOf(current?.message), [sidecarSet]: upgradable };
+  const all = Object.values(verdicts).every((v) => v !== false);
+  const status = all ? 'True' : 'False';
+  const reason = all ? 'AllSidecarsetUpgradable' : 'UpdateImmutableField';
+  // Sorted keys, as Go marshals a map, so an unchanged verdict set writes nothing.
+  const message = JSON.stringify(Object.fromEntries(Object.entries(verdicts).sort(([a], [b]) => (a < b ? -1 : 1))));
+  if (current?.status === status && current.reason === reason && current.message === message) return undefined;
   return {
     type: CONDITION_SIDECARSET_UPGRADABLE,
     status,
-    lastTransitionTime: now,
-    ...(upgradable
-      ? {}
-      : {
-          reason: 'UpdateImmutableField',
-          message: "Pod's sidecar set is not upgradable due to changes out of image field",
-        }),
+    reason,
+    message,
+    lastTransitionTime: current?.status === status && current.lastTransitionTime ? current.lastTransitionTime : now,
   };
+}
+
+/** The per-SidecarSet verdicts kept in the condition's message; a message of another shape holds none. */
+function verdictsOf(message: string | undefined): Record<string, unknown> {
+  if (!message) return {};
+  try {
+    const parsed: unknown = JSON.parse(message);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : {};
+  } catch {
+    return {};
+  }
 }

@@ -5,6 +5,7 @@ import { injectSidecars } from './inject.js';
 import { missingInjectionRevision, sidecarSetForNewPod } from './inject-revision.js';
 import { newSidecarSetRevision } from './revision.js';
 import { partitionCount, planUpgrade } from './plan.js';
+import { upgradableCondition } from './pod-state.js';
 import type { Pod } from './types.js';
 import { upgradePod } from './upgrade.js';
 
@@ -223,5 +224,47 @@ describe('init containers', () => {
     const pod = injectSidecars(appPod('p'), [v1], '2026-01-01T00:00:00Z').pod as Pod;
     pod.status = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] };
     expect(planUpgrade(v2, [pod])).toEqual({ upgrade: [], notUpgradable: [] });
+  });
+});
+
+describe('SidecarSetUpgradable condition', () => {
+  const T0 = '2026-01-01T00:00:00Z';
+  const T1 = '2026-01-01T00:01:00Z';
+  const withCondition = (c: ReturnType<typeof upgradableCondition>): Pod => ({
+    ...appPod('p'),
+    status: { conditions: c ? [c] : [] },
+  });
+
+  it('stays False while any SidecarSet cannot upgrade the pod, as OpenKruise keeps one verdict per SidecarSet', () => {
+    const first = upgradableCondition(appPod('p'), 'ss-1', false, T0);
+    expect(first).toEqual({
+      type: 'SidecarSetUpgradable',
+      status: 'False',
+      reason: 'UpdateImmutableField',
+      message: '{"ss-1":false}',
+      lastTransitionTime: T0,
+    });
+    // Another SidecarSet upgrades the pod: still False, its verdict recorded, the transition time kept.
+    const second = upgradableCondition(withCondition(first), 'ss-2', true, T1);
+    expect(second).toMatchObject({ status: 'False', message: '{"ss-1":false,"ss-2":true}', lastTransitionTime: T0 });
+    // Once the first can upgrade it too, the pod is upgradable.
+    const third = upgradableCondition(withCondition(second), 'ss-1', true, T1);
+    expect(third).toMatchObject({
+      status: 'True',
+      reason: 'AllSidecarsetUpgradable',
+      message: '{"ss-1":true,"ss-2":true}',
+      lastTransitionTime: T1,
+    });
+    expect(upgradableCondition(withCondition(third), 'ss-2', true, T1), 'nothing to write').toBeUndefined();
+  });
+
+  it('reads a message written by an older agent (plain text) as no verdicts', () => {
+    const old = withCondition({
+      type: 'SidecarSetUpgradable',
+      status: 'False',
+      message: "Pod's sidecar set is not upgradable due to changes out of image field",
+      lastTransitionTime: T0,
+    });
+    expect(upgradableCondition(old, 'ss-1', true, T1)).toMatchObject({ status: 'True', message: '{"ss-1":true}' });
   });
 });
