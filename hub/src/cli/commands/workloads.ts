@@ -6,6 +6,7 @@ import { confirm, print, type CliContext, type Command } from '../context.js';
 import { usageError } from '../errors.js';
 import { parseWorkloadDocuments, toUpdateRequest, workloadTitle } from '../manifest.js';
 import { age, orDash, renderData, type Column } from '../output.js';
+import { canonicalJson } from '../../domain/canonical-json.js';
 import { resolveWorkload } from './resolve.js';
 
 function workloadColumns(now: Date): Column<Workload>[] {
@@ -52,6 +53,13 @@ export function aggregateLine(s: WorkloadStatus): string {
   );
 }
 
+/** Whether two versions of a workload have the same template (what an apply can change). */
+export function sameTemplate(a: Workload, b: Workload): boolean {
+  const template = (w: Workload): string =>
+    canonicalJson([w.metadata, w.spec, w.placement, w.overrides, w.updatePolicy]);
+  return template(a) === template(b);
+}
+
 async function applyOne(ctx: CliContext, doc: ReturnType<typeof parseWorkloadDocuments>[number]): Promise<Workload> {
   const existing = (
     await listAll<Workload>(ctx.client, '/workloads', { kind: doc.kind, namespace: doc.namespace ?? '' })
@@ -64,8 +72,7 @@ async function applyOne(ctx: CliContext, doc: ReturnType<typeof parseWorkloadDoc
   const updated = await ctx.client.request<Workload>('PUT', `/workloads/${seg(existing.id)}`, {
     body: toUpdateRequest(doc),
   });
-  const verb =
-    updated.revision === existing.revision && updated.updatedAt === existing.updatedAt ? 'unchanged' : 'configured';
+  const verb = updated.revision === existing.revision && sameTemplate(existing, updated) ? 'unchanged' : 'configured';
   if (ctx.format === 'table') ctx.stdout(`${workloadTitle(updated)} ${verb} (revision ${updated.revision})\n`);
   return updated;
 }
