@@ -34,6 +34,8 @@ COPY --from=deps /app/api/package.json api/
 COPY --from=build /src/api/dist api/dist
 COPY --from=deps /app/hub/package.json hub/
 COPY --from=build /src/hub/dist hub/dist
+# The dashboard's files are served as written (hub/dist/dashboard/static.js reads them here).
+COPY hub/src/dashboard/public hub/src/dashboard/public
 # hub/dist/db/migrate.js reads ../../../migrations.
 COPY migrations migrations
 USER 65532:65532
