@@ -26,6 +26,7 @@ import { workloadRoutes } from './routes/workloads.js';
 import type { CredentialSync } from './services/credential-sync.js';
 import { createClusterService } from './services/cluster-service.js';
 import { createWorkloadService } from './services/workload-service.js';
+import type { OutboxRecord } from './repositories/outbox-repo.js';
 
 export interface AppDeps {
   db: Db;
@@ -34,8 +35,11 @@ export interface AppDeps {
   validate: SpecValidator;
   /** Pushes agent identities to NATS after credentials change. */
   syncCredentials: CredentialSync;
-  /** Called after a desired-state change committed (wakes the outbox relay). */
-  onDesiredChange: () => void;
+  /**
+   * Called after a desired-state change committed (wakes the outbox relay); with the outbox rows
+   * written when the caller has them, so the relay can publish them without reading them back.
+   */
+  onDesiredChange: (written?: readonly OutboxRecord[]) => void;
   ready: () => Promise<boolean>;
   /** Wakes rollout event streams; shared with the rollout scheduler. */
   rolloutNotifier?: RolloutNotifier;
@@ -98,7 +102,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       heartbeatTimeoutMs: deps.options.heartbeatTimeoutMs,
       now,
     }),
-    workloads: createWorkloadService({ db: deps.db, validate: deps.validate, onDesiredChange: deps.onDesiredChange }),
+    workloads: createWorkloadService({
+      db: deps.db,
+      validate: deps.validate,
+      onDesiredChange: deps.onDesiredChange,
+      metrics: deps.metrics,
+    }),
     rollouts: createRolloutService({
       db: deps.db,
       now,

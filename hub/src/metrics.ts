@@ -7,6 +7,16 @@ export interface HubMetrics {
   outboxPublished: Counter;
   outboxPending: Gauge;
   relayPublishSeconds: Histogram;
+  /**
+   * Where a desired-state change spends its time, per stage: `plan` (reading clusters and
+   * current rows, rendering manifests), `store` (desired and outbox rows), `relay_read` (the
+   * relay finding unsent rows), `relay_mark` (marking them sent and committing), `handoff`
+   * (commit of the write → JetStream acknowledged its last message).
+   */
+  desiredStageSeconds: Histogram<'stage'>;
+  /** Status ingestion per batch: `classify` (decode and check), `store` (upserts), `ack`. */
+  statusBatchSeconds: Histogram<'stage'>;
+  statusBatchSize: Histogram;
   messagesDropped: Counter<'reason'>;
   statusReports: Counter;
   statusWritten: Counter;
@@ -34,6 +44,26 @@ export function createHubMetrics(registry: Registry, withDefaults = true): HubMe
       name: 'flotilla_hub_outbox_publish_seconds',
       help: 'Time to publish one outbox batch and have every message acknowledged by JetStream',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    }),
+    desiredStageSeconds: new Histogram({
+      name: 'flotilla_hub_desired_stage_seconds',
+      help: 'Time a desired-state change spends per stage (plan, store, relay_read, relay_mark, handoff)',
+      labelNames: ['stage'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    }),
+    statusBatchSeconds: new Histogram({
+      name: 'flotilla_hub_status_batch_seconds',
+      help: 'Time one status batch spends per stage (classify, store, ack)',
+      labelNames: ['stage'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
+    }),
+    statusBatchSize: new Histogram({
+      name: 'flotilla_hub_status_batch_messages',
+      help: 'Messages per status batch',
+      buckets: [1, 10, 100, 500, 1000, 2000, 5000],
       registers,
     }),
     outboxPending: new Gauge({

@@ -27,7 +27,7 @@ import { createStatusIngest, type StatusIngest } from './nats/status-ingest.js';
 import { createRolloutNotifier } from './rollouts/notifier.js';
 import { createRolloutScheduler, type RolloutScheduler } from './rollouts/scheduler.js';
 import { ensureStreams } from './nats/streams.js';
-import { countUnsent } from './repositories/outbox-repo.js';
+import { countUnsent, type OutboxRecord } from './repositories/outbox-repo.js';
 import { seedTokens } from './seed.js';
 import { createCredentialSync } from './services/credential-sync.js';
 
@@ -127,6 +127,8 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
       cleanup.push(() => relay.stop());
     }
 
+    // Committed outbox rows go straight to this process's relay; the table stays the fallback.
+    const handOff = (written?: readonly OutboxRecord[]): void => (written ? relay.handoff(written) : relay.kick());
     const rolloutNotifier = createRolloutNotifier();
     const scheduler = createRolloutScheduler({
       db,
@@ -134,8 +136,9 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
       logger: logger.child({ component: 'rollouts' }),
       heartbeatTimeoutMs: config.heartbeatTimeoutMs,
       tickMs: config.rolloutTickMs ?? 1000,
-      onDesiredChange: () => relay.kick(),
+      onDesiredChange: handOff,
       notifier: rolloutNotifier,
+      metrics,
     });
     if (options.rolloutScheduler !== false) scheduler.start();
     cleanup.push(() => scheduler.stop());
@@ -169,7 +172,7 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
       metrics,
       validate: options.validate ?? kruiseSpecValidator,
       syncCredentials,
-      onDesiredChange: () => relay.kick(),
+      onDesiredChange: handOff,
       rolloutNotifier,
       onRolloutChange: () => scheduler.kick(),
       ready: async () => {

@@ -65,6 +65,7 @@ export function createStatusIngest(deps: StatusIngestDeps): StatusIngest {
   }
 
   async function process(batch: JsMsg[]): Promise<void> {
+    const stopClassify = deps.metrics.statusBatchSeconds.startTimer({ stage: 'classify' });
     const names = await acceptedClusters();
     const statuses: TimedStatus[] = [];
     const beats: TimedHeartbeat[] = [];
@@ -82,10 +83,14 @@ export function createStatusIngest(deps: StatusIngestDeps): StatusIngest {
     }
     deps.metrics.statusReports.inc(statuses.length);
     deps.metrics.heartbeats.inc(beats.length);
-    const written = await upsertStatuses(deps.db, coalesceStatus(statuses));
+    const coalesced = coalesceStatus(statuses);
+    stopClassify();
+    const stopStore = deps.metrics.statusBatchSeconds.startTimer({ stage: 'store' });
+    const written = await upsertStatuses(deps.db, coalesced);
     deps.metrics.statusWritten.inc(written);
     if (written > 0) deps.onStored?.();
     await storeHeartbeats(beats);
+    stopStore();
   }
 
   /**
@@ -125,8 +130,11 @@ export function createStatusIngest(deps: StatusIngestDeps): StatusIngest {
     buffer = [];
     flushing = flushing.then(async () => {
       try {
+        deps.metrics.statusBatchSize.observe(batch.length);
         await process(batch);
+        const stopAck = deps.metrics.statusBatchSeconds.startTimer({ stage: 'ack' });
         for (const m of batch) m.ack();
+        stopAck();
       } catch (err) {
         deps.logger.warn({ err, messages: batch.length }, 'storing status batch failed; redelivering');
         for (const m of batch) m.nak(1000);

@@ -11,10 +11,17 @@ export interface OutboxRecord {
   payload: string;
 }
 
-export async function unsentOutbox(db: DbOrTx, limit: number): Promise<OutboxRecord[]> {
+/** Ids of unsent rows in order (an index-only read: the payloads may already be in memory). */
+export async function unsentOutboxIds(db: DbOrTx, limit: number): Promise<number[]> {
+  const res = await db.execute<{ id: string }>(sql`
+    select id from ${outbox} where sent_at is null order by id limit ${limit}`);
+  return res.rows.map((r) => Number(r.id));
+}
+
+export async function outboxRowsById(db: DbOrTx, ids: readonly number[]): Promise<OutboxRecord[]> {
+  if (ids.length === 0) return [];
   const res = await db.execute<{ id: string; subject: string; msg_id: string; payload: string }>(sql`
-    select id, subject, msg_id, payload from ${outbox}
-     where sent_at is null order by id limit ${limit}`);
+    select id, subject, msg_id, payload from ${outbox} where id = any(${sql.param([...ids])}::bigint[])`);
   return res.rows.map((r) => ({ id: Number(r.id), subject: r.subject, msgId: r.msg_id, payload: r.payload }));
 }
 

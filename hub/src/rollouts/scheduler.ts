@@ -21,7 +21,9 @@ import {
   type RolloutRow,
 } from '../repositories/rollouts-repo.js';
 import { getRevision } from '../repositories/workloads-repo.js';
-import { beginDesiredChange, syncWorkload } from '../services/desired-sync.js';
+import { beginDesiredChange, observeSync, syncWorkload, type DesiredSync } from '../services/desired-sync.js';
+import type { OutboxRecord } from '../repositories/outbox-repo.js';
+import type { HubMetrics } from '../metrics.js';
 import { advance } from './engine.js';
 import type { RolloutNotifier } from './notifier.js';
 import { observeCluster } from './observe.js';
@@ -46,8 +48,9 @@ export interface RolloutSchedulerDeps {
   heartbeatTimeoutMs: number;
   tickMs: number;
   now?: () => Date;
-  /** After a step changed desired state (wakes the outbox relay). */
-  onDesiredChange: () => void;
+  /** After a step changed desired state, with the outbox rows it wrote (for the relay). */
+  onDesiredChange: (written?: readonly OutboxRecord[]) => void;
+  metrics?: HubMetrics;
   notifier?: RolloutNotifier;
 }
 
@@ -131,6 +134,7 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
    */
   async function stepOnce(rolloutId: string, lockDesired: boolean): Promise<StepOutcome & { needsDesired?: true }> {
     const at = now();
+    let sync: DesiredSync | undefined;
     const outcome = await deps.db.transaction(async (tx) => {
       // The desired-state lock comes first in every writer of desired state (REST, cluster
       // changes, here): it keeps outbox order = commit order and lock order the same everywhere.
@@ -179,14 +183,16 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
       if (pinsChanged && w && !w.deletedAt) {
         const [head] = await tx.select().from(workloads).where(eq(workloads.id, w.id));
         const revision = await getRevision(tx, w.id, head!.currentRevision);
-        desiredChanged = await syncWorkload(tx, head!, revision!);
+        sync = await syncWorkload(tx, head!, revision!);
+        desiredChanged = sync.changed;
       }
       const events = actions.filter((a): a is Extract<RolloutAction, { type: 'event' }> => a.type === 'event');
       await insertRolloutEvents(tx, row.id, state.phase, events, at);
       await saveRolloutState(tx, { id: row.id, state }, at);
       return { rolloutId, changed: true, desiredChanged };
     });
-    if (outcome.desiredChanged > 0) deps.onDesiredChange();
+    if (sync) observeSync(deps.metrics, sync);
+    if (outcome.desiredChanged > 0) deps.onDesiredChange(sync?.outbox);
     if (outcome.changed) deps.notifier?.notify(rolloutId);
     return outcome;
   }

@@ -12,6 +12,8 @@ import type { RevisionContent } from '../domain/manifest.js';
 import type { WorkloadIdentity } from '../domain/manifest.js';
 import { allClusters, type ClusterRow } from '../repositories/clusters-repo.js';
 import { currentDesired, writeDesiredChanges } from '../repositories/desired-repo.js';
+import type { OutboxRecord } from '../repositories/outbox-repo.js';
+import type { HubMetrics } from '../metrics.js';
 import type { RevisionRow, WorkloadRow } from '../repositories/workloads-repo.js';
 
 function clusterView(row: ClusterRow): ClusterView {
@@ -69,11 +71,26 @@ export async function beginDesiredChange(tx: Tx): Promise<void> {
   await lockDesiredState(tx);
 }
 
+/** What one sync wrote, and how long its two halves took (for the stage histogram). */
+export interface DesiredSync {
+  /** Desired rows changed (one outbox row each). */
+  changed: number;
+  /** The outbox rows written, for the relay to publish from memory once the transaction commits. */
+  outbox: OutboxRecord[];
+  /** Reading clusters, current rows and pins, and planning (rendering and hashing manifests). */
+  planSeconds: number;
+  /** Writing the desired and outbox rows. */
+  storeSeconds: number;
+}
+
+const seconds = (since: number): number => (performance.now() - since) / 1000;
+
 /**
  * Brings every cluster's desired row of one workload in line with the workload as stored in
- * `tx` (deleted workloads turn into tombstones). Returns the number of changed rows.
+ * `tx` (deleted workloads turn into tombstones).
  */
-export async function syncWorkload(tx: Tx, w: WorkloadRow, r: RevisionRow): Promise<number> {
+export async function syncWorkload(tx: Tx, w: WorkloadRow, r: RevisionRow): Promise<DesiredSync> {
+  const t0 = performance.now();
   const identity = identityOf(w);
   const clusters = (await allClusters(tx)).map(clusterView);
   const current = await currentDesired(tx, identity);
@@ -84,8 +101,16 @@ export async function syncWorkload(tx: Tx, w: WorkloadRow, r: RevisionRow): Prom
     current,
     lastRevision: r.revision,
   });
-  await writeDesiredChanges(tx, identity, changes);
-  return changes.length;
+  const t1 = performance.now();
+  const outbox = await writeDesiredChanges(tx, identity, changes);
+  return { changed: changes.length, outbox, planSeconds: (t1 - t0) / 1000, storeSeconds: seconds(t1) };
+}
+
+/** Records a sync's stages (when the caller has metrics). */
+export function observeSync(metrics: HubMetrics | undefined, sync: DesiredSync): void {
+  if (!metrics || sync.changed === 0) return;
+  metrics.desiredStageSeconds.observe({ stage: 'plan' }, sync.planSeconds);
+  metrics.desiredStageSeconds.observe({ stage: 'store' }, sync.storeSeconds);
 }
 
 /** Brings one cluster's desired rows of every live workload in line (after relabel/accept/removal). */

@@ -1,7 +1,7 @@
 /**
  * Workload lifecycle: create, update (a new immutable revision when the content changes),
  * delete (tombstones everywhere). Each runs in one transaction with its desired-state changes,
- * outbox rows and audit entry; `onDesiredChange` then wakes the relay.
+ * outbox rows and audit entry; `onDesiredChange` then hands the committed outbox rows to the relay.
  */
 import type {
   CreateWorkloadRequest,
@@ -24,13 +24,17 @@ import {
   toApiWorkload,
   updateWorkloadHead,
 } from '../repositories/workloads-repo.js';
-import { beginDesiredChange, syncWorkload } from './desired-sync.js';
+import type { OutboxRecord } from '../repositories/outbox-repo.js';
+import type { HubMetrics } from '../metrics.js';
+import { beginDesiredChange, observeSync, syncWorkload, type DesiredSync } from './desired-sync.js';
 import { assertValidTemplate } from './workload-validation.js';
 
 export interface WorkloadServiceDeps {
   db: Db;
   validate: SpecValidator;
-  onDesiredChange: () => void;
+  /** After commit, with the outbox rows written (the relay publishes them from memory). */
+  onDesiredChange: (written: readonly OutboxRecord[]) => void;
+  metrics?: HubMetrics;
 }
 
 interface Content {
@@ -50,13 +54,19 @@ export interface WorkloadService {
 }
 
 export function createWorkloadService(deps: WorkloadServiceDeps): WorkloadService {
-  const { db, validate, onDesiredChange } = deps;
+  const { db, validate } = deps;
+  /** Records the sync's stages and hands its outbox rows over once the transaction committed. */
+  const committed = <T>(out: { value: T; sync: DesiredSync }): T => {
+    observeSync(deps.metrics, out.sync);
+    deps.onDesiredChange(out.sync.outbox);
+    return out.value;
+  };
   return {
     async create(actor, body) {
       const target = { kind: body.kind, name: body.name, namespace: body.namespace ?? '' };
       assertValidTemplate(validate, target, body);
       const content = contentOf(body);
-      const result = await db.transaction(async (tx) => {
+      const out = await db.transaction(async (tx) => {
         await beginDesiredChange(tx);
         const w = await insertWorkload(tx, {
           ...target,
@@ -70,22 +80,21 @@ export function createWorkloadService(deps: WorkloadServiceDeps): WorkloadServic
           ...content,
           createdBy: actor.name,
         });
-        const changed = await syncWorkload(tx, w, r);
+        const sync = await syncWorkload(tx, w, r);
         await recordAudit(tx, {
           actor: actor.name,
           action: 'workload.create',
           targetType: 'workload',
           targetId: w.id,
-          details: { kind: w.kind, namespace: w.namespace, name: w.name, revision: 1, clustersChanged: changed },
+          details: { kind: w.kind, namespace: w.namespace, name: w.name, revision: 1, clustersChanged: sync.changed },
         });
-        return toApiWorkload(w, r);
+        return { value: toApiWorkload(w, r), sync };
       });
-      onDesiredChange();
-      return result;
+      return committed(out);
     },
 
     async update(actor, id, body) {
-      const result = await db.transaction(async (tx) => {
+      const out = await db.transaction(async (tx) => {
         await beginDesiredChange(tx);
         const w = await getLiveWorkload(tx, id, true);
         if (!w) throw notFound(`workload ${id}`);
@@ -119,37 +128,37 @@ export function createWorkloadService(deps: WorkloadServiceDeps): WorkloadServic
           updatePolicy,
           stableRevision,
         });
-        const changed = await syncWorkload(tx, head, revision);
+        const sync = await syncWorkload(tx, head, revision);
         await recordAudit(tx, {
           actor: actor.name,
           action: 'workload.update',
           targetType: 'workload',
           targetId: w.id,
-          details: { revision: revision.revision, newRevision: revision !== current, clustersChanged: changed },
+          details: { revision: revision.revision, newRevision: revision !== current, clustersChanged: sync.changed },
         });
-        return toApiWorkload(head, revision);
+        return { value: toApiWorkload(head, revision), sync };
       });
-      onDesiredChange();
-      return result;
+      return committed(out);
     },
 
     async remove(actor, id) {
-      await db.transaction(async (tx) => {
+      const out = await db.transaction(async (tx) => {
         await beginDesiredChange(tx);
         const w = await getLiveWorkload(tx, id, true);
         if (!w) throw notFound(`workload ${id}`);
         const revision = await getRevision(tx, w.id, w.currentRevision);
         const head = await updateWorkloadHead(tx, w.id, { deletedAt: new Date() });
-        const changed = await syncWorkload(tx, head, revision!);
+        const sync = await syncWorkload(tx, head, revision!);
         await recordAudit(tx, {
           actor: actor.name,
           action: 'workload.delete',
           targetType: 'workload',
           targetId: w.id,
-          details: { kind: w.kind, namespace: w.namespace, name: w.name, clustersChanged: changed },
+          details: { kind: w.kind, namespace: w.namespace, name: w.name, clustersChanged: sync.changed },
         });
+        return { value: undefined, sync };
       });
-      onDesiredChange();
+      committed(out);
     },
   };
 }

@@ -1,13 +1,13 @@
-// The simulated agents of the hub benchmark, run in a worker thread so their NATS traffic does
-// not share an event loop with the hub. Each agent is a plain NATS client with its cluster's own
-// identity and inbox prefix, a named durable consumer (LastPerSubject, own filter) and acks.
-// Messages from the main thread: { type: 'start', url, names, password } → { type: 'ready' };
+// The simulated agents of the hub benchmark, run as a child process (bench.ts forks it) so their
+// NATS traffic neither shares an event loop with the hub nor hides in the hub's CPU time. Each
+// agent is a plain NATS client with its cluster's own identity and inbox prefix and a named
+// durable consumer configured as the real agent's (agent/src/hublink/desired-consumer.ts).
+// Messages from the parent: { type: 'start', url, names, password, memory } → { type: 'ready' };
 // { type: 'report', perAgent, workloadId, generation } → { type: 'reported', ms }.
-// Receipts are posted in batches as { type: 'receipts', items: [{ revision, at }] } with `at` in
-// epoch milliseconds (performance.timeOrigin + now(), comparable across threads).
-import { parentPort } from 'node:worker_threads';
+// Receipts are sent in batches as { type: 'receipts', items: [{ revision, at }] } with `at` in
+// epoch milliseconds (performance.timeOrigin + now(), comparable across processes).
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import {
   DESIRED_STREAM,
   PROTOCOL_VERSION,
@@ -27,10 +27,11 @@ interface Agent {
   seen: Set<number>;
 }
 
-const port = parentPort!;
+const NANOS_PER_MS = 1_000_000;
 const agents: Agent[] = [];
 const now = (): number => performance.timeOrigin + performance.now();
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const send = (m: Record<string, unknown>): void => void process.send!(m);
 
 let pendingReceipts: { revision: number; at: number }[] = [];
 let receiptTimer: NodeJS.Timeout | undefined;
@@ -38,12 +39,12 @@ function receipt(revision: number, at: number): void {
   pendingReceipts.push({ revision, at });
   receiptTimer ??= setTimeout(() => {
     receiptTimer = undefined;
-    port.postMessage({ type: 'receipts', items: pendingReceipts });
+    send({ type: 'receipts', items: pendingReceipts });
     pendingReceipts = [];
   }, 20);
 }
 
-async function startAgent(url: string, name: string, password: string): Promise<Agent> {
+async function startAgent(url: string, name: string, password: string, memory: boolean): Promise<Agent> {
   let nc: NatsConnection | undefined;
   for (let i = 0; !nc; i++) {
     try {
@@ -64,14 +65,18 @@ async function startAgent(url: string, name: string, password: string): Promise<
     filter_subject: desiredFilter(name),
     deliver_policy: DeliverPolicy.LastPerSubject,
     ack_policy: AckPolicy.Explicit,
+    ack_wait: 60_000 * NANOS_PER_MS,
+    max_deliver: -1,
+    max_ack_pending: 1000,
+    ...(memory ? { mem_storage: true } : {}),
   });
   const consumer = await jetstream(nc, { checkAPI: false }).consumers.get(DESIRED_STREAM, agentConsumerName(name));
   const seen = new Set<number>();
-  // A callback rather than an async iterator, and receipts posted in batches: 1,000 clients share
-  // this one thread, and per-message promise chains and postMessage calls delayed the receipts of
-  // the later agents by the work of the earlier ones (the time is taken first, then the rest).
+  // A callback rather than an async iterator, and receipts sent in batches: 1,000 clients share
+  // this one thread, and per-message promise chains and IPC calls delayed the receipts of the
+  // later agents by the work of the earlier ones (the time is taken first, then the rest).
   const messages = await consumer.consume({
-    max_messages: 10,
+    max_messages: 100,
     callback: (m) => {
       const at = now();
       const d = decodeDesired(m.data);
@@ -85,67 +90,86 @@ async function startAgent(url: string, name: string, password: string): Promise<
   return { name, nc, messages, seen };
 }
 
-async function report(perAgent: number, workloadId: string, generation: number): Promise<void> {
+/**
+ * One agent's reports, as JetStream publishes acknowledged on the agent's own inbox: all sent,
+ * then the acks counted. A request per message (js.publish) costs a timer and a promise each,
+ * and with 20,000 of them in one thread the generator, not the hub, set the rate.
+ */
+async function reportAgent(a: Agent, perAgent: number, workloadId: string, generation: number): Promise<void> {
   const reportedAt = new Date().toISOString();
-  // Every agent at once, as independent agents would.
-  await Promise.all(
-    agents.map(async (a) => {
-      const js = jetstream(a.nc, { checkAPI: false });
-      await Promise.all(
-        Array.from({ length: perAgent }, (_, j) => {
-          const key = { kind: 'CloneSet' as const, namespace: 'bench', name: `obj-${j}` };
-          return js.publish(
-            statusSubject(a.name, key),
-            encodeMessage({
-              v: PROTOCOL_VERSION,
-              cluster: a.name,
-              ...key,
-              workloadId,
-              revision: generation,
-              generation,
-              observedGeneration: 1,
-              counts: {
-                replicas: 3,
-                readyReplicas: 3,
-                updatedReplicas: 3,
-                updatedReadyReplicas: 3,
-                availableReplicas: 3,
-              },
-              health: 'Healthy',
-              message: '',
-              reportedAt,
-            }),
-            // 20,000 publishes at once on a loaded machine outlast the default 5 s.
-            { timeout: 120_000 },
-          );
-        }),
-      );
-    }),
-  );
+  const inbox = `${agentInboxPrefix(a.name)}.status`;
+  let acked = 0;
+  let refused = 0;
+  let done: () => void = () => undefined;
+  const all = new Promise<void>((resolve) => (done = resolve));
+  const sub = a.nc.subscribe(`${inbox}.*`, {
+    callback: (_err, m: Msg) => {
+      // A refusal is a 503 status (no stream) or an error body; an ack names the stream.
+      if ((m.headers?.code ?? 0) >= 400 || !m.string().includes('"seq"')) refused++;
+      else acked++;
+      if (acked + refused === perAgent) done();
+    },
+  });
+  for (let j = 0; j < perAgent; j++) {
+    const key = { kind: 'CloneSet' as const, namespace: 'bench', name: `obj-${j}` };
+    a.nc.publish(
+      statusSubject(a.name, key),
+      encodeMessage({
+        v: PROTOCOL_VERSION,
+        cluster: a.name,
+        ...key,
+        workloadId,
+        revision: generation,
+        generation,
+        observedGeneration: 1,
+        counts: { replicas: 3, readyReplicas: 3, updatedReplicas: 3, updatedReadyReplicas: 3, availableReplicas: 3 },
+        health: 'Healthy',
+        message: '',
+        reportedAt,
+      }),
+      { reply: `${inbox}.${j}` },
+    );
+  }
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([all, new Promise<void>((resolve) => (timer = setTimeout(resolve, 120_000)))]);
+  clearTimeout(timer);
+  sub.unsubscribe();
+  if (acked < perAgent)
+    throw new Error(`${a.name}: ${perAgent - acked} status reports not acknowledged (${refused} refused)`);
 }
 
-port.on('message', (msg: { type: string; [k: string]: unknown }) => {
+process.on('message', (msg: { type: string; [k: string]: unknown }) => {
   void (async () => {
     if (msg.type === 'start') {
       const names = msg['names'] as string[];
       for (let i = 0; i < names.length; i += 50) {
         agents.push(
           ...(await Promise.all(
-            names.slice(i, i + 50).map((n) => startAgent(msg['url'] as string, n, msg['password'] as string)),
+            names
+              .slice(i, i + 50)
+              .map((n) => startAgent(msg['url'] as string, n, msg['password'] as string, msg['memory'] === true)),
           )),
         );
       }
-      port.postMessage({ type: 'ready' });
+      send({ type: 'ready' });
     } else if (msg.type === 'report') {
       const t0 = now();
-      await report(msg['perAgent'] as number, msg['workloadId'] as string, msg['generation'] as number);
-      port.postMessage({ type: 'reported', ms: now() - t0 });
+      // Every agent at once, as independent agents would.
+      await Promise.all(
+        agents.map((a) =>
+          reportAgent(a, msg['perAgent'] as number, msg['workloadId'] as string, msg['generation'] as number),
+        ),
+      );
+      send({ type: 'reported', ms: now() - t0 });
     } else if (msg.type === 'stop') {
       for (const a of agents) {
         await a.messages.close();
         await a.nc.close();
       }
-      port.postMessage({ type: 'stopped' });
+      send({ type: 'stopped' });
     }
-  })();
+  })().catch((err: unknown) => {
+    console.error('[agents]', err);
+    process.exit(1);
+  });
 });

@@ -1,34 +1,51 @@
 // Hub benchmark: 1,000 simulated agents (plain NATS clients speaking the agent protocol, each
-// with its own scoped identity, durable consumer and inbox; in a worker thread, agents.ts) and
+// with its own scoped identity, durable consumer and inbox; in a child process, agents.ts) and
 // one workload placed on all. Measures
-//   1. REST write → receipt at every agent: p50/p99/max over several spec changes;
-//   2. status ingestion into Postgres: reports/s while agents publish, and the rate at which the
-//      hub drains a backlog of reports already in the stream.
-// Prints a summary and writes test/bench/results/hub.json. Needs the local Postgres and the
-// harness nats-server. The hub and the agents share this machine's cores.
-// Run: npx tsx --conditions=@flotilla/source test/bench/hub/bench.ts [agents] [changes] [reportsPerAgent]
+//   1. REST write → receipt at every agent: p50/p99/max over several spec changes, after warm-up
+//      changes that are not counted; per change the hub's stages (from its own histograms) and
+//      the CPU milliseconds of the hub, the agents, nats-server and Postgres;
+//   2. status ingestion into Postgres: reports/s while every agent publishes at once, and the rate
+//      at which the hub drains a backlog of reports already in the stream, with CPU per report.
+// Prints a summary and writes test/bench/results/hub.json with the load averages (the machine is
+// shared: compare CPU ms and ratios across runs, wall-clock times only within one run). Needs the
+// local Postgres and the harness nats-server (~/.cache/flotilla/tools, else the machine's).
+// Run: npm run bench:hub -- [agents=1000] [changes=5] [reportsPerAgent=20] [warmup=2] [--memory-consumers]
+// (--memory-consumers: an experiment, writes results/hub-memory-consumers.json)
+import { fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { format } from 'prettier';
 import { agentNatsUser } from '@flotilla/api';
 import { bcryptHash } from '@flotilla/hub';
 import { cloneSetSpec } from '../../integration/hub/fixtures.js';
 import { rest, startFleetNats, startTestHub, type TestHub } from '../../integration/hub/fleet.js';
+import { cpuBetween, sampleCpu, type CpuSample } from './cpu.js';
 
-const AGENTS = Number(process.argv[2] ?? 1000);
-const CHANGES = Number(process.argv[3] ?? 5);
-const REPORTS_PER_AGENT = Number(process.argv[4] ?? 20);
+const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const AGENTS = Number(args[0] ?? 1000);
+const CHANGES = Number(args[1] ?? 5);
+const REPORTS_PER_AGENT = Number(args[2] ?? 20);
+const WARMUP = Number(args[3] ?? 2);
+// An experiment, not the agent's configuration: agents' durables keep their state in memory
+// (nats-server then writes no per-consumer state file on every delivery and ack).
+const MEMORY_CONSUMERS = flags.includes('--memory-consumers');
 const PASSWORD = 'bench-agent-password';
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 const quantile = (sorted: number[], q: number): number =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+const median = (xs: number[]): number =>
+  quantile(
+    [...xs].sort((a, b) => a - b),
+    0.5,
+  );
 const round1 = (n: number): number => Math.round(n * 10) / 10;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const now = (): number => performance.timeOrigin + performance.now();
+const load1 = (): number => round1(os.loadavg()[0]!);
 
 /** Clusters and their credentials straight into Postgres (setup, not measured), then one NATS sync. */
 async function seedClusters(t: TestHub, names: string[]): Promise<void> {
@@ -44,19 +61,47 @@ async function seedClusters(t: TestHub, names: string[]): Promise<void> {
   );
 }
 
-/** Total seconds the relay spent publishing (its histogram's sum). */
-async function publishSeconds(t: TestHub): Promise<number> {
-  const m = (await t.registry.getMetricsAsJSON()).find((x) => x.name === 'flotilla_hub_outbox_publish_seconds');
-  const sum = (m?.values as { metricName?: string; value: number }[] | undefined)?.find((v) =>
-    v.metricName?.endsWith('_sum'),
-  );
-  return sum?.value ?? 0;
+/** Sums of the hub's histograms (seconds), keyed `metric` or `metric{stage}`. */
+async function histogramSums(t: TestHub): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const m of await t.registry.getMetricsAsJSON()) {
+    for (const v of m.values as { metricName?: string; value: number; labels: Record<string, unknown> }[]) {
+      if (!v.metricName?.endsWith('_sum')) continue;
+      const stage = v.labels['stage'];
+      out.set(typeof stage === 'string' ? `${m.name}{${stage}}` : m.name, v.value);
+    }
+  }
+  return out;
 }
+
+/** Milliseconds each named histogram grew by between two readings. */
+function stageMs(before: Map<string, number>, after: Map<string, number>, names: Record<string, string>) {
+  return Object.fromEntries(
+    Object.entries(names).map(([label, key]) => [
+      label,
+      round1(((after.get(key) ?? 0) - (before.get(key) ?? 0)) * 1000),
+    ]),
+  );
+}
+
+const DESIRED_STAGES = {
+  plan: 'flotilla_hub_desired_stage_seconds{plan}',
+  store: 'flotilla_hub_desired_stage_seconds{store}',
+  relayRead: 'flotilla_hub_desired_stage_seconds{relay_read}',
+  publish: 'flotilla_hub_outbox_publish_seconds',
+  relayMark: 'flotilla_hub_desired_stage_seconds{relay_mark}',
+  commitToPublished: 'flotilla_hub_desired_stage_seconds{handoff}',
+};
+const STATUS_STAGES = {
+  classify: 'flotilla_hub_status_batch_seconds{classify}',
+  store: 'flotilla_hub_status_batch_seconds{store}',
+  ack: 'flotilla_hub_status_batch_seconds{ack}',
+};
 
 async function countStored(t: TestHub): Promise<number> {
   const r = await t.db.pool.query<{ n: string }>(
     "select count(*) as n from object_status where namespace = 'bench' and name like 'obj-%' and generation = $1",
-    [CHANGES + 1],
+    [WARMUP + CHANGES + 1],
   );
   return Number(r.rows[0]!.n);
 }
@@ -82,13 +127,13 @@ await nats.issuer.sync(
   creds.rows.map((r) => ({ cluster: r.cluster_name, user: r.nats_user, passwordHash: r.password_hash })),
 );
 
-// agents-worker.mjs registers tsx in the worker's thread; the source condition is a node flag.
-const worker = new Worker(new URL('./agents-worker.mjs', import.meta.url), {
-  execArgv: ['--conditions=@flotilla/source'],
+const agentsProc = fork(path.join(here, 'agents.ts'), [], {
+  execArgv: ['--import', 'tsx', '--conditions=@flotilla/source'],
+  stdio: 'inherit',
 });
 const receipts = new Map<number, number[]>();
 const waiters: { type: string; resolve: (m: Record<string, unknown>) => void }[] = [];
-worker.on('message', (m: { type: string; items?: { revision: number; at: number }[] }) => {
+agentsProc.on('message', (m: { type: string; items?: { revision: number; at: number }[] }) => {
   if (m.type === 'receipts') {
     for (const { revision, at } of m.items!) {
       const list = receipts.get(revision) ?? [];
@@ -100,23 +145,66 @@ worker.on('message', (m: { type: string; items?: { revision: number; at: number 
   const i = waiters.findIndex((w) => w.type === m.type);
   if (i >= 0) waiters.splice(i, 1)[0]!.resolve(m);
 });
+agentsProc.on('exit', (code) => {
+  if (code) {
+    console.error(`[bench] the agents process exited with ${code}`);
+    process.exit(1);
+  }
+});
 const request = (msg: Record<string, unknown>, reply: string): Promise<Record<string, unknown>> =>
   new Promise((resolve) => {
     waiters.push({ type: reply, resolve });
-    worker.postMessage(msg);
+    agentsProc.send(msg);
   });
+
+/** The hub's Postgres backends (its pool and LISTEN connection): this database's sessions. */
+async function postgresPids(): Promise<number[]> {
+  const r = await t.db.pool.query<{ pid: number }>(
+    'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+  );
+  return r.rows.map((x) => x.pid);
+}
+
+interface CpuMark {
+  hub: number;
+  other: CpuSample;
+  pg: CpuSample;
+}
+const markCpu = async (): Promise<CpuMark> => {
+  const u = process.cpuUsage();
+  return {
+    hub: (u.user + u.system) / 1000,
+    other: sampleCpu([agentsProc.pid!, nats.server.process.pid]),
+    pg: sampleCpu(await postgresPids()),
+  };
+};
+/** CPU ms per component; `hub` includes this driver's polling, which is small. */
+const cpuSince = async (before: CpuMark): Promise<Record<string, number>> => {
+  const after = await markCpu();
+  const one = (pid: number): number => (after.other.get(pid) ?? NaN) - (before.other.get(pid) ?? NaN);
+  return {
+    hub: Math.round(after.hub - before.hub),
+    agents: one(agentsProc.pid!),
+    natsServer: one(nats.server.process.pid),
+    postgres: cpuBetween(before.pg, after.pg),
+  };
+};
 
 const loadAtStart = os.loadavg().map(round1);
 const tSetup = performance.now();
-await request({ type: 'start', url: nats.server.url, names, password: PASSWORD }, 'ready');
+await request({ type: 'start', url: nats.server.url, names, password: PASSWORD, memory: MEMORY_CONSUMERS }, 'ready');
 console.log(`[bench] ${AGENTS} agents connected and consuming in ${round1((performance.now() - tSetup) / 1000)} s`);
 
-// 1. REST write → receipt at every agent.
+// 1. REST write → receipt at every agent. Revision 1 creates the workload; the first WARMUP
+// changes (JIT, connection pools, nats-server's per-subject state) are reported but not counted.
 const latencies: number[] = [];
 const perChange: Record<string, unknown>[] = [];
 let id = '';
-for (let r = 1; r <= CHANGES; r++) {
+for (let r = 1; r <= WARMUP + CHANGES; r++) {
   const body = { spec: cloneSetSpec(r), placement: { clusterSelector: { matchLabels: { bench: 'yes' } } } };
+  const stagesBefore = await histogramSums(t);
+  const cpuBefore = await markCpu();
+  const loadBefore = load1();
   const t0 = now();
   if (r === 1) {
     const created = await rest<{ id: string }>(t, 'POST', '/api/v1/workloads', t.operatorToken, {
@@ -130,98 +218,111 @@ for (let r = 1; r <= CHANGES; r++) {
     await rest(t, 'PUT', `/api/v1/workloads/${id}`, t.operatorToken, body);
   }
   const restMs = now() - t0;
-  const publishBefore = await publishSeconds(t);
   const deadline = Date.now() + 60_000;
   while ((receipts.get(r)?.length ?? 0) < AGENTS && Date.now() < deadline) await sleep(5);
   const lat = (receipts.get(r) ?? []).map((at) => at - t0).sort((a, b) => a - b);
-  // When the relay had the last message of this change acknowledged by JetStream (same clock).
-  const relayPublishMs = ((await publishSeconds(t)) - publishBefore) * 1000;
-  // The relay marks rows in the transaction that published them, so wait for its commit.
-  let publishedMs = NaN;
-  for (let i = 0; i < 500 && Number.isNaN(publishedMs); i++) {
-    const sent = await t.db.pool.query<{ at: Date | null }>(
-      'select max(sent_at) as at from outbox where payload like $1 and not exists (select 1 from outbox where payload like $1 and sent_at is null)',
-      [`%"revision":${r},%`],
-    );
-    if (sent.rows[0]?.at) publishedMs = sent.rows[0].at.getTime() - t0;
-    else await sleep(10);
-  }
-  latencies.push(...lat);
+  // Let the relay mark its rows and the agents' acks settle before reading stages and CPU.
+  await sleep(300);
   const row = {
     revision: r,
+    warmup: r <= WARMUP,
+    load1: loadBefore,
     restMs: round1(restMs),
-    publishedMs: round1(publishedMs),
-    relayPublishMs: round1(relayPublishMs),
     received: lat.length,
     p50Ms: round1(quantile(lat, 0.5)),
     p99Ms: round1(quantile(lat, 0.99)),
     lastMs: round1(lat.at(-1) ?? NaN),
+    stagesMs: stageMs(stagesBefore, await histogramSums(t), DESIRED_STAGES),
+    cpuMs: await cpuSince(cpuBefore),
   };
-  perChange.push(row);
-  console.log(`[bench] change ${r}: ${JSON.stringify(row)}`);
-  await sleep(1000);
+  if (r > WARMUP) {
+    latencies.push(...lat);
+    perChange.push(row);
+  }
+  console.log(`[bench] change ${r}${r <= WARMUP ? ' (warm-up)' : ''}: ${JSON.stringify(row)}`);
+  await sleep(700);
 }
 latencies.sort((a, b) => a - b);
+const meanOf = (key: string): Record<string, number> => {
+  const rows = perChange.map((c) => c[key] as Record<string, number>);
+  return Object.fromEntries(
+    Object.keys(rows[0] ?? {}).map((k) => [k, round1(rows.reduce((s, x) => s + x[k]!, 0) / rows.length)]),
+  );
+};
 
 // 2a. Ingestion while every agent reports on REPORTS_PER_AGENT distinct objects at once.
+const generation = WARMUP + CHANGES + 1;
 const total = AGENTS * REPORTS_PER_AGENT;
-const tLive = now();
-const published = await request(
-  { type: 'report', perAgent: REPORTS_PER_AGENT, workloadId: id, generation: CHANGES + 1 },
-  'reported',
-);
-const liveStored = await waitStored(t, total);
-const liveSeconds = (now() - tLive) / 1000;
-console.log(
-  `[bench] live: ${liveStored}/${total} stored in ${round1(liveSeconds)} s (agents published in ${round1(Number(published['ms']) / 1000)} s)`,
-);
-
-// 2b. Backlog drain: reports already in the stream (hub consumer stopped), then the hub drains them.
-await t.hub.ingest!.stop();
-await t.db.pool.query("delete from object_status where namespace = 'bench'");
-await request({ type: 'report', perAgent: REPORTS_PER_AGENT, workloadId: id, generation: CHANGES + 1 }, 'reported');
-const tDrain = now();
-await t.hub.ingest!.start();
-const drained = await waitStored(t, total);
-const drainSeconds = (now() - tDrain) / 1000;
-console.log(`[bench] backlog: ${drained}/${total} stored in ${round1(drainSeconds)} s`);
+const ingestion = async (phase: 'live' | 'backlog'): Promise<Record<string, unknown>> => {
+  const loadBefore = load1();
+  let published: Record<string, unknown> | undefined;
+  if (phase === 'backlog') {
+    // Reports already in the stream while the hub's consumer is stopped; then the hub drains them.
+    await t.hub.ingest!.stop();
+    await t.db.pool.query("delete from object_status where namespace = 'bench'");
+    published = await request({ type: 'report', perAgent: REPORTS_PER_AGENT, workloadId: id, generation }, 'reported');
+  }
+  const stagesBefore = await histogramSums(t);
+  const cpuBefore = await markCpu();
+  const t0 = now();
+  if (phase === 'backlog') await t.hub.ingest!.start();
+  else
+    published = await request({ type: 'report', perAgent: REPORTS_PER_AGENT, workloadId: id, generation }, 'reported');
+  const stored = await waitStored(t, total);
+  const seconds = (now() - t0) / 1000;
+  const cpu = await cpuSince(cpuBefore);
+  const out = {
+    load1: loadBefore,
+    stored,
+    seconds: round1(seconds),
+    reportsPerSecond: Math.round(stored / seconds),
+    agentsPublishedInSeconds: round1(Number(published!['ms']) / 1000),
+    hubStagesMs: stageMs(stagesBefore, await histogramSums(t), STATUS_STAGES),
+    cpuMsPer1000Reports: Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, round1((v * 1000) / stored)])),
+  };
+  console.log(`[bench] ingestion ${phase}: ${JSON.stringify(out)}`);
+  return out;
+};
+const live = await ingestion('live');
+const backlog = await ingestion('backlog');
 
 const result = {
   measuredAt: new Date().toISOString(),
   // The machine is shared: load averages (1, 5, 15 min) when the run started and ended.
   machine: { cpus: os.cpus().length, loadAverageAtStart: loadAtStart, loadAverageAtEnd: os.loadavg().map(round1) },
   agents: AGENTS,
+  agentConsumerStorage: MEMORY_CONSUMERS ? 'memory (experiment)' : 'file (as the agent creates it)',
+  warmupChanges: WARMUP,
   changes: CHANGES,
   restWriteToReceiptAtEveryAgent: {
     samples: latencies.length,
     p50Ms: round1(quantile(latencies, 0.5)),
     p99Ms: round1(quantile(latencies, 0.99)),
     maxMs: round1(latencies.at(-1) ?? NaN),
+    medianOfPerChangeP99Ms: round1(median(perChange.map((c) => c['p99Ms'] as number))),
     targetP99Ms: 1000,
+    meanStagesMs: meanOf('stagesMs'),
+    meanCpuMsPerChange: meanOf('cpuMs'),
     perChange,
   },
   statusIngestion: {
     reports: total,
-    whileAgentsPublish: {
-      stored: liveStored,
-      seconds: round1(liveSeconds),
-      reportsPerSecond: Math.round(liveStored / liveSeconds),
-    },
-    backlogDrain: {
-      stored: drained,
-      seconds: round1(drainSeconds),
-      reportsPerSecond: Math.round(drained / drainSeconds),
-    },
+    whileAgentsPublish: live,
+    backlogDrain: backlog,
     targetReportsPerSecond: 5000,
   },
 };
 console.log(JSON.stringify(result, null, 2));
 mkdirSync(path.join(here, '..', 'results'), { recursive: true });
 // Formatted as the repository's prettier check wants it.
-writeFileSync(path.join(here, '..', 'results', 'hub.json'), await format(JSON.stringify(result), { parser: 'json' }));
+writeFileSync(
+  path.join(here, '..', 'results', MEMORY_CONSUMERS ? 'hub-memory-consumers.json' : 'hub.json'),
+  await format(JSON.stringify(result), { parser: 'json' }),
+);
 
 await request({ type: 'stop' }, 'stopped');
-await worker.terminate();
+agentsProc.removeAllListeners('exit');
+agentsProc.kill();
 await t.hub.close();
 await t.db.close();
 await nats.stop();
