@@ -49,6 +49,7 @@ function showError(err) {
 function signOut(message) {
   sessionStorage.removeItem(TOKEN_KEY);
   stream?.abort();
+  clearInterval(refreshTimer);
   $('dashboard').hidden = true;
   $('signout').hidden = true;
   $('login').hidden = false;
@@ -95,6 +96,7 @@ function renderAll() {
 }
 
 function renderRollout() {
+  if (state.workloadId) $('rollouts').innerHTML = view.renderRolloutList(state.rollouts, state.rolloutId);
   $('rollout-section').hidden = !state.rollout;
   $('rollout').innerHTML = state.rollout ? view.renderRollout(state.rollout, Date.now(), { live: state.live }) : '';
   $('events').innerHTML = state.rollout ? view.renderEvents(state.events) : '';
@@ -120,8 +122,14 @@ async function loadWorkload(id) {
   state.rollouts = rollouts;
 }
 
+/** The open rollout, also replaced in the workload's list so both show the same phase. */
+function setRollout(rollout) {
+  state.rollout = rollout;
+  state.rollouts = state.rollouts.map((r) => (r.id === rollout.id ? rollout : r));
+}
+
 async function loadRollout(id) {
-  state.rollout = await api('GET', `/rollouts/${encodeURIComponent(id)}`);
+  setRollout(await api('GET', `/rollouts/${encodeURIComponent(id)}`));
 }
 
 let pendingRollout;
@@ -204,7 +212,7 @@ const actions = {
     void follow(el.dataset.id);
   },
   async control(el) {
-    state.rollout = await api('POST', `/rollouts/${encodeURIComponent(el.dataset.id)}/${el.dataset.control}`, {});
+    setRollout(await api('POST', `/rollouts/${encodeURIComponent(el.dataset.id)}/${el.dataset.control}`, {}));
     showError(undefined);
     renderRollout();
   },
