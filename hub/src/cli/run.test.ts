@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import type { Fetch } from './client.js';
+import { runCli, type CliDeps } from './run.js';
+
+interface Call {
+  url: string;
+  method: string;
+  authorization: string | undefined;
+  lastEventId: string | undefined;
+}
+
+/** Answers requests from a list of handlers in order and records what was asked. */
+function hub(answers: ((call: Call) => Response)[]): { fetch: Fetch; calls: Call[] } {
+  const calls: Call[] = [];
+  const fetch: Fetch = (url, init) => {
+    const headers = (init?.headers ?? {}) as Record<string, string>;
+    const call = {
+      url,
+      method: init?.method ?? 'GET',
+      authorization: headers['authorization'],
+      lastEventId: headers['last-event-id'],
+    };
+    calls.push(call);
+    const next = answers.shift();
+    if (!next) return Promise.reject(new Error(`unexpected request ${call.method} ${url}`));
+    return Promise.resolve(next(call));
+  };
+  return { fetch, calls };
+}
+
+const json = (body: unknown, status = 200): Response =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+
+async function run(
+  argv: string[],
+  deps: Partial<CliDeps> & { fetch: Fetch },
+): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(argv, {
+    env: { hubUrl: 'http://hub.test', token: 'flt_env' },
+    stdout: (s) => (out += s),
+    stderr: (s) => (err += s),
+    readFile: (p) => (p === '/token' ? Promise.resolve(' flt_file\n') : Promise.reject(new Error(`ENOENT: ${p}`))),
+    sleep: () => Promise.resolve(),
+    ...deps,
+  });
+  return { code, out, err };
+}
+
+describe('configuration', () => {
+  it('takes the hub and token from the environment, and flags over it', async () => {
+    const h = hub([() => json({ items: [] }), () => json({ items: [] }), () => json({ items: [] })]);
+    expect((await run(['tokens', 'list'], h)).code).toBe(0);
+    expect((await run(['tokens', 'list', '--token', 'flt_flag', '--hub-url', 'https://other:9/'], h)).code).toBe(0);
+    expect((await run(['tokens', 'list', '--token-file', '/token'], h)).code).toBe(0);
+    expect(h.calls.map((c) => [c.url, c.authorization])).toEqual([
+      ['http://hub.test/api/v1/tokens', 'Bearer flt_env'],
+      ['https://other:9/api/v1/tokens', 'Bearer flt_flag'],
+      ['http://hub.test/api/v1/tokens', 'Bearer flt_file'],
+    ]);
+  });
+
+  it('refuses conflicting or broken settings before any request', async () => {
+    const h = hub([]);
+    const both = await run(['tokens', 'list', '--token', 'a', '--token-file', '/token'], h);
+    expect([both.code, both.err]).toEqual([2, 'error: give --token or --token-file, not both\n']);
+    const url = await run(['tokens', 'list', '--hub-url', 'ftp://x'], h);
+    expect(url.code).toBe(2);
+    expect(url.err).toContain('--hub-url must be http:// or https://');
+    const file = await run(['tokens', 'list', '--token-file', '/nope'], h);
+    expect(file.code).toBe(1);
+    expect(file.err).toContain('cannot read --token-file /nope');
+    expect(h.calls).toEqual([]);
+  });
+
+  it('prints the API error with its fields and never the token', async () => {
+    const h = hub([
+      () =>
+        json(
+          {
+            error: {
+              code: 'HUB_ERR_INVALID',
+              message: 'the request is invalid',
+              details: [{ path: 'labels.env', message: 'must NOT have more than 63 characters' }],
+            },
+          },
+          400,
+        ),
+      () => new Response('<html>bad gateway</html>', { status: 502, statusText: 'Bad Gateway' }),
+    ]);
+    const bad = await run(['tokens', 'list', '--token', 'flt_secret'], h);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toBe(
+      'error: 400 HUB_ERR_INVALID: the request is invalid\n  labels.env: must NOT have more than 63 characters\n',
+    );
+    const proxy = await run(['tokens', 'list', '--token', 'flt_secret'], h);
+    expect(proxy.err).toBe('error: 502 HTTP_ERROR: Bad Gateway\n');
+    expect(bad.out + bad.err + proxy.out + proxy.err).not.toContain('flt_secret');
+  });
+});
+
+describe('rollouts watch', () => {
+  const event = (id: number, phase: string): string =>
+    `id: ${id}\nevent: rollout\ndata: ${JSON.stringify({ id: String(id), rolloutId: 'r1', at: `2026-01-01T00:00:0${id}.000Z`, level: 'info', message: `m${id}`, wave: 'canary', cluster: id === 2 ? 'c1' : null, phase })}\n\n`;
+  const sse = (body: string): Response => new Response(body, { headers: { 'content-type': 'text/event-stream' } });
+
+  it('reconnects from the last event id when the stream ends early, and exits by the final phase', async () => {
+    const h = hub([
+      () => sse(event(1, 'Progressing') + ': keepalive\n\n'),
+      () => json({ id: 'r1', phase: 'Progressing', message: '' }),
+      () => sse(event(2, 'Progressing') + event(3, 'Succeeded')),
+      () => json({ id: 'r1', phase: 'Succeeded', message: 'done' }),
+    ]);
+    const ok = await run(['rollouts', 'watch', 'r1'], h);
+    expect(ok.code).toBe(0);
+    expect(h.calls.map((c) => c.lastEventId)).toEqual([undefined, undefined, '1', undefined]);
+    expect(ok.out.trim().split('\n')).toEqual([
+      '2026-01-01T00:00:01.000Z  info   canary  Progressing  m1',
+      '2026-01-01T00:00:02.000Z  info   canary/c1  Progressing  m2',
+      '2026-01-01T00:00:03.000Z  info   canary  Succeeded  m3',
+    ]);
+    expect(ok.err).toBe('rollout r1 Succeeded: done\n');
+  });
+
+  it('exits 1 when the rollout ends in any other terminal phase', async () => {
+    const h = hub([() => sse(event(1, 'RolledBack')), () => json({ id: 'r1', phase: 'RolledBack', message: '' })]);
+    const res = await run(['rollouts', 'watch', 'r1', '-o', 'json'], h);
+    expect(res.code).toBe(1);
+    expect(JSON.parse(res.out)).toMatchObject({ id: '1', phase: 'RolledBack' });
+  });
+});
