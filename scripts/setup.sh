@@ -16,6 +16,8 @@ command -v pg_isready >/dev/null || missing+=(postgresql-client)
 # containerd (CRI) and a local OCI registry for the node daemon's image-pull tests.
 command -v containerd >/dev/null || missing+=(containerd)
 command -v docker-registry >/dev/null || missing+=(docker-registry)
+# Headless Chromium for the dashboard's browser test (test/integration/cli).
+command -v chromium >/dev/null || missing+=(chromium)
 if [ ${#missing[@]} -gt 0 ]; then
   log "installing ${missing[*]}"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
