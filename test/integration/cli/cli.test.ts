@@ -256,6 +256,18 @@ describe('flotilla CLI against a real hub', () => {
     expect(watched.stdout).toContain('created by cli-operator');
     expect(watched.stderr).toContain(`rollout ${id} Aborted`);
 
+    // A strategy file the hub refuses: the message names the field inside the strategy.
+    const strategy = file('strategy.yaml', { waves: [{ name: 'canary', maxConcurrency: '150%' }] });
+    const refused = await flotilla(['rollouts', 'start', 'web', '--strategy', strategy], as(operator));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('400 HUB_ERR_INVALID: the rollout strategy is invalid');
+    expect(refused.stderr).toContain('strategy.waves[0].maxConcurrency');
+    const both = await flotilla(
+      ['rollouts', 'start', 'web', '--strategy', strategy, '--canary', 'cli-a'],
+      as(operator),
+    );
+    expect(both.code).toBe(2);
+
     const list = await flotilla(['rollouts', 'list', 'web'], as(operator));
     expect(list.stdout).toMatch(new RegExp(`${id}\\s+Aborted\\s+1->2`));
   });
@@ -284,6 +296,11 @@ describe('flotilla CLI against a real hub', () => {
     expect(watched.stdout).toMatch(/main\/cli-b/);
     const w = await flotilla(['workloads', 'get', 'web', '-o', 'json'], as(operator));
     expect(JSON.parse(w.stdout)).toMatchObject({ revision: 2, stableRevision: 2 });
+
+    // Rollback: a new rollout back to the previous revision.
+    const back = await flotilla(['rollouts', 'rollback', id], as(operator));
+    expect(back.code, back.stderr).toBe(0);
+    expect(back.stdout).toMatch(/^rollout \S+ started: rollback to revision 1\n$/);
   });
 
   it('tokens revoke by name: the token stops working', async () => {
