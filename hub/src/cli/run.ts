@@ -2,7 +2,7 @@
  * The CLI without its process: parse argv, build the client from flags and the environment the
  * entry point read, run the command, and turn every failure into a message and an exit code.
  */
-import { parseCommandLine, str } from './args.js';
+import { parseCommandLine, str, type OptionValues } from './args.js';
 import { createHubClient, type Fetch } from './client.js';
 import { clusterCommands } from './commands/clusters.js';
 import { rolloutCommands } from './commands/rollouts.js';
@@ -48,9 +48,9 @@ function checkHubUrl(raw: string): string {
   return raw;
 }
 
-async function tokenFrom(opts: Record<string, unknown>, deps: CliDeps): Promise<string | undefined> {
-  const flag = str(opts as never, 'token');
-  const file = str(opts as never, 'token-file');
+async function tokenFrom(opts: OptionValues, deps: CliDeps): Promise<string | undefined> {
+  const flag = str(opts, 'token');
+  const file = str(opts, 'token-file');
   if (flag !== undefined && file !== undefined)
     throw new CliError('CLI_ERR_USAGE', 'give --token or --token-file, not both');
   if (flag !== undefined) return flag;

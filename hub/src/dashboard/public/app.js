@@ -107,12 +107,23 @@ async function refresh() {
     const [clusters, workloads] = await Promise.all([listAll('/clusters'), listAll('/workloads')]);
     state.clusters = clusters;
     state.workloads = workloads;
+    if (state.workloadId && !workloads.some((w) => w.id === state.workloadId)) closeWorkload();
     if (state.workloadId) await loadWorkload(state.workloadId);
     showError(undefined);
   } catch (err) {
     showError(err);
   }
   renderAll();
+}
+
+/** Forgets the open workload and rollout (the workload was deleted, or another one opens). */
+function closeWorkload() {
+  stream?.abort();
+  state.workloadId = undefined;
+  state.status = undefined;
+  state.rollouts = [];
+  state.rolloutId = undefined;
+  state.rollout = undefined;
 }
 
 async function loadWorkload(id) {
@@ -198,10 +209,8 @@ async function follow(id) {
 
 const actions = {
   async 'select-workload'(el) {
+    closeWorkload();
     state.workloadId = el.dataset.id;
-    state.rolloutId = undefined;
-    state.rollout = undefined;
-    stream?.abort();
     await loadWorkload(el.dataset.id);
     renderAll();
   },
