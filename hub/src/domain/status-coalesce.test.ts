@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HeartbeatMessage, StatusMessage } from '@flotilla/api';
-import { coalesceHeartbeats, coalesceStatus } from './status-coalesce.js';
+import { coalesceHeartbeats, isoMicros, coalesceStatus } from './status-coalesce.js';
 
 const report = (name: string, generation: number, observedGeneration: number, at: number, ready = 0) => ({
   reportedAtMs: at,
@@ -55,5 +55,17 @@ describe('coalesceHeartbeats', () => {
       ['a', 'new'],
       ['b', 'b'],
     ]);
+    // Stored in the same instant: the later one in stream order wins.
+    const tie = coalesceHeartbeats([beat('a', 5, 'first'), beat('a', 5, 'second')]);
+    expect(tie.map((b) => b.message.agentVersion)).toEqual(['second']);
+  });
+});
+
+describe('isoMicros', () => {
+  it('keeps the microseconds a Date drops', () => {
+    const ms = Date.UTC(2026, 10, 22, 20, 30, 1, 123) + 0.4567;
+    expect(isoMicros(ms)).toBe('2026-11-22T20:30:01.123456Z');
+    expect(isoMicros(Date.UTC(2026, 0, 1))).toBe('2026-01-01T00:00:00.000000Z');
+    expect(isoMicros(ms) > isoMicros(ms - 0.2)).toBe(true);
   });
 });

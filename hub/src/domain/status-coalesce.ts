@@ -34,14 +34,26 @@ export function coalesceStatus(reports: readonly TimedStatus[]): TimedStatus[] {
 
 export interface TimedHeartbeat {
   message: HeartbeatMessage;
+  /** When JetStream stored it, in ms with the sub-millisecond part kept. */
   sentAtMs: number;
 }
 
+/** Batches come in stream order, so on a tie the later heartbeat wins. */
 export function coalesceHeartbeats(beats: readonly TimedHeartbeat[]): TimedHeartbeat[] {
   const newest = new Map<string, TimedHeartbeat>();
   for (const b of beats) {
     const prev = newest.get(b.message.cluster);
-    if (!prev || b.sentAtMs > prev.sentAtMs) newest.set(b.message.cluster, b);
+    if (!prev || b.sentAtMs >= prev.sentAtMs) newest.set(b.message.cluster, b);
   }
   return [...newest.values()];
+}
+
+/**
+ * An ISO timestamp with microseconds (Postgres keeps them): two heartbeats JetStream stored in
+ * the same millisecond still order, where a Date would make them equal and drop the later one.
+ */
+export function isoMicros(ms: number): string {
+  const whole = Math.floor(ms);
+  const micros = Math.min(999, Math.floor((ms - whole) * 1000));
+  return new Date(whole).toISOString().replace('Z', `${String(micros).padStart(3, '0')}Z`);
 }

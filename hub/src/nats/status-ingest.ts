@@ -13,6 +13,7 @@ import { clusters } from '../db/schema/index.js';
 import {
   coalesceHeartbeats,
   coalesceStatus,
+  isoMicros,
   type TimedHeartbeat,
   type TimedStatus,
 } from '../domain/status-coalesce.js';
@@ -47,6 +48,12 @@ export interface StatusIngest {
 
 const NANOS_PER_MS = 1_000_000;
 
+/** A batch decoded and coalesced, ready to write. */
+interface DecodedBatch {
+  statuses: TimedStatus[];
+  beats: TimedHeartbeat[];
+}
+
 export function createStatusIngest(deps: StatusIngestDeps): StatusIngest {
   const batchSize = deps.batchSize ?? 2000;
   const flushIntervalMs = deps.flushIntervalMs ?? 25;
@@ -64,14 +71,16 @@ export function createStatusIngest(deps: StatusIngestDeps): StatusIngest {
     return accepted.names;
   }
 
-  async function process(batch: JsMsg[]): Promise<void> {
+  /** Decodes, checks and coalesces one batch (CPU only, apart from the cached cluster list). */
+  async function classify(batch: readonly JsMsg[]): Promise<DecodedBatch> {
     const stopClassify = deps.metrics.statusBatchSeconds.startTimer({ stage: 'classify' });
     const names = await acceptedClusters();
     const statuses: TimedStatus[] = [];
     const beats: TimedHeartbeat[] = [];
     for (const m of batch) {
       const c = classifyMessage(
-        { subject: m.subject, data: m.data, storedAtMs: Math.floor(Number(m.info.timestampNanos) / NANOS_PER_MS) },
+        // Sub-millisecond precision kept: heartbeats order by it (isoMicros).
+        { subject: m.subject, data: m.data, storedAtMs: Number(m.info.timestampNanos) / NANOS_PER_MS },
         (name) => names.has(name),
       );
       if (c.type === 'status') statuses.push(c.status);
@@ -83,13 +92,17 @@ export function createStatusIngest(deps: StatusIngestDeps): StatusIngest {
     }
     deps.metrics.statusReports.inc(statuses.length);
     deps.metrics.heartbeats.inc(beats.length);
-    const coalesced = coalesceStatus(statuses);
+    const out = { statuses: coalesceStatus(statuses), beats };
     stopClassify();
+    return out;
+  }
+
+  async function store(batch: DecodedBatch): Promise<void> {
     const stopStore = deps.metrics.statusBatchSeconds.startTimer({ stage: 'store' });
-    const written = await upsertStatuses(deps.db, coalesced);
+    const written = await upsertStatuses(deps.db, batch.statuses);
     deps.metrics.statusWritten.inc(written);
     if (written > 0) deps.onStored?.();
-    await storeHeartbeats(beats);
+    await storeHeartbeats(batch.beats);
     stopStore();
   }
 
@@ -101,7 +114,7 @@ export function createStatusIngest(deps: StatusIngestDeps): StatusIngest {
   async function storeHeartbeats(beats: TimedHeartbeat[]): Promise<void> {
     const updates = coalesceHeartbeats(beats).map((b) => ({
       cluster: b.message.cluster,
-      at: new Date(b.sentAtMs),
+      at: isoMicros(b.sentAtMs),
       agentVersion: b.message.agentVersion,
       kubernetesVersion: b.message.kubernetesVersion,
       ...(b.message.linkId ? { linkId: b.message.linkId } : {}),
@@ -128,10 +141,14 @@ export function createStatusIngest(deps: StatusIngestDeps): StatusIngest {
     if (buffer.length === 0) return;
     const batch = buffer;
     buffer = [];
+    deps.metrics.statusBatchSize.observe(batch.length);
+    // Decoding this batch overlaps the write of the one before (the hub's CPU and Postgres work
+    // side by side); writes and acks stay one batch at a time, in order.
+    const classified = classify(batch);
+    classified.catch(() => undefined); // handled below, in order
     flushing = flushing.then(async () => {
       try {
-        deps.metrics.statusBatchSize.observe(batch.length);
-        await process(batch);
+        await store(await classified);
         const stopAck = deps.metrics.statusBatchSeconds.startTimer({ stage: 'ack' });
         for (const m of batch) m.ack();
         stopAck();

@@ -111,7 +111,8 @@ export async function insertCredential(
 
 export interface HeartbeatUpdate {
   cluster: string;
-  at: Date;
+  /** A Date, or an ISO timestamp with microseconds (see isoMicros). */
+  at: Date | string;
   agentVersion: string;
   kubernetesVersion: string;
   /** The agent's hub link session (HeartbeatMessage.linkId); absent from older agents. */
@@ -134,7 +135,7 @@ export async function recordHeartbeats(db: DbOrTx, beats: readonly HeartbeatUpda
   const values = sql.join(
     beats.map(
       (b) =>
-        sql`(${b.cluster}, ${b.at.toISOString()}::timestamptz, ${b.agentVersion}, ${b.kubernetesVersion}, ${b.linkId ?? null}::text)`,
+        sql`(${b.cluster}, ${typeof b.at === 'string' ? b.at : b.at.toISOString()}::timestamptz, ${b.agentVersion}, ${b.kubernetesVersion}, ${b.linkId ?? null}::text)`,
     ),
     sql`, `,
   );

@@ -29,12 +29,13 @@ export function sampleCpu(pids: readonly number[]): CpuSample {
   return out;
 }
 
-/** CPU ms used between two samples by the processes present in both. */
+/**
+ * CPU ms used between two samples: the growth of processes present in both, plus all of the
+ * processes that appeared in between (a connection pool opening a backend mid-run). Processes
+ * that ended in between are missed, so callers sample over short windows.
+ */
 export function cpuBetween(before: CpuSample, after: CpuSample): number {
   let total = 0;
-  for (const [pid, ms] of after) {
-    const was = before.get(pid);
-    if (was !== undefined) total += ms - was;
-  }
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
   return total;
 }

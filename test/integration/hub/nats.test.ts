@@ -424,6 +424,74 @@ describe('outbox', () => {
     }
   });
 
+  it('publishes rows handed over in memory together with rows only the table holds, newest per object', async () => {
+    await t.hub.relay.stop();
+    const writer = await startTestHub(nats, { relay: false, db: t.db });
+    const ncB = await connectAs(credsB);
+    try {
+      await agentConsumer(ncB, credsB);
+      await drainDesired(ncB, credsB);
+      // Generation 1 from a replica that never publishes: this relay does not hold it.
+      const created = await rest<{ id: string }>(writer, 'POST', '/api/v1/workloads', writer.operatorToken, {
+        kind: 'CloneSet',
+        name: 'handoff-web',
+        namespace: 'apps',
+        spec: cloneSetSpec(1),
+        placement: { clusterSelector: { matchLabels: { team: 'b' } } },
+      });
+      // Generation 2 through this hub: handed to its (stopped) relay after commit.
+      await rest(t, 'PUT', `/api/v1/workloads/${created.id}`, t.operatorToken, {
+        spec: cloneSetSpec(2),
+        placement: { clusterSelector: { matchLabels: { team: 'b' } } },
+      });
+      const published = await metricValue(t.registry, 'flotilla_hub_outbox_published_total');
+      t.hub.relay.start();
+      const got = await eventually('B receives generation 2', async () => {
+        const msgs = (await drainDesired(ncB, credsB)).filter((m) => m.name === 'handoff-web');
+        return msgs.length > 0 ? msgs : undefined;
+      });
+      expect(got.map((m) => m.generation)).toEqual([2]);
+      expect((got[0]!.manifest as { spec: { replicas: number } }).spec.replicas).toBe(2);
+      await eventually('both rows marked sent', async () => {
+        const left = await t.db.pool.query('select count(*)::int as n from outbox where sent_at is null');
+        return left.rows[0].n === 0;
+      });
+      // One message for the two rows: the older one was superseded within the batch.
+      expect((await metricValue(t.registry, 'flotilla_hub_outbox_published_total')) - published).toBe(1);
+    } finally {
+      await ncB.close();
+      await writer.hub.close();
+    }
+  });
+
+  it('does not publish again rows it holds when another replica already sent them', async () => {
+    await t.hub.relay.stop();
+    try {
+      await rest(t, 'POST', '/api/v1/workloads', t.operatorToken, {
+        kind: 'CloneSet',
+        name: 'handoff-elsewhere',
+        namespace: 'apps',
+        spec: cloneSetSpec(1),
+        placement: { clusterSelector: { matchLabels: { team: 'b' } } },
+      });
+      // Another replica's relay publishes and marks the rows this hub's relay still holds.
+      const other = await startTestHub(nats, { db: t.db });
+      try {
+        await eventually('the other replica sent everything', async () => {
+          const left = await t.db.pool.query('select count(*)::int as n from outbox where sent_at is null');
+          return left.rows[0].n === 0;
+        });
+      } finally {
+        await other.hub.close();
+      }
+      const published = await metricValue(t.registry, 'flotilla_hub_outbox_published_total');
+      expect(await t.hub.relay.drain()).toBe(0);
+      expect(await metricValue(t.registry, 'flotilla_hub_outbox_published_total')).toBe(published);
+    } finally {
+      t.hub.relay.start();
+    }
+  });
+
   it("wakes another replica's relay at commit instead of waiting for its poll", async () => {
     await t.hub.relay.stop();
     // The writer never publishes; the other replica polls only once a minute.
