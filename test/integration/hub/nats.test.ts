@@ -80,6 +80,22 @@ async function drainDesired(nc: NatsConnection, creds: AgentCredentials): Promis
   return out;
 }
 
+/** Creates a CloneSet in `apps` through a hub's REST API, placed on the clusters `labels` select. */
+function createCloneSet(
+  hub: TestHub,
+  name: string,
+  replicas: number,
+  labels: Record<string, string>,
+): Promise<{ id: string }> {
+  return rest<{ id: string }>(hub, 'POST', '/api/v1/workloads', hub.operatorToken, {
+    kind: 'CloneSet',
+    name,
+    namespace: 'apps',
+    spec: cloneSetSpec(replicas),
+    placement: { clusterSelector: { matchLabels: labels } },
+  });
+}
+
 function status(cluster: string, name: string, generation: number, observed: number, ready: number): StatusMessage {
   return {
     v: PROTOCOL_VERSION,
@@ -126,13 +142,7 @@ function heartbeatA(linkId?: string): Promise<unknown> {
 
 describe('per-cluster NATS identities', () => {
   it("let cluster A read its own desired state but not B's", async () => {
-    const created = await rest<{ id: string }>(t, 'POST', '/api/v1/workloads', t.operatorToken, {
-      kind: 'CloneSet',
-      name: 'iso-web',
-      namespace: 'apps',
-      spec: cloneSetSpec(1),
-      placement: { clusterSelector: { matchLabels: { env: 'test' } } },
-    });
+    const created = await createCloneSet(t, 'iso-web', 1, { env: 'test' });
     expect(created.id).toBeTruthy();
     await agentConsumer(ncA, credsA);
     const mine = await eventually('A receives its desired object', async () => {
@@ -320,13 +330,7 @@ describe('status ingestion', () => {
       (await t.db.pool.query<{ id: string | null }>("select agent_link_id as id from clusters where name = 'iso-a'"))
         .rows[0]!.id;
     const mine = (ms: DesiredMessage[]): DesiredMessage[] => ms.filter((m) => m.name === 'relink');
-    await rest(t, 'POST', '/api/v1/workloads', t.operatorToken, {
-      kind: 'CloneSet',
-      name: 'relink',
-      namespace: 'apps',
-      spec: cloneSetSpec(1),
-      placement: { clusterSelector: { matchLabels: { team: 'a' } } },
-    });
+    await createCloneSet(t, 'relink', 1, { team: 'a' });
     await agentConsumer(ncA, credsA);
     const first = await eventually('initial delivery', async () => mine(await drainDesired(ncA, credsA))[0]);
 
@@ -389,13 +393,7 @@ describe('outbox', () => {
     // A second hub on the same database that never publishes: it commits, then "dies".
     const crashed = await startTestHub(nats, { relay: false, db: t.db });
     await t.hub.relay.stop(); // keep the live hub's relay out of it until the "restart"
-    const created = await rest<{ id: string }>(crashed, 'POST', '/api/v1/workloads', crashed.operatorToken, {
-      kind: 'CloneSet',
-      name: 'outbox-web',
-      namespace: 'apps',
-      spec: cloneSetSpec(4),
-      placement: { clusterSelector: { matchLabels: { team: 'b' } } },
-    });
+    const created = await createCloneSet(crashed, 'outbox-web', 4, { team: 'b' });
     const pending = await t.db.pool.query('select count(*)::int as n from outbox where sent_at is null');
     expect(pending.rows[0].n).toBeGreaterThan(0);
     await crashed.hub.close();
@@ -432,13 +430,7 @@ describe('outbox', () => {
       await agentConsumer(ncB, credsB);
       await drainDesired(ncB, credsB);
       // Generation 1 from a replica that never publishes: this relay does not hold it.
-      const created = await rest<{ id: string }>(writer, 'POST', '/api/v1/workloads', writer.operatorToken, {
-        kind: 'CloneSet',
-        name: 'handoff-web',
-        namespace: 'apps',
-        spec: cloneSetSpec(1),
-        placement: { clusterSelector: { matchLabels: { team: 'b' } } },
-      });
+      const created = await createCloneSet(writer, 'handoff-web', 1, { team: 'b' });
       // Generation 2 through this hub: handed to its (stopped) relay after commit.
       await rest(t, 'PUT', `/api/v1/workloads/${created.id}`, t.operatorToken, {
         spec: cloneSetSpec(2),
@@ -467,13 +459,7 @@ describe('outbox', () => {
   it('does not publish again rows it holds when another replica already sent them', async () => {
     await t.hub.relay.stop();
     try {
-      await rest(t, 'POST', '/api/v1/workloads', t.operatorToken, {
-        kind: 'CloneSet',
-        name: 'handoff-elsewhere',
-        namespace: 'apps',
-        spec: cloneSetSpec(1),
-        placement: { clusterSelector: { matchLabels: { team: 'b' } } },
-      });
+      await createCloneSet(t, 'handoff-elsewhere', 1, { team: 'b' });
       // Another replica's relay publishes and marks the rows this hub's relay still holds.
       const other = await startTestHub(nats, { db: t.db });
       try {
@@ -503,13 +489,7 @@ describe('outbox', () => {
       await drainDesired(ncB, credsB);
       // Let the relaying replica's first pass end, so that only a notification can wake it.
       await new Promise((r) => setTimeout(r, 1000));
-      await rest(writer, 'POST', '/api/v1/workloads', writer.operatorToken, {
-        kind: 'CloneSet',
-        name: 'notify-web',
-        namespace: 'apps',
-        spec: cloneSetSpec(2),
-        placement: { clusterSelector: { matchLabels: { team: 'b' } } },
-      });
+      await createCloneSet(writer, 'notify-web', 2, { team: 'b' });
       const got = await eventually(
         'B receives the change well before the next poll',
         async () => {
