@@ -31,9 +31,9 @@ let dir: string;
 let sim: Harness;
 
 /** Runs the CLI with only the environment given (no FLOTILLA_* leaks in from the test runner). */
-function flotilla(args: string[], env: Record<string, string> = {}): Promise<Run> {
+function flotilla(args: string[], env: Record<string, string> = {}, stdin?: string): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       ['--conditions=@flotilla/source', '--import', 'tsx', CLI, ...args],
       {
@@ -46,6 +46,7 @@ function flotilla(args: string[], env: Record<string, string> = {}): Promise<Run
         resolve({ code, stdout, stderr });
       },
     );
+    child.stdin?.end(stdin ?? '');
   });
 }
 
@@ -94,7 +95,8 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('flotilla CLI against a real hub', () => {
+// Each test starts the CLI a dozen times through tsx (1-4 s each on a loaded two-core machine).
+describe('flotilla CLI against a real hub', { timeout: 300_000 }, () => {
   it('tokens: the secret is printed once, to stdout only, and works; lists never show it', async () => {
     const created = await flotilla(['tokens', 'create', '--role', 'operator', 'cli-operator'], as(t.adminToken));
     expect(created.code, created.stderr).toBe(0);
@@ -185,6 +187,13 @@ describe('flotilla CLI against a real hub', () => {
     const v2 = file('web-v2.yaml', workload('registry.local/web:1.1'));
     const updated = await flotilla(['workloads', 'apply', '-f', v2], as(operator));
     expect(updated.stdout).toBe('CloneSet default/web configured (revision 2)\n');
+    // From standard input, as a Kruise manifest with the hub's fields beside spec: nothing changes.
+    const manifest = { apiVersion: 'apps.kruise.io/v1alpha1', ...workload('registry.local/web:1.1') };
+    const { name: _name, namespace: _namespace, ...rest } = manifest;
+    const stdin = YAML.stringify({ ...rest, metadata: { name: 'web', namespace: 'default' } });
+    const piped = await flotilla(['workloads', 'apply', '-f', '-'], as(operator), stdin);
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stdout).toBe('CloneSet default/web unchanged (revision 2)\n');
 
     const list = await flotilla(['workloads', 'list'], as(operator));
     expect(list.stdout).toMatch(/CloneSet\s+default\s+web\s+2\s+1\s+Rollout/);
