@@ -188,9 +188,13 @@ describe('flotilla CLI against a real hub', { timeout: 300_000 }, () => {
     const updated = await flotilla(['workloads', 'apply', '-f', v2], as(operator));
     expect(updated.stdout).toBe('CloneSet default/web configured (revision 2)\n');
     // From standard input, as a Kruise manifest with the hub's fields beside spec: nothing changes.
-    const manifest = { apiVersion: 'apps.kruise.io/v1alpha1', ...workload('registry.local/web:1.1') };
-    const { name: _name, namespace: _namespace, ...rest } = manifest;
-    const stdin = YAML.stringify({ ...rest, metadata: { name: 'web', namespace: 'default' } });
+    const { name: _name, namespace: _namespace, ...rest } = workload('registry.local/web:1.1');
+    const manifest = {
+      apiVersion: 'apps.kruise.io/v1alpha1',
+      ...rest,
+      metadata: { name: 'web', namespace: 'default' },
+    };
+    const stdin = YAML.stringify(manifest);
     const piped = await flotilla(['workloads', 'apply', '-f', '-'], as(operator), stdin);
     expect(piped.code, piped.stderr).toBe(0);
     expect(piped.stdout).toBe('CloneSet default/web unchanged (revision 2)\n');
