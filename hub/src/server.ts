@@ -21,7 +21,7 @@ import { createHubMetrics, type HubMetrics } from './metrics.js';
 import { createFileCredentialIssuer, signalReloadFromPidFile } from './nats/credentials/file-issuer.js';
 import { externalCredentialIssuer, type NatsCredentialIssuer } from './nats/credentials/issuer.js';
 import { bcryptHash } from './nats/credentials/passwords.js';
-import { listenOutbox } from './nats/outbox-notify.js';
+import { hubSessionName, listenOutbox } from './nats/outbox-notify.js';
 import { createOutboxRelay, type OutboxRelay } from './nats/relay.js';
 import { createStatusIngest, type StatusIngest } from './nats/status-ingest.js';
 import { createRolloutNotifier } from './rollouts/notifier.js';
@@ -79,7 +79,9 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
   const { config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = createHubMetrics(options.registry ?? new Registry());
-  const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10 });
+  // Named per process, so the outbox listener can skip this process's own notifications.
+  const sessionName = hubSessionName();
+  const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10, application_name: sessionName });
   // An idle connection dropped by Postgres (restart, failover) emits here; without a listener the
   // process would die. The pool replaces the connection on next use.
   pool.on('error', (err) => logger.warn({ err: err.message }, 'idle database connection lost'));
@@ -121,6 +123,7 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
         connectionString: config.databaseUrl,
         logger: logger.child({ component: 'relay' }),
         onNotify: () => relay.kick(),
+        ownSessionName: sessionName,
       });
       cleanup.push(() => listener.stop());
     } else {

@@ -6,6 +6,7 @@
  * rollback); each replica LISTENs on one dedicated connection and kicks its relay. Polling stays
  * as the safety net: a lost connection costs latency, never a message.
  */
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { sql } from 'drizzle-orm';
@@ -13,9 +14,18 @@ import type { DbOrTx } from '../db/client.js';
 
 export const OUTBOX_CHANNEL = 'flotilla_outbox';
 
-/** Queues the wake-up in `tx`; Postgres delivers it when (and only if) the transaction commits. */
+/**
+ * Queues the wake-up in `tx`; Postgres delivers it when (and only if) the transaction commits.
+ * The payload names the writing session's application_name, so a replica can skip its own
+ * notifications: it has already handed the rows to its relay in-process.
+ */
 export async function notifyOutbox(tx: DbOrTx): Promise<void> {
-  await tx.execute(sql`select pg_notify(${OUTBOX_CHANNEL}, '')`);
+  await tx.execute(sql`select pg_notify(${OUTBOX_CHANNEL}, current_setting('application_name'))`);
+}
+
+/** A per-process application_name for the hub's pool, to tell its own notifications apart. */
+export function hubSessionName(): string {
+  return `flotilla-hub-${randomUUID()}`;
 }
 
 export interface OutboxListener {
@@ -27,6 +37,8 @@ export function listenOutbox(options: {
   connectionString: string;
   logger: Logger;
   onNotify: () => void;
+  /** Notifications from sessions with this application_name are this process's own: skipped. */
+  ownSessionName?: string;
   retryMs?: number;
 }): OutboxListener {
   let client: pg.Client | undefined;
@@ -42,7 +54,9 @@ export function listenOutbox(options: {
 
   async function connect(): Promise<void> {
     const c = new pg.Client({ connectionString: options.connectionString });
-    c.on('notification', () => options.onNotify());
+    c.on('notification', (n) => {
+      if (options.ownSessionName === undefined || n.payload !== options.ownSessionName) options.onNotify();
+    });
     c.on('error', (err) => {
       options.logger.warn({ err: err.message }, 'outbox listener connection failed; reconnecting');
       void c.end().catch(() => undefined);
