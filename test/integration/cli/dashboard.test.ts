@@ -62,7 +62,12 @@ beforeAll(async () => {
     placement,
   });
   const r = await api<{ id: string }>('POST', `/workloads/${w.id}/rollouts`, t.operatorToken, {
-    strategy: { waves: [{ name: 'canary', clusters: { names: ['ui-a'] }, soakSeconds: 600 }, { name: 'main' }] },
+    strategy: {
+      waves: [
+        { name: 'canary', clusters: { names: ['ui-a'] }, soakSeconds: 600, approval: 'Before' },
+        { name: 'main' },
+      ],
+    },
   });
   rolloutId = r.id;
   browser = await launchChromium(chromium);
@@ -107,7 +112,7 @@ describe.skipIf(!chromium)('dashboard in Chromium', () => {
     expect(await page.evaluate<unknown>('window.__owned')).toBeUndefined();
   });
 
-  it('shows a workload status and its rollout live, and pauses it', async () => {
+  it('shows a workload status and its rollout live, and approves, pauses, resumes and aborts it', async () => {
     await page.evaluate(`document.querySelector('[data-action=select-workload]').click()`);
     await page.waitFor(`document.querySelector('#status .aggregate') && document.querySelector('#rollouts table')`);
     expect(await page.evaluate<string>(`document.querySelector('#status').textContent`)).toContain('2 clusters');
@@ -115,17 +120,32 @@ describe.skipIf(!chromium)('dashboard in Chromium', () => {
     await page.waitFor(`document.querySelector('#rollout .live') && document.querySelector('#events li')`);
     const rollout = await page.evaluate<string>(`document.querySelector('#rollout').textContent`);
     expect(rollout).toContain(rolloutId);
-    expect(rollout).toContain('Progressing');
+    expect(rollout).toContain('WaitingApproval');
     expect(await page.evaluate<string>(`document.querySelector('#events').textContent`)).toContain(
       'rollout created by',
     );
 
-    await page.evaluate(`document.querySelector('[data-action=control][data-control=pause]').click()`);
-    await page.waitFor(`document.querySelector('[data-action=control][data-control=resume]')`);
-    expect((await api<{ phase: string }>('GET', `/rollouts/${rolloutId}`, t.viewerToken)).phase).toBe('Paused');
+    const phase = async (): Promise<string> =>
+      (await api<{ phase: string }>('GET', `/rollouts/${rolloutId}`, t.viewerToken)).phase;
+    const click = (control: string): Promise<unknown> =>
+      page.evaluate(`document.querySelector('[data-action=control][data-control=${control}]').click()`);
+    const offered = (control: string): string =>
+      `document.querySelector('[data-action=control][data-control=${control}]')`;
+
+    await click('approve');
+    await page.waitFor(`${offered('pause')} && !${offered('approve')}`);
+    expect(await phase()).toBe('Progressing');
+    await click('pause');
+    await page.waitFor(offered('resume'));
+    expect(await phase()).toBe('Paused');
     expect(await page.evaluate<string>(`document.querySelector('#rollouts').textContent`)).toContain('Paused');
-    // The pause arrives as an event on the live stream too.
+    // Each control arrives as an event on the live stream too.
     await page.waitFor(`document.querySelector('#events').textContent.includes('→ Paused')`);
+    await click('resume');
+    await page.waitFor(`${offered('pause')} && !${offered('resume')}`);
+    await click('abort');
+    await page.waitFor(`!${offered('abort')} && document.querySelector('#rollout').textContent.includes('not live')`);
+    expect(await phase()).toBe('Aborted');
     if (process.env.FLOTILLA_DASHBOARD_SCREENSHOT) {
       writeFileSync(process.env.FLOTILLA_DASHBOARD_SCREENSHOT, await page.screenshot());
     }
