@@ -1,11 +1,11 @@
 /**
- * The `flotilla` CLI as a real process (node + tsx over hub/src/cli/main.ts) against a real hub
+ * The `flotilla` CLI as a real process (node hub/dist/cli/main.js) against a real hub
  * (HTTP listener, Postgres, harness nats-server, rollout scheduler). Agents are simulated the way
  * the rollout suite does it (heartbeats and status written through the hub's own repositories).
  * Also: the dashboard's files are public and carry the CSP, while its data still needs a token.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +16,9 @@ import { startFleetNats, startTestHub, type FleetNats, type TestHub } from '../h
 import { agentsReport, heartbeat, type Harness } from '../rollouts/harness.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const CLI = path.join(ROOT, 'hub/src/cli/main.ts');
+// The built CLI, as users run it (`npm test` builds before it tests): a tsx start costs seconds
+// on a loaded machine and the suite starts the CLI some sixty times.
+const CLI = path.join(ROOT, 'hub/dist/cli/main.js');
 
 interface Run {
   code: number;
@@ -35,7 +37,7 @@ function flotilla(args: string[], env: Record<string, string> = {}, stdin?: stri
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
-      ['--conditions=@flotilla/source', '--import', 'tsx', CLI, ...args],
+      [CLI, ...args],
       {
         cwd: ROOT,
         env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), FLOTILLA_HUB_URL: t.hub.url!, ...env },
@@ -72,6 +74,7 @@ let operator = '';
 let beats: ReturnType<typeof setInterval> | undefined;
 
 beforeAll(async () => {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build (npm test builds first)`);
   dir = mkdtempSync(path.join(os.tmpdir(), 'flotilla-cli-'));
   nats = await startFleetNats();
   t = await startTestHub(nats);
@@ -95,7 +98,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-// Each test starts the CLI a dozen times through tsx (1-4 s each on a loaded two-core machine).
+// Each test starts the CLI a dozen times.
 describe('flotilla CLI against a real hub', { timeout: 300_000 }, () => {
   it('tokens: the secret is printed once, to stdout only, and works; lists never show it', async () => {
     const created = await flotilla(['tokens', 'create', '--role', 'operator', 'cli-operator'], as(t.adminToken));
