@@ -25,6 +25,13 @@ export interface WebhookServerOptions {
 }
 
 const DEFAULT_MAX_BODY = 8 * 1024 * 1024;
+/**
+ * How long an idle HTTP/1.1 connection is kept. The apiserver's webhook client (client-go's
+ * transport) keeps up to 25 idle connections per webhook host for 90 s; closing first would make it
+ * pay a TLS handshake on both sides for the next admission (and race a request onto a connection
+ * being closed), so the server waits longer than that and leaves closing to the client.
+ */
+const HTTP1_KEEP_ALIVE_MS = 120_000;
 const STREAM_WINDOW = 1024 * 1024;
 const SESSION_WINDOW = 32 * 1024 * 1024;
 
@@ -139,7 +146,12 @@ export class WebhookServer {
         });
       },
     );
+    // Node's HTTP/1.1 path of this server has no keep-alive timeout unless given one (never
+    // closing idle sockets, even dead peers' ones); the http2 types do not list the field.
+    Object.assign(server, { keepAliveTimeout: HTTP1_KEEP_ALIVE_MS });
     server.on('secureConnection', (socket: Socket) => {
+      // An answer is one write; Nagle's algorithm would only hold it behind the client's delayed ACK.
+      socket.setNoDelay(true);
       this.#connections?.inc();
       this.#sockets.add(socket);
       socket.once('close', () => this.#sockets.delete(socket));

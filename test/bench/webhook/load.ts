@@ -9,47 +9,75 @@ import { round } from './metrics.js';
 export type CreatePod = (namespace: string, body: Record<string, unknown>) => Promise<void>;
 
 /**
- * Creates over one HTTP/2 connection, as client-go (the ReplicaSet, Job and CloneSet
- * controllers) talks to the apiserver. An HTTP/1.1 client needs one connection per create in
- * flight: once answers slow down it opens more, and the TLS handshakes on both sides slow the
- * apiserver further, so the load generator itself turns a slowdown into a collapse.
+ * Creates over HTTP/2, as client-go (the ReplicaSet, Job and CloneSet controllers) talks to the
+ * apiserver: many creates share a connection, and another connection opens only when every open
+ * one carries as many streams as the apiserver allows (it announces 100), as Go's HTTP/2
+ * transport does; waiting for a free stream instead would hold creates back and close the loop.
+ * An HTTP/1.1 client needs one connection per create in flight: once answers slow down it opens
+ * more, and the TLS handshakes on both sides slow the apiserver further, so the load generator
+ * itself turns a slowdown into a collapse.
  */
-export async function http2Creator(kc: KubeConfig): Promise<{ create: CreatePod; close: () => void }> {
+export async function http2Creator(
+  kc: KubeConfig,
+): Promise<{ create: CreatePod; close: () => void; connections: () => number }> {
   const options: https.RequestOptions = {};
   await kc.applyToHTTPSOptions(options);
   const headers = (options.headers ?? {}) as Record<string, string>;
-  const session = http2.connect(kc.getCurrentCluster()!.server, {
-    ca: options.ca,
-    cert: options.cert,
-    key: options.key,
-  });
-  session.on('error', () => undefined);
-  await new Promise<void>((resolve, reject) => {
-    session.once('connect', () => resolve());
-    session.once('error', reject);
-  });
-  const create: CreatePod = (namespace, body) =>
-    new Promise((resolve, reject) => {
-      const payload = JSON.stringify(body);
-      const stream = session.request({
-        ...headers,
-        ':method': 'POST',
-        ':path': resourcePath(Resources.pods, namespace),
-        'content-type': 'application/json',
-        accept: 'application/json',
-      });
-      let status = 0;
-      let text = '';
-      stream.setEncoding('utf8');
-      stream.on('response', (h) => (status = Number(h[':status'])));
-      stream.on('data', (chunk: string) => (text += chunk));
-      stream.on('end', () =>
-        status >= 200 && status < 300 ? resolve() : reject(new Error(`HTTP ${status}: ${text.slice(0, 300)}`)),
-      );
-      stream.on('error', reject);
-      stream.end(payload);
+  const server = kc.getCurrentCluster()!.server;
+  const sessions: { session: http2.ClientHttp2Session; active: number }[] = [];
+  let opened = 0;
+  const connect = async (): Promise<(typeof sessions)[number]> => {
+    const session = http2.connect(server, { ca: options.ca, cert: options.cert, key: options.key });
+    session.on('error', () => undefined);
+    const entry = { session, active: 0 };
+    // Counted before the handshake, so creates sent meanwhile do not each open one more.
+    sessions.push(entry);
+    opened++;
+    await new Promise<void>((resolve, reject) => {
+      session.once('remoteSettings', () => resolve());
+      session.once('error', reject);
     });
-  return { create, close: () => session.close() };
+    return entry;
+  };
+  const pick = async (): Promise<(typeof sessions)[number]> => {
+    const free = sessions.find((s) => s.active < (s.session.remoteSettings.maxConcurrentStreams ?? 100));
+    return free ?? connect();
+  };
+  await connect();
+  const create: CreatePod = async (namespace, body) => {
+    const entry = await pick();
+    entry.active++;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const stream = entry.session.request({
+          ...headers,
+          ':method': 'POST',
+          ':path': resourcePath(Resources.pods, namespace),
+          'content-type': 'application/json',
+          accept: 'application/json',
+        });
+        let status = 0;
+        let text = '';
+        stream.setEncoding('utf8');
+        stream.on('response', (h) => (status = Number(h[':status'])));
+        stream.on('data', (chunk: string) => (text += chunk));
+        stream.on('end', () =>
+          status >= 200 && status < 300 ? resolve() : reject(new Error(`HTTP ${status}: ${text.slice(0, 300)}`)),
+        );
+        stream.on('error', reject);
+        stream.end(JSON.stringify(body));
+      });
+    } finally {
+      entry.active--;
+    }
+  };
+  return {
+    create,
+    close: () => {
+      for (const s of sessions) s.session.close();
+    },
+    connections: () => opened,
+  };
 }
 
 /** Creates over HTTP/1.1 keep-alive connections without a cap (the bench's earlier client). */
@@ -67,6 +95,8 @@ export interface Stream {
 
 export interface StreamResult {
   latencies: number[];
+  /** When each answered create was sent, in s from the start, beside its latency. */
+  sentAt: number[];
   failures: number;
   firstError?: string;
   achievedRate: number;
@@ -85,7 +115,7 @@ export async function openLoop(
   seconds: number,
   streams: readonly Stream[],
 ): Promise<StreamResult[]> {
-  const results = streams.map((): StreamResult => ({ latencies: [], failures: 0, achievedRate: 0 }));
+  const results = streams.map((): StreamResult => ({ latencies: [], sentAt: [], failures: 0, achievedRate: 0 }));
   const inFlight: Promise<void>[] = [];
   const schedule = streams.flatMap((s, k) =>
     Array.from({ length: Math.round(s.rate * seconds) }, (_, i) => ({ at: (i * 1000) / s.rate, k, i })),
@@ -99,7 +129,10 @@ export async function openLoop(
     const r = results[k]!;
     inFlight.push(
       create(namespace, streams[k]!.pod(i)).then(
-        () => void r.latencies.push(performance.now() - started),
+        () => {
+          r.latencies.push(performance.now() - started);
+          r.sentAt.push((started - t0) / 1000);
+        },
         (err: unknown) => {
           r.failures++;
           r.firstError ??= err instanceof Error ? err.message : String(err);

@@ -28,13 +28,13 @@ export class MetricsText {
     return total;
   }
 
-  /** Cumulative buckets (upper bound in s → count), sum and count of the series of `name` containing `match`. */
-  histogram(name: string, match: string): HistogramSample {
+  /** Cumulative buckets (upper bound in s → count), sum and count of the series of `name` containing every `match`. */
+  histogram(name: string, ...match: string[]): HistogramSample {
     const buckets = new Map<number, number>();
     let sum = 0;
     let count = 0;
     for (const line of this.text.split('\n')) {
-      if (!line.startsWith(name) || !line.includes(match)) continue;
+      if (!line.startsWith(name) || !match.every((m) => line.includes(m))) continue;
       const value = Number(line.slice(line.lastIndexOf(' ') + 1));
       const le = /le="([^"]+)"/.exec(line)?.[1];
       if (line.startsWith(`${name}_bucket`) && le) {

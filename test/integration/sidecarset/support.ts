@@ -30,7 +30,7 @@ export interface SidecarSetStatus {
 }
 
 export interface SidecarSetObject {
-  metadata: { name: string; resourceVersion?: string; labels?: Record<string, string> };
+  metadata: { name: string; resourceVersion?: string; generation?: number; labels?: Record<string, string> };
   spec: Record<string, unknown>;
   status?: SidecarSetStatus;
 }
