@@ -131,7 +131,11 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
     }
 
     // Committed outbox rows go straight to this process's relay; the table stays the fallback.
-    const handOff = (written?: readonly OutboxRecord[]): void => (written ? relay.handoff(written) : relay.kick());
+    const handOff = (written?: readonly OutboxRecord[]): void => {
+      if (options.relay === false) return; // a hub that never publishes keeps nothing for it
+      if (written) relay.handoff(written);
+      else relay.kick();
+    };
     const rolloutNotifier = createRolloutNotifier();
     const scheduler = createRolloutScheduler({
       db,

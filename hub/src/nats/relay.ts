@@ -43,7 +43,7 @@ export interface OutboxRelay {
 const encoder = new TextEncoder();
 
 /** Rows handed over but not yet published; beyond this the relay reads payloads from the table. */
-const MAX_HANDED_OFF = 50_000;
+const MAX_HANDED_OFF = 20_000;
 
 export function createOutboxRelay(deps: RelayDeps): OutboxRelay {
   const batchSize = deps.batchSize ?? 2000;
