@@ -99,6 +99,8 @@ export {
   type KubeRest,
   type KubeRestClient,
   type KubeRestOptions,
+  type KubeStream,
 } from './rest.js';
 export { defaultTransform, stripManagedFields, stripNodeImages, type ObjectTransform } from './transform.js';
+export { WatchDecoder } from './watch-decoder.js';
 export { WorkQueue, type QueueMetrics, type WorkQueueOptions } from './workqueue.js';

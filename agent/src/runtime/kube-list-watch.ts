@@ -1,8 +1,9 @@
-import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { AgentError, KubeApiError } from '../errors.js';
 import type { ListOptions, ListPage, ListWatcher, WatchOptions, WatchStream } from './list-watch.js';
 import { resourcePath, type ResourceRef } from './resource.js';
-import type { KubeRest } from './rest.js';
+import { createKubeRest, type KubeRest, type KubeRestClient } from './rest.js';
+import { WatchDecoder } from './watch-decoder.js';
 
 /** What to list and watch: one namespace (all when undefined), optionally filtered server-side. */
 export interface KubeListWatchOptions {
@@ -19,9 +20,10 @@ interface ListBody {
 }
 
 /**
- * List through the raw JSON client (no Date objects, no dropped fields) and watch through
- * @kubernetes/client-node's Watch stream, with bookmarks and a server-side timeout. Only the
- * stream is used from the library: its informer stops on the first non-410 error.
+ * List and watch through the raw JSON client (no Date objects, no dropped fields). A watch is a
+ * streaming GET on a kept-alive connection of its own, decoded line by line (watch-decoder.ts),
+ * with bookmarks and a server-side timeout; every line that is not a whole event fails the watch
+ * (the informer resumes from the last version it saw) instead of being skipped.
  */
 export function kubeListWatcher(
   kc: KubeConfig,
@@ -29,12 +31,13 @@ export function kubeListWatcher(
   ref: ResourceRef,
   options: KubeListWatchOptions = {},
 ): ListWatcher {
+  const streams = streamingClient(kc, rest);
   const path = resourcePath(ref, options.namespace);
   const selectors = { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector };
   const filters = [options.labelSelector, options.fieldSelector].filter(Boolean).join('; ');
   return {
     description: `${ref.plural}${options.namespace ? ` in ${options.namespace}` : ''}${filters ? ` (${filters})` : ''}`,
-    // List pages come from rest.ts's JSON.parse, watch events from the Watch's JSON.parse per line.
+    // List pages and watch events are parsed from the wire by us and handed to nobody else.
     freshJson: true,
 
     async list(opts: ListOptions): Promise<ListPage> {
@@ -54,46 +57,55 @@ export function kubeListWatcher(
     },
 
     async watch(opts: WatchOptions): Promise<WatchStream> {
-      let aborted = false;
-      let settle!: { resolve: () => void; reject: (err: Error) => void };
-      const done = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+      const decoder = new WatchDecoder((event) => opts.onEvent(event));
       const query = {
         ...selectors,
+        watch: true,
         resourceVersion: opts.resourceVersion,
         allowWatchBookmarks: true,
         timeoutSeconds: opts.timeoutSeconds,
       };
-      const onDone = (err: unknown): void => {
-        if (err === null || err === undefined || aborted) settle.resolve();
-        else settle.reject(watchError(path, err));
-      };
-      let controller: AbortController;
+      let stream;
       try {
-        controller = await new Watch(kc).watch(
-          path,
-          query,
-          (type: string, object: unknown) => opts.onEvent({ type, object }),
-          onDone,
-        );
+        stream = await streams.stream({ method: 'GET', path, query }, (chunk) => decoder.write(chunk));
       } catch (err) {
         throw watchError(path, err);
       }
+      let aborted = false;
+      const done = stream.done.then(
+        () => {
+          // A clean end: a last event without its newline still counts; a truncated one fails.
+          if (!aborted) decoder.end();
+        },
+        (err: unknown) => {
+          throw watchError(path, err);
+        },
+      );
       return {
         done,
         abort: () => {
           aborted = true;
-          controller.abort();
+          stream.abort();
         },
       };
     },
   };
 }
 
-/** HTTP failures of the watch request become KubeApiError so 410 is recognised as expiry. */
+/** Clients made for a kubeconfig whose KubeRest cannot stream (a test double): one per kubeconfig. */
+const fallbackClients = new WeakMap<KubeConfig, KubeRestClient>();
+
+function streamingClient(kc: KubeConfig, rest: KubeRest): Pick<KubeRestClient, 'stream'> {
+  if (typeof (rest as Partial<KubeRestClient>).stream === 'function') return rest as KubeRestClient;
+  let client = fallbackClients.get(kc);
+  if (!client) fallbackClients.set(kc, (client = createKubeRest(kc)));
+  return client;
+}
+
+/** Failures of the watch request: HTTP statuses stay KubeApiError (410 is expiry), the rest is coded. */
 function watchError(path: string, err: unknown): Error {
-  const status = (err as { statusCode?: unknown }).statusCode;
+  if (err instanceof KubeApiError) return err;
+  if (err instanceof AgentError && err.code === 'AGENT_ERR_WATCH') return err;
   const message = err instanceof Error ? err.message : String(err);
-  if (typeof status === 'number')
-    return new KubeApiError(status, `watch ${path}: ${status} ${message}`, {}, { cause: err });
   return new AgentError('AGENT_ERR_WATCH', `watch ${path}: ${message}`, { cause: err });
 }

@@ -161,3 +161,97 @@ describe('createKubeRest', () => {
     expect(seen[0]!.socket).not.toBe(seen[1]!.socket);
   });
 });
+
+describe('createKubeRest stream', () => {
+  /** A watch-like handler: writes `parts` with a pause between them, then ends (or hangs). */
+  function streaming(parts: string[], opts: { pauseMs?: number; end?: boolean } = {}): Handler {
+    return (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      let i = 0;
+      const next = (): void => {
+        if (i < parts.length) {
+          res.write(parts[i++]);
+          setTimeout(next, opts.pauseMs ?? 5);
+        } else if (opts.end ?? true) res.end();
+      };
+      next();
+    };
+  }
+
+  const collect = (): { chunks: Buffer[]; text: () => string } => {
+    const chunks: Buffer[] = [];
+    return { chunks, text: () => Buffer.concat(chunks).toString('utf8') };
+  };
+
+  it('hands the body over chunk by chunk and resolves done at its end', async () => {
+    const { rest, seen } = await server(streaming(['{"a":1}\n{"b"', ':2}\n']));
+    const got = collect();
+    const s = await rest.stream(
+      { method: 'GET', path: '/api/v1/pods', query: { watch: true } },
+      (c) => void got.chunks.push(c),
+    );
+    await s.done;
+    expect(got.text()).toBe('{"a":1}\n{"b":2}\n');
+    expect(seen[0]).toMatchObject({ method: 'GET', url: '/api/v1/pods?watch=true' });
+    expect(seen[0]!.headers.authorization).toBe('Bearer secret');
+  });
+
+  it('keeps a stream open that is silent for longer than the request and idle timeouts', async () => {
+    const { rest } = await server(streaming(['x', 'y'], { pauseMs: 300 }), { timeoutMs: 100, idleTimeoutMs: 100 });
+    const got = collect();
+    const s = await rest.stream({ method: 'GET', path: '/w' }, (c) => void got.chunks.push(c));
+    await s.done;
+    expect(got.text()).toBe('xy');
+  });
+
+  it('reuses the connection of an ended stream for the next one, apart from the request connections', async () => {
+    const { rest, seen, connections } = await server(streaming(['{}\n']));
+    await (
+      await rest.stream({ method: 'GET', path: '/w1' }, () => undefined)
+    ).done;
+    await (
+      await rest.stream({ method: 'GET', path: '/w2' }, () => undefined)
+    ).done;
+    expect(seen[0]!.socket).toBe(seen[1]!.socket);
+    await rest.request({ method: 'GET', path: '/other' });
+    expect(connections()).toBe(2);
+  });
+
+  it('abort() closes a stream that would never end and resolves done', async () => {
+    const { rest } = await server(streaming(['{}\n'], { end: false }));
+    let first!: () => void;
+    const arrived = new Promise<void>((r) => (first = r));
+    const s = await rest.stream({ method: 'GET', path: '/w' }, () => first());
+    await arrived;
+    s.abort();
+    await expect(s.done).resolves.toBeUndefined();
+  });
+
+  it('rejects done with what onChunk throws and closes the stream', async () => {
+    const { rest } = await server(streaming(['a', 'b'], { end: false }));
+    const s = await rest.stream({ method: 'GET', path: '/w' }, () => {
+      throw new AgentError('AGENT_ERR_WATCH', 'bad line');
+    });
+    await expect(s.done).rejects.toMatchObject({ code: 'AGENT_ERR_WATCH', message: 'bad line' });
+  });
+
+  it('rejects done when the connection breaks before the body ended', async () => {
+    const { rest } = await server((_req, res, seen) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write('{"partial":');
+      setTimeout(() => seen.socket.destroy(), 20);
+    });
+    const s = await rest.stream({ method: 'GET', path: '/w' }, () => undefined);
+    await expect(s.done).rejects.toMatchObject({ code: 'AGENT_ERR_KUBE_API' });
+  });
+
+  it('rejects with a KubeApiError for a Status answer', async () => {
+    const { rest } = await server((_req, res) => {
+      res.writeHead(410, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ kind: 'Status', reason: 'Expired', message: 'too old resource version' }));
+    });
+    const err: unknown = await rest.stream({ method: 'GET', path: '/w' }, () => undefined).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(KubeApiError);
+    expect(err).toMatchObject({ status: 410, reason: 'Expired' });
+  });
+});

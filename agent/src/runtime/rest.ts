@@ -33,8 +33,22 @@ export interface KubeRest {
   request<T = unknown>(req: KubeRequest): Promise<T>;
 }
 
+/** An open streaming response (a watch): its body is being handed over chunk by chunk. */
+export interface KubeStream {
+  /** Resolves when the body ended cleanly or after abort(); rejects on a transport error. */
+  readonly done: Promise<void>;
+  /** Closes the stream; `done` then resolves. */
+  abort(): void;
+}
+
 /** The client createKubeRest returns: a KubeRest whose idle connections can be closed. */
 export interface KubeRestClient extends KubeRest {
+  /**
+   * Opens a long-lived GET (a watch) on a connection of its own and hands every chunk of the body
+   * to `onChunk` as it arrives. Resolves once a 2xx answer started; rejects like request() for
+   * any other answer. A throw from `onChunk` ends the stream and rejects `done` with it.
+   */
+  stream(req: KubeRequest, onChunk: (chunk: Buffer) => void): Promise<KubeStream>;
   /** Closes every kept-alive connection; requests after it open new ones. */
   close(): void;
 }
@@ -58,6 +72,12 @@ export interface KubeRestOptions {
 }
 
 const DEFAULTS = { timeoutMs: 30_000, maxSockets: 128, maxFreeSockets: 64, idleTimeoutMs: 30_000 };
+/**
+ * Streams (watches) get their own Agents: one connection each for as long as they last, never
+ * taking a socket the writes need; kept alive so the next watch after a server-side timeout
+ * reuses the connection instead of paying another TLS handshake.
+ */
+const STREAM_POOL = { maxSockets: Infinity, maxFreeSockets: 16 };
 
 /** RFC 9110 idempotent methods: safe to send again when a reused connection turned out to be closed. */
 const IDEMPOTENT = new Set<KubeRequest['method']>(['GET', 'PUT', 'DELETE']);
@@ -123,16 +143,22 @@ class AgentPool {
 export function createKubeRest(kc: KubeConfig, options: KubeRestOptions = {}): KubeRestClient {
   const o = { ...DEFAULTS, ...options };
   const pool = new AgentPool(o);
+  const streamPool = new AgentPool({ ...o, ...STREAM_POOL });
+  /** URL and options of `req`: authenticated and TLS-configured from the kubeconfig as it is now. */
+  const prepare = async (req: KubeRequest, agents: AgentPool): Promise<{ url: URL; opts: https.RequestOptions }> => {
+    const cluster = kc.getCurrentCluster();
+    if (!cluster) throw new AgentError('AGENT_ERR_CONFIG', 'kubeconfig has no current cluster');
+    const url = new URL(cluster.server.replace(/\/$/, '') + req.path);
+    for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const opts: https.RequestOptions = { method: req.method, headers: { Accept: 'application/json' } };
+    // Applied per request: token files (in-cluster, exec plugins) rotate.
+    await kc.applyToHTTPSOptions(opts);
+    if (!cluster.proxyUrl) opts.agent = agents.agentFor(url, opts);
+    return { url, opts };
+  };
   return {
     async request<T>(req: KubeRequest): Promise<T> {
-      const cluster = kc.getCurrentCluster();
-      if (!cluster) throw new AgentError('AGENT_ERR_CONFIG', 'kubeconfig has no current cluster');
-      const url = new URL(cluster.server.replace(/\/$/, '') + req.path);
-      for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-      const opts: https.RequestOptions = { method: req.method, headers: { Accept: 'application/json' } };
-      // Applied per request: token files (in-cluster, exec plugins) rotate.
-      await kc.applyToHTTPSOptions(opts);
-      if (!cluster.proxyUrl) opts.agent = pool.agentFor(url, opts);
+      const { url, opts } = await prepare(req, pool);
       const body = req.body === undefined ? undefined : JSON.stringify(req.body);
       if (body !== undefined) {
         // An explicit length: Node frames no body for DELETE otherwise, and on a kept-alive
@@ -149,8 +175,104 @@ export function createKubeRest(kc: KubeConfig, options: KubeRestOptions = {}): K
       if (status >= 200 && status < 300) return parsed as T;
       throw apiError(status, `${req.method} ${req.path}`, parsed, text);
     },
-    close: () => pool.close(),
+    async stream(req: KubeRequest, onChunk: (chunk: Buffer) => void): Promise<KubeStream> {
+      const { url, opts } = await prepare(req, streamPool);
+      const limits = { timeoutMs: o.timeoutMs, signal: req.signal, retry: IDEMPOTENT.has(req.method) };
+      try {
+        return await openStream(url, opts, onChunk, limits);
+      } catch (err) {
+        if (err instanceof KubeApiError) throw err;
+        if (!limits.retry || !(err instanceof StaleConnection)) throw transportError(opts, url, err);
+        try {
+          return await openStream(url, opts, onChunk, limits);
+        } catch (again) {
+          if (again instanceof KubeApiError) throw again;
+          throw transportError(opts, url, again instanceof StaleConnection ? again.cause : again);
+        }
+      }
+    },
+    close: () => {
+      pool.close();
+      streamPool.close();
+    },
   };
+}
+
+/**
+ * Sends a GET whose body streams. The request timeout covers only the wait for the answer's
+ * head: a watch is silent for minutes, and the informer has its own idle timer for it.
+ */
+function openStream(
+  url: URL,
+  opts: https.RequestOptions,
+  onChunk: (chunk: Buffer) => void,
+  limits: Limits,
+): Promise<KubeStream> {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    let aborted = false;
+    let settle!: { resolve: () => void; reject: (err: Error) => void };
+    const done = new Promise<void>((res, rej) => (settle = { resolve: res, reject: rej }));
+    // Nobody may be waiting on `done` yet when it fails; the caller still sees the rejection.
+    done.catch(() => undefined);
+    const request = (url.protocol === 'http:' ? http : https).request(
+      url,
+      { ...opts, signal: limits.signal },
+      (res) => {
+        answered = true;
+        request.setTimeout(0);
+        const status = res.statusCode ?? 0;
+        if (status < 200 || status >= 300) {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('error', reject);
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            reject(apiError(status, `${opts.method} ${url.pathname}`, parseJson(text), text));
+          });
+          return;
+        }
+        // Dead peers are noticed by TCP between the bookmarks of a quiet watch.
+        res.socket.setKeepAlive(true, 30_000);
+        res.on('data', (chunk: Buffer) => {
+          if (aborted) return;
+          try {
+            onChunk(chunk);
+          } catch (err) {
+            aborted = true;
+            settle.reject(err instanceof Error ? err : new Error(String(err)));
+            request.destroy();
+          }
+        });
+        res.on('end', () => settle.resolve());
+        res.on('error', (err) => (aborted ? settle.resolve() : settle.reject(transportError(opts, url, err))));
+        res.on('close', () => {
+          // Closed without an end: the connection broke mid-body (or we aborted).
+          if (aborted || res.complete) settle.resolve();
+          else settle.reject(transportError(opts, url, new Error('connection closed before the body ended')));
+        });
+        resolve({
+          done,
+          abort: () => {
+            aborted = true;
+            settle.resolve();
+            request.destroy();
+          },
+        });
+      },
+    );
+    request.setTimeout(limits.timeoutMs, () => request.destroy(new Error(`no answer within ${limits.timeoutMs} ms`)));
+    request.on('error', (err: NodeJS.ErrnoException) => {
+      if (answered) {
+        if (aborted) settle.resolve();
+        else settle.reject(transportError(opts, url, err));
+        return;
+      }
+      const stale = request.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
+      reject(stale ? new StaleConnection(err.message, { cause: err }) : err);
+    });
+    request.end();
+  });
 }
 
 interface Limits {

@@ -204,4 +204,21 @@ describe('Informer against a real apiserver', () => {
     await createConfigMap(ns, 'later');
     await eventually('later seen', async () => Promise.resolve(seen.includes('add later')));
   });
+
+  it('receives objects larger than a TLS record with multi-byte text intact (watch lines span chunks)', async () => {
+    const ns = await testNamespace(k, 'inf-big');
+    const informer = start(
+      new Informer<ConfigMap>({
+        name: 'cms',
+        listWatch: env.listWatcher(Resources.configMaps, { namespace: ns }),
+        logger: env.logger,
+      }),
+    );
+    await informer.waitForSync();
+    // 2-, 3- and 4-byte characters, 200 KB in all: many chunks, cut inside characters.
+    const text = 'grüße 日本語 🚀 '.repeat(8000);
+    await createConfigMap(ns, 'big', { text });
+    await eventually('big configmap seen', async () => Promise.resolve(informer.get(ns, 'big')));
+    expect(informer.get(ns, 'big')?.data?.text).toBe(text);
+  });
 });
