@@ -255,7 +255,7 @@ describe('helm template with the required values', () => {
     expect(c.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'health' });
     expect(c.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'health' });
     expect(c.startupProbe?.httpGet).toEqual({ path: '/healthz', port: 'health' });
-    expect(c.resources).toEqual({ requests: { cpu: '100m', memory: '256Mi' }, limits: { cpu: '2', memory: '1Gi' } });
+    expect(c.resources).toEqual({ requests: { cpu: '250m', memory: '256Mi' }, limits: { cpu: '2', memory: '1Gi' } });
     expect(c.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
     expect(c.ports).toEqual([
       { name: 'health', containerPort: 8080, protocol: 'TCP' },
