@@ -96,6 +96,7 @@ async function startAgent(url: string, name: string, password: string, memory: b
  * and with 20,000 of them in one thread the generator, not the hub, set the rate.
  */
 async function reportAgent(a: Agent, perAgent: number, workloadId: string, generation: number): Promise<void> {
+  if (perAgent === 0) return;
   const reportedAt = new Date().toISOString();
   const inbox = `${agentInboxPrefix(a.name)}.status`;
   let acked = 0;
