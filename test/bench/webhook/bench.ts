@@ -241,6 +241,7 @@ try {
     initContainers: check.spec?.initContainers?.map((c) => c.name),
   };
   console.log(JSON.stringify(result, null, 2));
+  printSummary(result);
   mkdirSync(path.join(here, '../results'), { recursive: true });
   // Formatted as the repository's lint expects it.
   const json = await format(JSON.stringify(result), { parser: 'json' });
@@ -251,6 +252,24 @@ try {
   // The profile is written on exit; give the agent its shutdown before the cluster goes.
   if (cpuProfDir) await sleep(5000);
   await env.stop();
+}
+
+/** The headline numbers, one line each, after the full document. */
+function printSummary(r: Record<string, unknown>): void {
+  const get = (p: string): unknown => p.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown>)?.[k], r);
+  const pair = (p: string, unit = 'ms'): string =>
+    `p50 ${String(get(`${p}p50`))} ${unit} / p99 ${String(get(`${p}p99`))} ${unit}`;
+  const lines = [
+    `load average (1 min) ${JSON.stringify(get('machine.loadAverage1m'))} on ${String(get('machine.cpus'))} cores`,
+    `added latency vs concurrent control: ${pair('addedLatencyMs.vsConcurrentControl.')} (target p99 < 10 ms)`,
+    `added latency vs baseline phase:     ${pair('addedLatencyMs.vsBaselinePhase.')}`,
+    `create with webhook:    ${pair('endToEndCreateMs.withWebhook.')}`,
+    `create without webhook: ${pair('endToEndCreateMs.concurrentControlNoWebhook.')} (control), ${pair('endToEndCreateMs.baselineNoWebhook.')} (baseline)`,
+    `apiserver's webhook call: p50 ${String(get('apiserverWebhookCall.p50Ms'))} ms / p99 ${String(get('apiserverWebhookCall.p99Ms'))} ms (coarse buckets)`,
+    `agent handling: p50 ${String(get('webhookHandling.p50Ms'))} ms / p99 ${String(get('webhookHandling.p99Ms'))} ms, ${String(get('webhookHandling.tlsConnectionsOpened'))} TLS connections opened, event-loop delay p99 ${String(get('webhookHandling.eventLoopDelayP99Ms'))} ms`,
+    `CPU per create: ${JSON.stringify(get('cpuMsPerCreate'))}`,
+  ];
+  for (const line of lines) log(line);
 }
 
 /** p50 latency of the creates sent in each fifth of the phase: growing means the phase outran the system. */
