@@ -189,16 +189,20 @@ const markCpu = async (): Promise<CpuMark> => {
     pg: sampleCpu(await postgresPids()),
   };
 };
-/** CPU ms per component; `hub` includes this driver's polling, which is small. */
+/**
+ * CPU ms per component; `hub` includes this driver's polling, which is small. `total` over the
+ * machine's cores bounds the wall time from below whatever the load: the load-robust figure.
+ */
 const cpuSince = async (before: CpuMark): Promise<Record<string, number>> => {
   const after = await markCpu();
   const one = (pid: number): number => (after.other.get(pid) ?? NaN) - (before.other.get(pid) ?? NaN);
-  return {
+  const parts = {
     hub: Math.round(after.hub - before.hub),
     agents: one(agentsProc.pid!),
     natsServer: one(nats.server.process.pid),
     postgres: cpuBetween(before.pg, after.pg),
   };
+  return { ...parts, total: parts.hub + parts.agents + parts.natsServer + parts.postgres };
 };
 
 const loadAtStart = os.loadavg().map(round1);
