@@ -75,6 +75,11 @@ export async function allClusters(db: DbOrTx): Promise<ClusterRow[]> {
   return db.select().from(clusters).orderBy(asc(clusters.name));
 }
 
+/** What desired-state planning needs of every cluster (a fleet-wide change reads them all). */
+export async function clusterPlacements(db: DbOrTx): Promise<Pick<ClusterRow, 'name' | 'labels' | 'state'>[]> {
+  return db.select({ name: clusters.name, labels: clusters.labels, state: clusters.state }).from(clusters);
+}
+
 export interface ActiveCredential {
   cluster: string;
   natsUser: string;

@@ -10,13 +10,13 @@ import { rolloutPins, workloadRevisions, workloads } from '../db/schema/index.js
 import { planDesired, type ClusterView, type LiveWorkload, type PinnedContent } from '../domain/desired-plan.js';
 import type { RevisionContent } from '../domain/manifest.js';
 import type { WorkloadIdentity } from '../domain/manifest.js';
-import { allClusters, type ClusterRow } from '../repositories/clusters-repo.js';
+import { clusterPlacements, type ClusterRow } from '../repositories/clusters-repo.js';
 import { currentDesired, writeDesiredChanges } from '../repositories/desired-repo.js';
 import type { OutboxRecord } from '../repositories/outbox-repo.js';
 import type { HubMetrics } from '../metrics.js';
 import type { RevisionRow, WorkloadRow } from '../repositories/workloads-repo.js';
 
-function clusterView(row: ClusterRow): ClusterView {
+function clusterView(row: Pick<ClusterRow, 'name' | 'labels' | 'state'>): ClusterView {
   return { name: row.name, labels: row.labels, accepted: row.state === 'accepted' };
 }
 
@@ -92,7 +92,7 @@ const seconds = (since: number): number => (performance.now() - since) / 1000;
 export async function syncWorkload(tx: Tx, w: WorkloadRow, r: RevisionRow): Promise<DesiredSync> {
   const t0 = performance.now();
   const identity = identityOf(w);
-  const clusters = (await allClusters(tx)).map(clusterView);
+  const clusters = (await clusterPlacements(tx)).map(clusterView);
   const current = await currentDesired(tx, identity);
   const changes = planDesired({
     identity,
