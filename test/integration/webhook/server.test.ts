@@ -1,7 +1,8 @@
 /**
- * The webhook's HTTPS server on its own (no cluster): it answers over HTTP/2, which the apiserver
- * uses to multiplex its calls on one connection, and over HTTP/1.1 for clients without it; a new
- * serving certificate sends open HTTP/2 sessions away so the next connection presents it.
+ * The webhook's HTTPS server on its own (no cluster): it answers over HTTP/2 (the apiserver's
+ * choice for loopback URLs only) and over HTTP/1.1, which the apiserver uses for a Service or any
+ * other URL and whose connections the server keeps longer than the apiserver's idle pool does; a
+ * new serving certificate sends open HTTP/2 sessions away so the next connection presents it.
  */
 import http2 from 'node:http2';
 import https from 'node:https';
@@ -30,6 +31,31 @@ const review = JSON.stringify({
 let ca: { certPem: string; keyPem: string };
 let server: WebhookServer;
 let port: number;
+const registry = new Registry();
+const connectionsSoFar = async (): Promise<number> =>
+  (await registry.getSingleMetric('flotilla_webhook_tls_connections_total')!.get()).values[0]?.value ?? 0;
+
+/** One review over HTTP/1.1 through `agent`; the socket it went over and the Keep-Alive header. */
+function postH1(agent: https.Agent): Promise<{ status: number; socket: unknown; keepAlive?: string }> {
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      { host: '127.0.0.1', port, path: '/mutate-pod', method: 'POST', ca: ca.certPem, agent },
+      (res) => {
+        res.resume();
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            socket: req.socket,
+            keepAlive: res.headers['keep-alive'] as string | undefined,
+          }),
+        );
+      },
+    );
+    req.setHeader('content-type', 'application/json');
+    req.on('error', reject);
+    req.end(review);
+  });
+}
 
 function postH2(session: http2.ClientHttp2Session): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -55,7 +81,7 @@ describe('webhook HTTPS server', () => {
       host: '127.0.0.1',
       port: 0,
       logger: pino({ level: 'silent' }),
-      registry: new Registry(),
+      registry,
     });
     server.handle('/mutate-pod', () => allow());
     server.setTls(await createServingCert(ca, ['127.0.0.1'], Date.now(), HOUR));
@@ -96,6 +122,22 @@ describe('webhook HTTPS server', () => {
     });
     expect(h1).toMatchObject({ status: 200, protocol: '1.1' });
     expect(JSON.parse(h1.body)).toMatchObject({ response: { uid: 'u-1', allowed: true } });
+  });
+
+  it('keeps an HTTP/1.1 connection for many reviews, announced for longer than the apiserver keeps it idle', async () => {
+    const agent = new https.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const before = await connectionsSoFar();
+      const answers = [await postH1(agent), await postH1(agent), await postH1(agent)];
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+      expect(new Set(answers.map((a) => a.socket)).size, 'one connection').toBe(1);
+      expect(await connectionsSoFar(), 'one TLS handshake').toBe(before + 1);
+      // client-go's transport drops idle connections after 90 s; the server must not drop them first.
+      const timeout = Number(/timeout=(\d+)/.exec(answers[0]!.keepAlive ?? '')?.[1]);
+      expect(timeout).toBeGreaterThan(90);
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('sends open HTTP/2 sessions away when the certificate changes; the next connection gets the new one', async () => {
