@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import tls from 'node:tls';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { AgentError, KubeApiError } from '../errors.js';
 
@@ -96,6 +97,11 @@ function same(a: unknown, b: unknown): boolean {
   return a === b;
 }
 
+function tlsContext(t: Tls): tls.SecureContext {
+  const { ca, cert, key, pfx, passphrase } = t;
+  return tls.createSecureContext({ ca, cert, key, pfx, passphrase });
+}
+
 /**
  * Keep-alive Agents for one client. @kubernetes/client-node's applyToHTTPSOptions puts a new
  * Agent on every request, so each request would pay a TLS handshake on both sides, which cuts
@@ -121,7 +127,11 @@ class AgentPool {
     const tls: Tls = Object.fromEntries(TLS_KEYS.map((k) => [k, opts[k]]));
     if (!this.#https || !TLS_KEYS.every((k) => same(this.#https!.tls[k], tls[k]))) {
       this.#https?.agent.destroy();
-      this.#https = { tls, agent: new https.Agent({ ...tls, ...kept, timeout }) };
+      // One SecureContext for every connection: without it each new connection parses the CA
+      // bundle and key again, which made the connections a slow-start batch opens (1, 2, 4, …
+      // 64 of them) cost most of the first batches' time (test/bench/cloneset).
+      const secureContext = tlsContext(tls);
+      this.#https = { tls, agent: new https.Agent({ ...tls, secureContext, ...kept, timeout }) };
     }
     return this.#https.agent;
   }
