@@ -51,6 +51,7 @@ export class WebhookServer {
   readonly #log: Logger;
   readonly #latency: Histogram<'path' | 'allowed'> | undefined;
   readonly #connections: Counter | undefined;
+  readonly #abandoned: Counter | undefined;
   #server: http2.Http2SecureServer | undefined;
   /** Open HTTP/2 sessions and HTTP/1 sockets, to end them on rotation and close. */
   readonly #sessions = new Set<http2.ServerHttp2Session>();
@@ -78,6 +79,11 @@ export class WebhookServer {
       this.#connections = new Counter({
         name: 'flotilla_webhook_tls_connections_total',
         help: 'TLS connections accepted by the admission webhook server',
+        registers: [options.registry],
+      });
+      this.#abandoned = new Counter({
+        name: 'flotilla_webhook_abandoned_total',
+        help: 'Admission reviews not handled because the caller had closed the connection (its timeout passed)',
         registers: [options.registry],
       });
     }
@@ -202,6 +208,10 @@ export class WebhookServer {
       return;
     }
     const started = performance.now();
+    // An overloaded agent reads reviews the apiserver has already given up on (its call timed out
+    // and closed the connection); deciding them would only take time from the ones still awaited.
+    let gone = false;
+    res.once('close', () => (gone = !res.writableEnded));
     let request;
     try {
       request = parseAdmissionReview(await readBody(req, this.#o.maxBodyBytes ?? DEFAULT_MAX_BODY));
@@ -211,6 +221,10 @@ export class WebhookServer {
       res
         .writeHead(status, { 'Content-Type': 'text/plain' })
         .end(`${err instanceof Error ? err.message : 'bad request'}\n`);
+      return;
+    }
+    if (gone) {
+      this.#abandoned?.inc();
       return;
     }
     let decision;

@@ -380,6 +380,8 @@ function report(
       tlsConnectionsOpened:
         s2!.agent.value('flotilla_webhook_tls_connections_total') -
         s1!.agent.value('flotilla_webhook_tls_connections_total'),
+      abandonedByTheCaller:
+        s2!.agent.value('flotilla_webhook_abandoned_total') - s1!.agent.value('flotilla_webhook_abandoned_total'),
       eventLoopDelayP99Ms: round(s2!.agent.value('nodejs_eventloop_lag_p99_seconds') * 1000),
       eventLoopDelayMaxMs: round(s2!.agent.value('nodejs_eventloop_lag_max_seconds') * 1000),
     },
