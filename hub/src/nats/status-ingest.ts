@@ -58,10 +58,12 @@ export function createStatusIngest(deps: StatusIngestDeps): StatusIngest {
   const batchSize = deps.batchSize ?? 2000;
   const flushIntervalMs = deps.flushIntervalMs ?? 25;
   const cacheMs = deps.clusterCacheMs ?? 2000;
-  let buffer: JsMsg[] = [];
+  const buffer: JsMsg[] = [];
   let messages: ConsumerMessages | undefined;
   let timer: NodeJS.Timeout | undefined;
   let flushing: Promise<void> = Promise.resolve();
+  /** Batches taken from the buffer and not yet written (one writing, at most one waiting). */
+  let taken = 0;
   let accepted: { names: Set<string>; at: number } = { names: new Set(), at: 0 };
 
   async function acceptedClusters(): Promise<Set<string>> {
@@ -138,9 +140,12 @@ export function createStatusIngest(deps: StatusIngestDeps): StatusIngest {
   function flush(): void {
     if (timer) clearTimeout(timer);
     timer = undefined;
-    if (buffer.length === 0) return;
-    const batch = buffer;
-    buffer = [];
+    // One batch writing and one waiting behind it is enough: under load, messages gather in the
+    // buffer meanwhile and go as one larger batch when the write ends, instead of a small batch
+    // per flush interval queueing behind a slow write (fewer, bigger statements).
+    if (buffer.length === 0 || taken >= 2) return;
+    const batch = buffer.splice(0, batchSize);
+    taken++;
     deps.metrics.statusBatchSize.observe(batch.length);
     // Decoding this batch overlaps the write of the one before (the hub's CPU and Postgres work
     // side by side); writes and acks stay one batch at a time, in order.
@@ -155,6 +160,9 @@ export function createStatusIngest(deps: StatusIngestDeps): StatusIngest {
       } catch (err) {
         deps.logger.warn({ err, messages: batch.length }, 'storing status batch failed; redelivering');
         for (const m of batch) m.nak(1000);
+      } finally {
+        taken--;
+        flush();
       }
     });
   }
@@ -173,7 +181,12 @@ export function createStatusIngest(deps: StatusIngestDeps): StatusIngest {
     async stop() {
       await messages?.close();
       flush();
-      await flushing;
+      // Each write flushes what gathered behind it: wait until the chain stops growing.
+      let last: Promise<void>;
+      do {
+        last = flushing;
+        await last;
+      } while (last !== flushing);
     },
   };
 }
