@@ -72,7 +72,8 @@ describe('certificate rotation plan', () => {
       action: 'announce-ca',
     });
     const announced = { ca, nextCa: next, bundle: ['CA', 'NEXT'], bundleChangedAt: 60 };
-    expect(planRotation(announced, fresh, policy, ['h'], 80, undefined).action).toBe('wait');
+    const young = { ...fresh, serving: { ...servingOk, notBefore: 60, notAfter: 110 } };
+    expect(planRotation(announced, young, policy, ['h'], 80, undefined).action).toBe('wait');
     expect(planRotation(announced, fresh, policy, ['h'], 75, 61)).toEqual({ action: 'promote-ca' });
     const promoted = { ca: next, bundle: ['NEXT', 'CA'], bundleChangedAt: 75 };
     const after = { ca: { notBefore: 60, notAfter: 160 }, serving: { ...servingOk, notBefore: 75, notAfter: 125 } };
@@ -91,5 +92,19 @@ describe('certificate rotation plan', () => {
       'renew-serving',
     );
     expect(planRotation(state, observed({}), policy, ['h', 'other'], 1, undefined).action).toBe('renew-serving');
+  });
+
+  it('renews an expiring serving certificate under the current CA while the next CA waits to propagate', () => {
+    const announced = { ca, nextCa: next, bundle: ['CA', 'NEXT'], bundleChangedAt: 60 };
+    const fresh = { ca: { notBefore: 0, notAfter: 100 }, serving: { ...servingOk, notBefore: 40, notAfter: 90 } };
+    // Not yet published by this replica: promotion waits, the serving certificate is still young.
+    expect(planRotation(announced, fresh, policy, ['h'], 62, undefined).action).toBe('wait');
+    // Still waiting when less than half of the serving lifetime is left: renew it now.
+    expect(planRotation(announced, fresh, policy, ['h'], 70, undefined)).toEqual({
+      action: 'renew-serving',
+      reason: 'expiring while the next CA propagates',
+    });
+    // Once promotion is due it wins: the new CA signs the next serving certificate anyway.
+    expect(planRotation(announced, fresh, policy, ['h'], 75, 61)).toEqual({ action: 'promote-ca' });
   });
 });

@@ -9,8 +9,9 @@
  *    propagation time, the new CA signs a new serving certificate (bundle = new + old). Replicas
  *    that have not reloaded yet still serve a certificate the bundle trusts.
  * 3. `retire-ca`: after the replicas had time to reload, the old CA leaves the bundle.
- * The serving certificate alone is renewed (`renew-serving`) well before it expires, or when it
- * does not cover the hosts or was not signed by the current CA.
+ * The serving certificate alone is renewed (`renew-serving`) well before it expires, also while a
+ * new CA waits to be promoted, or when it does not cover the hosts or was not signed by the
+ * current CA.
  */
 import type { CertState } from './state.js';
 
@@ -63,7 +64,15 @@ export function planRotation(
       (state.bundleChangedAt ?? 0) + policy.propagationMs,
       (publishedAt ?? Infinity) + policy.propagationMs,
     );
-    return now >= ready ? { action: 'promote-ca' } : { action: 'wait', untilMs: ready };
+    if (now >= ready) return { action: 'promote-ca' };
+    // The wait can outlast the serving certificate (a slow apiserver, a replica that never
+    // publishes): renew it under the current CA, which the bundle still trusts, rather than serve
+    // an expired one.
+    const serving = observed.serving;
+    if (serving && dueForRenewal(serving, policy.renewFraction, now)) {
+      return { action: 'renew-serving', reason: 'expiring while the next CA propagates' };
+    }
+    return { action: 'wait', untilMs: ready };
   }
   if (dueForRenewal(observed.ca, policy.renewFraction, now)) return { action: 'announce-ca' };
   const serving = observed.serving;
