@@ -49,6 +49,7 @@ const cpuProfDir = option('cpu-prof');
 const apiserverProfile = option('apiserver-profile');
 const CONTROL_RATE = Math.max(1, RATE / 10);
 const WARMUP_SECONDS = 3;
+const SETTLE_MS = 2000;
 const AGENT_NS = 'flotilla-system';
 const MUTATE_POD = '/mutate-pod';
 const WEBHOOK_NAME = 'mpod.kb.io';
@@ -218,8 +219,12 @@ try {
 
   log(`baseline: ${SECONDS} s at ${RATE}/s, webhook skipped`);
   const s0 = await snapshot(healthPort, kc);
+  // Rendering its /metrics costs the apiserver a burst of CPU; a phase starts once that is over,
+  // not with a backlog (the webhook phase, over HTTP/1.1, would start with a handshake burst).
+  await sleep(SETTLE_MS);
   const [baseline] = await openLoop(create, 'bench', SECONDS, [{ rate: RATE, pod: (i) => pod(i, 'base', true) }]);
   const s1 = await snapshot(healthPort, kc);
+  await sleep(SETTLE_MS);
   loadAverages.afterBaseline = load();
 
   log(`webhook: ${SECONDS} s at ${RATE}/s injected, with ${CONTROL_RATE}/s opted-out controls`);
