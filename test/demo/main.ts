@@ -184,6 +184,9 @@ Where to look next
                   curl -s ${auth} ${f.hubUrl()}/api/v1/clusters
                   curl -s ${auth} ${f.hubUrl()}/api/v1/workloads
                   curl -sN ${auth} ${f.hubUrl()}/api/v1/rollouts/<id>/events
+  dashboard       ${f.hubUrl()}/ui/   (sign in with the admin token above)
+  CLI             npm run build; export FLOTILLA_HUB_URL=${f.hubUrl()} FLOTILLA_TOKEN=${f.adminToken}
+                  npx flotilla clusters list; npx flotilla workloads status default/web; npx flotilla rollouts list default/web
   clusters`);
   for (const c of env.clusters) {
     console.log(`    ${c.name.padEnd(10)} ${kubectl} --kubeconfig ${c.kubeconfigPath} get clonesets,pods -n default`);
