@@ -42,6 +42,33 @@ export default tseslint.config(
     ],
     rules: { 'no-restricted-syntax': 'off' },
   },
+  // Package boundaries (docs/adr/0001): `api` imports nothing of ours, `hub` and `agent` only `api`.
+  // tsc -b alone cannot hold this line: npm hoists every workspace into node_modules/@flotilla,
+  // so `import '@flotilla/hub'` resolves from the agent as soon as the hub has been built.
+  ...[
+    { pkg: 'api', forbidden: ['hub', 'agent', 'test'] },
+    { pkg: 'hub', forbidden: ['agent', 'test'] },
+    { pkg: 'agent', forbidden: ['hub', 'test'] },
+  ].map(({ pkg, forbidden }) => ({
+    files: [`${pkg}/**/*.{ts,js}`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: forbidden.flatMap((p) => [`@flotilla/${p}`, `@flotilla/${p}/*`]),
+              message: `${pkg}/ may import only ${pkg === 'api' ? 'its own modules' : '@flotilla/api'} (docs/adr/0001).`,
+            },
+            {
+              regex: `^(\\.\\./)+(${forbidden.join('|')})/`,
+              message: `${pkg}/ may not reach into another package's files (docs/adr/0001).`,
+            },
+          ],
+        },
+      ],
+    },
+  })),
   {
     files: ['**/*.test.ts', 'test/**/*.ts'],
     rules: {
