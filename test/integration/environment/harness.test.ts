@@ -85,7 +85,7 @@ describe('the harness fails loudly and cleans up', () => {
     expect(etcdPids).toEqual([]);
   });
 
-  for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGKILL'] as const) {
     it(`leaves no orphan when the harness process gets ${signal}`, async () => {
       const dir = tmp('orphan-');
       const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'fixtures/hold-etcd.ts'), dir], {
