@@ -8,6 +8,11 @@ import type { LabelSelector } from '../runtime/label-selector.js';
 
 export interface WebhookConfig {
   enabled: boolean;
+  /**
+   * Serve admissions from a worker thread of their own (default), so the controllers sharing the
+   * main thread's event loop never delay a pod create; false serves them from the main thread.
+   */
+  thread: boolean;
   /** Listen address and port of the HTTPS server. */
   host: string;
   port: number;
@@ -50,6 +55,7 @@ const YEAR_MS = 365 * 24 * 3600_000;
 export function defaultWebhookConfig(namespace: string): WebhookConfig {
   return {
     enabled: true,
+    thread: true,
     host: '0.0.0.0',
     port: 9876,
     namespace,
@@ -103,6 +109,13 @@ export const WEBHOOK_SETTINGS: readonly Setting[] = [
     key: 'enabled',
     kind: { type: 'bool' },
     help: 'serve the admission webhook (default true)',
+  },
+  {
+    flag: 'webhook-thread',
+    env: 'FLOTILLA_WEBHOOK_THREAD',
+    key: 'thread',
+    kind: { type: 'bool' },
+    help: 'serve admissions from a worker thread of their own, apart from the controllers (default true)',
   },
   {
     flag: 'webhook-host',

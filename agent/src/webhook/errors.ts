@@ -13,6 +13,7 @@ export const WebhookErrorCodes = {
   WEBHOOK_ERR_CERT_STORE: 'reading or writing the certificate Secret failed',
   WEBHOOK_ERR_CERT_PARSE: 'a stored certificate or key cannot be read',
   WEBHOOK_ERR_CONFIGURATION: 'applying a webhook configuration failed',
+  WEBHOOK_ERR_THREAD: 'the admission thread is not running or did not answer',
 } as const;
 
 export type WebhookErrorCode = keyof typeof WebhookErrorCodes;

@@ -10,14 +10,14 @@
  */
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { invalid, type SidecarSet, KRUISE_API_VERSION, KRUISE_SYSTEM_NAMESPACE } from '@flotilla/api';
+import { Gauge, type Registry as PromRegistry } from 'prom-client';
+import { type SidecarSet, KRUISE_API_VERSION, KRUISE_SYSTEM_NAMESPACE } from '@flotilla/api';
 import type { EventRecorder } from '../runtime/events.js';
 import type { Informer } from '../runtime/informer.js';
 import type { Manager } from '../runtime/manager.js';
 import { PatchType, type KubeRest } from '../runtime/rest.js';
 import { Resources, type ResourceRef } from '../runtime/resource.js';
-import { parseWhitelist, WHITELIST_KEY } from '../controllers/sidecarset/control/patch-metadata.js';
-import { missingInjectionRevision } from '../controllers/sidecarset/inject-revision.js';
+import type { InjectionConflict } from '../controllers/sidecarset/inject.js';
 import { LABEL_SIDECARSET_NAME } from '@flotilla/api';
 import type { ControllerRevision, Namespace } from '../controllers/sidecarset/types.js';
 import { injectCaBundle } from './ca-bundle.js';
@@ -26,11 +26,14 @@ import { kubeSecretStore } from './certs/store.js';
 import { servingHosts, type WebhookConfig } from './config.js';
 import { buildWebhookConfigurations, type WebhookConfiguration } from './configurations.js';
 import { WebhookError } from './errors.js';
-import { webhookDefinitions } from './registry.js';
-import { WebhookServer } from './server.js';
-import { containerConflicts, whitelistViolations } from './validating/sidecarset-rules.js';
+import { wiredDefinitions, type WebhookStores } from './handlers.js';
+import { promWebhookMetrics } from './metrics.js';
+import { WebhookServer, type TlsMaterial } from './server.js';
+import { AdmissionThread, type MirrorSource } from './thread/host.js';
+import { STORE_NAMES } from './thread/protocol.js';
 
 export { WebhookServer } from './server.js';
+export { AdmissionThread } from './thread/host.js';
 export { defaultWebhookConfig, webhookConfigFromFlags, type WebhookConfig } from './config.js';
 
 export interface WebhookContext {
@@ -62,9 +65,24 @@ const VALIDATING: ResourceRef = {
 };
 const FIELD_MANAGER = 'flotilla-agent/webhook';
 
+/**
+ * What serves the admissions: the admission thread (default) or, with `--webhook-thread=false`,
+ * a WebhookServer in the main thread. Both take a certificate, listen, close and count reviews.
+ */
+export interface AdmissionServer {
+  setTls(tls: TlsMaterial): void | Promise<void>;
+  listen(): Promise<number>;
+  close(): Promise<void>;
+  isServing(): boolean;
+  served(): number;
+  port(): number | undefined;
+}
+
 /** What setupWebhook hands back (tests and readiness use it). */
 export interface WebhookHandle {
-  server: WebhookServer;
+  server: AdmissionServer;
+  /** The admission thread, when admissions are served by one. */
+  thread: AdmissionThread | undefined;
   certs: CertManager;
   /** True once serving with a certificate whose CA bundle is published. */
   isReady(): boolean;
@@ -91,57 +109,36 @@ export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): Webhoo
     fieldSelector: `metadata.name=${config.whitelistConfigMap}`,
   });
   const events = ctx.events('sidecarset-injection');
-  const revisionsOf = (ss: SidecarSet): ControllerRevision[] =>
-    revisions.list(undefined, { matchLabels: { [LABEL_SIDECARSET_NAME]: ss.metadata?.name ?? '' } });
-
-  const defs = webhookDefinitions({
-    pods: {
-      sidecarSets: () => sidecarSets.list(),
-      namespaceLabels: (ns) => namespaces.get(undefined, ns)?.metadata.labels,
-      revisions: revisionsOf,
-      onConflicts: (conflicts, namespace) => {
-        for (const c of conflicts) {
-          const ss = sidecarSets.get(undefined, c.skippedFrom);
-          if (ss) {
-            const msg = `container ${c.container} of SidecarSet ${c.skippedFrom} was not injected into a pod in namespace ${namespace}: SidecarSet ${c.keptFrom} injects a container of that name (the first SidecarSet by name wins)`;
-            events.event(
-              { ...ss, apiVersion: KRUISE_API_VERSION, kind: 'SidecarSet' },
-              'Warning',
-              'SidecarContainerConflict',
-              msg,
-            );
-          }
-        }
-      },
-    },
-    extraValidation: {
-      SidecarSet: (object) => {
-        const ss = object as SidecarSet;
-        const text = configMaps.get(config.namespace, config.whitelistConfigMap)?.data?.[WHITELIST_KEY];
-        let whitelist;
-        try {
-          whitelist = text ? parseWhitelist(text) : undefined;
-        } catch (err) {
-          log.warn({ err }, 'the patchPodMetadata whitelist cannot be read; treating it as absent');
-        }
-        const revisionProblem = missingInjectionRevision(ss, revisionsOf(ss));
-        return [
-          ...whitelistViolations(ss, whitelist, config.patchMetadataDefaultsAllowed),
-          ...containerConflicts(ss, sidecarSets.list()),
-          ...(revisionProblem
-            ? [invalid(revisionProblem.path, ss.spec.injectionStrategy?.revision, revisionProblem.message)]
-            : []),
-        ];
-      },
-    },
-  });
-  const server = new WebhookServer({
-    host: config.host,
-    port: config.port,
-    logger: ctx.logger,
-    registry: ctx.registry,
-  });
-  for (const def of defs) server.handle(def.path, def.handler);
+  const recordConflicts = (conflicts: readonly InjectionConflict[], namespace: string): void => {
+    for (const c of conflicts) {
+      const ss = sidecarSets.get(undefined, c.skippedFrom);
+      if (ss) {
+        const msg = `container ${c.container} of SidecarSet ${c.skippedFrom} was not injected into a pod in namespace ${namespace}: SidecarSet ${c.keptFrom} injects a container of that name (the first SidecarSet by name wins)`;
+        events.event(
+          { ...ss, apiVersion: KRUISE_API_VERSION, kind: 'SidecarSet' },
+          'Warning',
+          'SidecarContainerConflict',
+          msg,
+        );
+      }
+    }
+  };
+  const stores: WebhookStores = { sidecarSets, namespaces, revisions, configMaps };
+  // In thread mode these handlers only describe the webhooks (configurations); the thread runs its own.
+  const defs = wiredDefinitions(stores, { config, logger: log, onConflicts: recordConflicts });
+  const metrics = promWebhookMetrics(ctx.registry);
+  let server: AdmissionServer;
+  let thread: AdmissionThread | undefined;
+  if (config.thread) {
+    thread = new AdmissionThread({ config, logger: ctx.logger, metrics, onConflicts: recordConflicts });
+    for (const name of STORE_NAMES) thread.mirror(name, stores[name] as unknown as MirrorSource);
+    registerThreadLoopMetric(ctx.registry, thread);
+    server = thread;
+  } else {
+    const inProcess = new WebhookServer({ host: config.host, port: config.port, logger: ctx.logger, metrics });
+    for (const def of defs) inProcess.handle(def.path, def.handler);
+    server = inProcess;
+  }
 
   const apply = async (obj: WebhookConfiguration, ref: ResourceRef): Promise<void> => {
     try {
@@ -169,7 +166,7 @@ export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): Webhoo
     },
     hosts: servingHosts(config),
     onServingCert: async (tls) => {
-      server.setTls(tls);
+      await server.setTls(tls);
       if (!server.isServing()) await server.listen();
     },
     publishBundle: async (bundlePem) => {
@@ -204,6 +201,7 @@ export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): Webhoo
     name: 'webhook',
     needLeaderElection: false,
     start: async (signal) => {
+      thread?.start();
       await Promise.all(informers.map((i) => i.waitForSync(signal))).catch(() => undefined);
       let failures = 0;
       while (!signal.aborted) {
@@ -232,9 +230,35 @@ export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): Webhoo
         });
       }
       await server.close();
+      await thread?.stop();
     },
   });
   const isReady = (): boolean => server.isServing() && certs.isReady() && informers.every((i) => i.hasSynced());
   manager.addReadinessCheck('webhook', isReady);
-  return { server, certs, isReady };
+  return { server, thread, certs, isReady };
+}
+
+/**
+ * The admission thread's event-loop delay on /metrics, read from the thread at each scrape (and
+ * reset then, as prom-client does for the main thread's nodejs_eventloop_lag_*). Every figure
+ * includes the monitor's 10 ms sampling interval, as those do.
+ */
+function registerThreadLoopMetric(registry: PromRegistry, thread: AdmissionThread): void {
+  new Gauge({
+    name: 'flotilla_webhook_thread_eventloop_lag_seconds',
+    help: "Event-loop delay of the admission thread since the last scrape (p50, p99, max; includes the monitor's 10 ms interval)",
+    labelNames: ['stat'],
+    registers: [registry],
+    async collect() {
+      const stats = await Promise.race([
+        thread.loopStats().catch(() => undefined),
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 1000).unref()),
+      ]);
+      this.reset();
+      if (!stats) return;
+      this.set({ stat: 'p50' }, stats.p50);
+      this.set({ stat: 'p99' }, stats.p99);
+      this.set({ stat: 'max' }, stats.max);
+    },
+  });
 }

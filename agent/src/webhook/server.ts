@@ -2,10 +2,11 @@ import http2 from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { parseAdmissionReview, reviewResponse } from './admission/review.js';
 import type { AdmissionHandler } from './admission/types.js';
 import { WebhookError } from './errors.js';
+import { promWebhookMetrics, type WebhookServerMetrics } from './metrics.js';
 
 /** PEM serving certificate (chain) and key. */
 export interface TlsMaterial {
@@ -19,7 +20,9 @@ export interface WebhookServerOptions {
   /** 0 picks a free port (tests). */
   port: number;
   logger: Logger;
+  /** Where the server's metrics go: prom-client metrics on `registry`, or `metrics` as given. */
   registry?: Registry;
+  metrics?: WebhookServerMetrics;
   /** Largest accepted request body; the apiserver's own limit is 3 MiB per object, twice in an UPDATE. */
   maxBodyBytes?: number;
 }
@@ -49,9 +52,7 @@ export class WebhookServer {
   readonly #o: WebhookServerOptions;
   readonly #handlers = new Map<string, AdmissionHandler>();
   readonly #log: Logger;
-  readonly #latency: Histogram<'path' | 'allowed'> | undefined;
-  readonly #connections: Counter | undefined;
-  readonly #abandoned: Counter | undefined;
+  readonly #metrics: WebhookServerMetrics | undefined;
   #server: http2.Http2SecureServer | undefined;
   /** Open HTTP/2 sessions and HTTP/1 sockets, to end them on rotation and close. */
   readonly #sessions = new Set<http2.ServerHttp2Session>();
@@ -62,31 +63,7 @@ export class WebhookServer {
   constructor(options: WebhookServerOptions) {
     this.#o = options;
     this.#log = options.logger.child({ component: 'webhook-server' });
-    if (options.registry) {
-      this.#latency = new Histogram({
-        name: 'flotilla_webhook_admission_duration_seconds',
-        help: 'Time to answer an admission review, by path and whether it was allowed',
-        labelNames: ['path', 'allowed'],
-        // Fine below 10 ms: the pod webhook's budget is a p99 under 10 ms (test/bench/webhook).
-        buckets: [
-          0.0001, 0.00025, 0.0005, 0.00075, 0.001, 0.0015, 0.002, 0.003, 0.004, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.1,
-          0.5, 1,
-        ],
-        registers: [options.registry],
-      });
-      // Each connection costs a TLS handshake; a count growing with the request rate means the
-      // apiserver is not reusing connections.
-      this.#connections = new Counter({
-        name: 'flotilla_webhook_tls_connections_total',
-        help: 'TLS connections accepted by the admission webhook server',
-        registers: [options.registry],
-      });
-      this.#abandoned = new Counter({
-        name: 'flotilla_webhook_abandoned_total',
-        help: 'Admission reviews not handled because the caller had closed the connection (its timeout passed)',
-        registers: [options.registry],
-      });
-    }
+    this.#metrics = options.metrics ?? (options.registry ? promWebhookMetrics(options.registry) : undefined);
   }
 
   /** Registers the handler for a path such as `/mutate-pod`. */
@@ -158,7 +135,7 @@ export class WebhookServer {
     server.on('secureConnection', (socket: Socket) => {
       // An answer is one write; Nagle's algorithm would only hold it behind the client's delayed ACK.
       socket.setNoDelay(true);
-      this.#connections?.inc();
+      this.#metrics?.connection();
       this.#sockets.add(socket);
       socket.once('close', () => this.#sockets.delete(socket));
     });
@@ -224,7 +201,7 @@ export class WebhookServer {
       return;
     }
     if (gone) {
-      this.#abandoned?.inc();
+      this.#metrics?.abandoned();
       return;
     }
     let decision;
@@ -245,7 +222,7 @@ export class WebhookServer {
     const body = JSON.stringify(reviewResponse(request.uid, decision));
     res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
     this.#served++;
-    this.#latency?.observe({ path, allowed: String(decision.allowed) }, (performance.now() - started) / 1000);
+    this.#metrics?.observe(path, decision.allowed, (performance.now() - started) / 1000);
   }
 }
 

@@ -1,0 +1,80 @@
+/**
+ * The webhook's handlers wired to the caches they read. The same wiring runs in the admission
+ * thread (over caches mirrored from the main thread's informers, see thread/) and, with
+ * `--webhook-thread=false`, in the main thread over the informers themselves: both provide the
+ * read-only `WebhookStores` below.
+ */
+import type { Logger } from 'pino';
+import { invalid, LABEL_SIDECARSET_NAME, type SidecarSet } from '@flotilla/api';
+import type { SelectorInput } from '../runtime/label-selector.js';
+import { parseWhitelist, WHITELIST_KEY } from '../controllers/sidecarset/control/patch-metadata.js';
+import type { InjectionConflict } from '../controllers/sidecarset/inject.js';
+import { missingInjectionRevision } from '../controllers/sidecarset/inject-revision.js';
+import type { ControllerRevision, Namespace } from '../controllers/sidecarset/types.js';
+import type { WebhookConfig } from './config.js';
+import { webhookDefinitions, type WebhookDefinition } from './registry.js';
+import { containerConflicts, whitelistViolations } from './validating/sidecarset-rules.js';
+
+/** A read-only cache: what an Informer and an ObjectCache both offer. Never mutate what it returns. */
+export interface ReadStore<T> {
+  get(namespace: string | undefined, name: string): T | undefined;
+  list(namespace?: string, selector?: SelectorInput): T[];
+}
+
+export interface ConfigMapLike {
+  metadata?: { name?: string; namespace?: string };
+  data?: Record<string, string>;
+}
+
+/** Everything the handlers read. */
+export interface WebhookStores {
+  sidecarSets: ReadStore<SidecarSet>;
+  namespaces: ReadStore<Namespace>;
+  /** SidecarSet revisions (ControllerRevisions labelled with their SidecarSet's name). */
+  revisions: ReadStore<ControllerRevision>;
+  /** The patchPodMetadata whitelist ConfigMap, when it exists. */
+  configMaps: ReadStore<ConfigMapLike>;
+}
+
+/** What the handlers need besides the stores. */
+export interface HandlerWiring {
+  config: Pick<WebhookConfig, 'namespace' | 'whitelistConfigMap' | 'patchMetadataDefaultsAllowed'>;
+  logger: Logger;
+  /** Container-name clashes between SidecarSets met while injecting a pod (for a Warning event). */
+  onConflicts(conflicts: readonly InjectionConflict[], namespace: string): void;
+}
+
+/** Every webhook definition with its handler reading `stores`. */
+export function wiredDefinitions(stores: WebhookStores, wiring: HandlerWiring): WebhookDefinition[] {
+  const { config, logger } = wiring;
+  const revisionsOf = (ss: SidecarSet): ControllerRevision[] =>
+    stores.revisions.list(undefined, { matchLabels: { [LABEL_SIDECARSET_NAME]: ss.metadata?.name ?? '' } });
+  return webhookDefinitions({
+    pods: {
+      sidecarSets: () => stores.sidecarSets.list(),
+      namespaceLabels: (ns) => stores.namespaces.get(undefined, ns)?.metadata.labels,
+      revisions: revisionsOf,
+      onConflicts: (conflicts, namespace) => wiring.onConflicts(conflicts, namespace),
+    },
+    extraValidation: {
+      SidecarSet: (object) => {
+        const ss = object as SidecarSet;
+        const text = stores.configMaps.get(config.namespace, config.whitelistConfigMap)?.data?.[WHITELIST_KEY];
+        let whitelist;
+        try {
+          whitelist = text ? parseWhitelist(text) : undefined;
+        } catch (err) {
+          logger.warn({ err }, 'the patchPodMetadata whitelist cannot be read; treating it as absent');
+        }
+        const revisionProblem = missingInjectionRevision(ss, revisionsOf(ss));
+        return [
+          ...whitelistViolations(ss, whitelist, config.patchMetadataDefaultsAllowed),
+          ...containerConflicts(ss, stores.sidecarSets.list()),
+          ...(revisionProblem
+            ? [invalid(revisionProblem.path, ss.spec.injectionStrategy?.revision, revisionProblem.message)]
+            : []),
+        ];
+      },
+    },
+  });
+}

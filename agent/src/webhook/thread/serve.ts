@@ -1,0 +1,132 @@
+/**
+ * The admission thread's side: copies of the caches fed by the main thread, the handlers wired
+ * to them, and the HTTPS server. Nothing here talks to the apiserver; events and metrics go back
+ * to the main thread as messages. `serveAdmissions` takes the port explicitly so tests can drive
+ * it over a MessageChannel in one thread; worker.ts runs it on the worker's parentPort.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { MessagePort } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import { ObjectCache } from '../../runtime/cache.js';
+import { deepFreeze, type KubeObject } from '../../runtime/kube-object.js';
+import { wiredDefinitions, type WebhookStores } from '../handlers.js';
+import type { WebhookServerMetrics } from '../metrics.js';
+import { WebhookServer } from '../server.js';
+import { STORE_NAMES, type FromThread, type StoreName, type ThreadInit, type ToThread } from './protocol.js';
+
+/** The event-loop monitor's interval (ms), as prom-client's default for nodejs_eventloop_lag_*. */
+const LOOP_RESOLUTION_MS = 10;
+
+/** Metrics batched into one message per flush: a message per review would cost the main thread more. */
+class BatchedMetrics implements WebhookServerMetrics {
+  #observations: [string, boolean, number][] = [];
+  #connections = 0;
+  #abandoned = 0;
+
+  constructor(private readonly post: (msg: FromThread) => void) {}
+
+  observe(path: string, allowed: boolean, seconds: number): void {
+    this.#observations.push([path, allowed, seconds]);
+  }
+
+  connection(): void {
+    this.#connections++;
+  }
+
+  abandoned(): void {
+    this.#abandoned++;
+  }
+
+  flush(): void {
+    if (this.#observations.length === 0 && this.#connections === 0 && this.#abandoned === 0) return;
+    this.post({
+      type: 'metrics',
+      observations: this.#observations,
+      connections: this.#connections,
+      abandoned: this.#abandoned,
+    });
+    this.#observations = [];
+    this.#connections = 0;
+    this.#abandoned = 0;
+  }
+}
+
+/** Serves admissions on `port`'s instructions until told to close; returns the server (tests). */
+export function serveAdmissions(port: MessagePort, init: ThreadInit, logger: Logger): WebhookServer {
+  const post = (msg: FromThread): void => port.postMessage(msg);
+  const caches = Object.fromEntries(STORE_NAMES.map((name) => [name, new ObjectCache<KubeObject>()])) as Record<
+    StoreName,
+    ObjectCache<KubeObject>
+  >;
+  const metrics = new BatchedMetrics(post);
+  const flushTimer = setInterval(() => metrics.flush(), init.flushMs);
+  flushTimer.unref();
+  const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+  loop.enable();
+
+  const server = new WebhookServer({ host: init.config.host, port: init.config.port, logger, metrics });
+  const defs = wiredDefinitions(caches as unknown as WebhookStores, {
+    config: init.config,
+    logger,
+    onConflicts: (conflicts, namespace) => post({ type: 'conflicts', conflicts: [...conflicts], namespace }),
+  });
+  for (const def of defs) server.handle(def.path, def.handler);
+
+  type Answer = Omit<Extract<FromThread, { type: 'reply' }>, 'type' | 'id'>;
+  const reply = async (id: number, work: () => Answer | Promise<Answer>): Promise<void> => {
+    try {
+      post({ type: 'reply', id, ...(await work()) });
+    } catch (err) {
+      post({ type: 'reply', id, error: err instanceof Error ? err.message : String(err) });
+    }
+  };
+  port.on('message', (msg: ToThread) => {
+    switch (msg.type) {
+      case 'upsert':
+        // Frozen as the informer's objects are: a handler mutating a cached object throws at its source.
+        caches[msg.store].upsert(deepFreeze(msg.object as KubeObject));
+        return;
+      case 'remove':
+        caches[msg.store].remove(msg.key);
+        return;
+      case 'reset':
+        caches[msg.store].replace([]);
+        return;
+      case 'tls':
+        void reply(msg.id, () => {
+          server.setTls(msg.tls);
+          return server.isServing() ? { port: server.port() } : {};
+        });
+        return;
+      case 'listen':
+        void reply(msg.id, async () => ({ port: server.isServing() ? server.port() : await server.listen() }));
+        return;
+      case 'stats':
+        void reply(msg.id, () => {
+          const stats = {
+            p50: loop.percentile(50) / 1e9,
+            p99: loop.percentile(99) / 1e9,
+            max: loop.max / 1e9,
+            resolution: LOOP_RESOLUTION_MS / 1000,
+          };
+          loop.reset();
+          return { stats };
+        });
+        return;
+      case 'close':
+        void reply(msg.id, async () => {
+          await server.close();
+          metrics.flush();
+          if (msg.final) {
+            // Nothing keeps the thread alive after this (the host terminates it anyway).
+            clearInterval(flushTimer);
+            loop.disable();
+            port.unref();
+          }
+          return {};
+        });
+        return;
+    }
+  });
+  return server;
+}
