@@ -33,7 +33,11 @@ describe('the harness serves NATS and Postgres for suites', () => {
       open.push(app);
 
       const seen: string[] = [];
-      admin.subscribe('*.hello', { callback: (_err, msg) => seen.push(msg.subject) });
+      admin.subscribe('*.hello', {
+        callback: (_err, msg) => {
+          seen.push(msg.subject);
+        },
+      });
       await admin.flush();
       const errors: string[] = [];
       void (async () => {
