@@ -88,6 +88,13 @@ describe('int-or-percent', () => {
     ['25', { kind: 'invalid' }],
     ['-5%', { kind: 'invalid' }],
     ['5 %', { kind: 'invalid' }],
+    // Go's limits: an int32 number, a percentage strconv.Atoi can read (int64).
+    [2 ** 31 - 1, { kind: 'int', value: 2 ** 31 - 1 }],
+    [2 ** 31, { kind: 'invalid', reason: 'must be an integer from -2147483648 to 2147483647' }],
+    [-(2 ** 31) - 1, { kind: 'invalid' }],
+    ['9223372036854775807%', { kind: 'percent' }],
+    ['9223372036854775808%', { kind: 'invalid', reason: 'percentage is out of range' }],
+    [`${'9'.repeat(400)}%`, { kind: 'invalid' }],
   ])('%j parses as %j', (value, expected) => expect(parseIntOrPercent(value)).toMatchObject(expected));
 
   it('rounds percentages of a total up or down as asked', () => {

@@ -14,15 +14,29 @@ export type ParsedIntOrPercent =
   | { readonly kind: 'percent'; readonly value: number }
   | { readonly kind: 'invalid'; readonly reason: string };
 
-/** Reads an int-or-string as a count or a percentage. */
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * Reads an int-or-string as a count or a percentage, within Go's limits: intstr.IntOrString keeps
+ * a number in an int32 (a larger one fails to decode), and a percentage goes through strconv.Atoi
+ * (an int64), so Kubernetes and OpenKruise refuse values beyond those.
+ */
 export function parseIntOrPercent(value: IntOrString): ParsedIntOrPercent {
   if (typeof value === 'number') {
-    return Number.isSafeInteger(value) ? { kind: 'int', value } : { kind: 'invalid', reason: 'must be an integer' };
+    if (!Number.isSafeInteger(value)) return { kind: 'invalid', reason: 'must be an integer' };
+    if (value < INT32_MIN || value > INT32_MAX) {
+      return { kind: 'invalid', reason: `must be an integer from ${INT32_MIN} to ${INT32_MAX}` };
+    }
+    return { kind: 'int', value };
   }
   if (!PERCENT_PATTERN.test(value)) {
     return { kind: 'invalid', reason: "must be an integer or a percentage such as '25%'" };
   }
-  return { kind: 'percent', value: Number(value.slice(0, -1)) };
+  const digits = value.slice(0, -1);
+  if (BigInt(digits) > INT64_MAX) return { kind: 'invalid', reason: 'percentage is out of range' };
+  return { kind: 'percent', value: Number(digits) };
 }
 
 /**
