@@ -33,7 +33,7 @@ export interface AgentManagerDeps {
  */
 export async function createAgentManager(deps: AgentManagerDeps): Promise<Manager> {
   const { config, kubeConfig, logger, registry } = deps;
-  const rest = createKubeRest(kubeConfig);
+  const rest = createKubeRest(kubeConfig, { http2: config.kubeApiHttp2 ?? true });
   const le = config.leaderElection;
   const manager = new Manager({
     logger,

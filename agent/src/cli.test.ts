@@ -71,6 +71,11 @@ describe('agent CLI', () => {
     expect((await parse(['manager'])).leaderElect).toBe(true);
   });
 
+  it('turns HTTP/2 to the apiserver off with --no-kube-api-http2', async () => {
+    expect((await parse(['manager'])).kubeApiHttp2).toBe(true);
+    expect((await parse(['manager', '--no-kube-api-http2'])).kubeApiHttp2).toBe(false);
+  });
+
   it('rejects unknown flags and commands', async () => {
     await expect(parse(['manager', '--bogus'])).rejects.toMatchObject({ code: 'commander.unknownOption' });
     await expect(parse(['daemonz'])).rejects.toThrow();

@@ -23,6 +23,12 @@ export function buildCli(actions: CliActions): Command {
     .option('--health-host <host>', 'address of /healthz, /readyz and /metrics (default 0.0.0.0)')
     .option('--health-port <port>', 'port of /healthz, /readyz and /metrics ($FLOTILLA_HEALTH_PORT, default 8080)')
     .addOption(new Option('--no-leader-elect', 'run without leader election (a single replica only)'))
+    .addOption(
+      new Option(
+        '--no-kube-api-http2',
+        'talk HTTP/1.1 to the apiserver instead of HTTP/2 (FLOTILLA_KUBE_API_HTTP2=false; watches always use HTTP/1.1)',
+      ),
+    )
     .option(
       '--namespace <ns>',
       "the agent's own namespace: join Secret, webhook certificates ($FLOTILLA_NAMESPACE, else $POD_NAMESPACE, default flotilla-system)",

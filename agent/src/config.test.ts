@@ -113,6 +113,18 @@ describe('loadConfig', () => {
     expect(moved.leaderElection.namespace).toBe('leases');
   });
 
+  it('talks HTTP/2 to the apiserver unless --no-kube-api-http2 or FLOTILLA_KUBE_API_HTTP2=false', () => {
+    expect(loadConfig({ ...base, kubeApiHttp2: true }, {}, host).kubeApiHttp2).toBe(true);
+    expect(loadConfig({ ...base, kubeApiHttp2: false }, {}, host).kubeApiHttp2).toBe(false);
+    expect(loadConfig(base, { FLOTILLA_KUBE_API_HTTP2: 'false' }, host).kubeApiHttp2).toBe(false);
+    expect(loadConfig({ ...base, kubeApiHttp2: false }, { FLOTILLA_KUBE_API_HTTP2: 'true' }, host).kubeApiHttp2).toBe(
+      false,
+    );
+    expect(problems(() => loadConfig(base, { FLOTILLA_KUBE_API_HTTP2: 'no' }, host))).toContain(
+      '--kube-api-http2 (FLOTILLA_KUBE_API_HTTP2): must be true or false, got "no"',
+    );
+  });
+
   it('runs standalone without a hub URL', () => {
     expect(loadConfig(base, { FLOTILLA_BOOTSTRAP_TOKEN: 't' }, host).hub).toBeUndefined();
   });

@@ -28,6 +28,12 @@ export interface AgentConfig {
   shutdownTimeoutMs: number;
   cacheSyncTimeoutMs: number;
   /**
+   * Requests to the apiserver go over HTTP/2 when it offers it (one multiplexed connection, as
+   * client-go); false keeps HTTP/1.1 keep-alive connections. Configurations built by hand
+   * (tests) without it use HTTP/2.
+   */
+  kubeApiHttp2?: boolean;
+  /**
    * Which registered controllers run: `*` for all, names to pick, `-name` to leave one out
    * (kube-controller-manager's --controllers syntax). Checked against the registry at start.
    */
@@ -75,6 +81,8 @@ export interface ManagerFlags extends WebhookFlags {
   healthHost?: string;
   healthPort?: string;
   leaderElect?: boolean;
+  /** false with --no-kube-api-http2. */
+  kubeApiHttp2?: boolean;
   leaseNamespace?: string;
   leaseName?: string;
   leaseDuration?: string;
@@ -157,6 +165,9 @@ export function loadConfig(
     },
     shutdownTimeoutMs: duration(opt('shutdown-timeout', undefined, flags.shutdownTimeout), 30_000),
     cacheSyncTimeoutMs: duration(opt('cache-sync-timeout', undefined, flags.cacheSyncTimeout), 120_000),
+    // --no-kube-api-http2 wins; commander's default (true) leaves the variable to decide.
+    kubeApiHttp2:
+      flags.kubeApiHttp2 !== false && bool(opt('kube-api-http2', 'FLOTILLA_KUBE_API_HTTP2', undefined), true),
     controllers: (opt('controllers', 'FLOTILLA_CONTROLLERS', flags.controllers).value ?? '*')
       .split(',')
       .map((c) => c.trim())
@@ -283,6 +294,15 @@ function oneOf<T extends string>(o: Option, allowed: readonly T[], fallback: T):
   if (v === undefined) return fallback;
   if ((allowed as readonly string[]).includes(v)) return v as T;
   o.problems.push(`${o.name}: must be one of ${allowed.join(', ')}, got "${v}"`);
+  return fallback;
+}
+
+/** `true` or `false`. */
+function bool(o: Option, fallback: boolean): boolean {
+  const v = nonEmpty(o);
+  if (v === undefined) return fallback;
+  if (v === 'true' || v === 'false') return v === 'true';
+  o.problems.push(`${o.name}: must be true or false, got "${v}"`);
   return fallback;
 }
 

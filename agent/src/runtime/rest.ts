@@ -3,6 +3,8 @@ import https from 'node:https';
 import tls from 'node:tls';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { AgentError, KubeApiError } from '../errors.js';
+import { H2NotOffered, H2Pool, H2Refused, H2SessionLost } from './h2.js';
+import { kubeOptionsApplier, TLS_KEYS } from './kube-options.js';
 
 /** Content types of the PATCH flavours. */
 export const PatchType = {
@@ -58,39 +60,64 @@ export interface KubeRestOptions {
   /** Per-request timeout; default 30 s. */
   timeoutMs?: number;
   /**
-   * Most connections open to the apiserver at once; further requests wait for a free one.
-   * Default 128: the CloneSet controller's 64 concurrent creates plus status, event and other
-   * controllers' writes. Watches do not count: they use connections of their own.
+   * request() goes over HTTP/2 when the server offers it (https, no proxy-url): one TLS session
+   * carries every request in flight, as client-go does, so a burst needs no new connections.
+   * Default true; false (or a server without h2) keeps HTTP/1.1 keep-alive connections.
+   * Streams (watches) always use HTTP/1.1 connections of their own.
+   */
+  http2?: boolean;
+  /**
+   * Most HTTP/1.1 connections open to the apiserver at once; further requests wait for a free
+   * one. Default 128: the CloneSet controller's 64 concurrent creates plus status, event and
+   * other controllers' writes. Watches do not count: they use connections of their own.
    */
   maxSockets?: number;
-  /** Most idle connections kept open for reuse; default 64. */
+  /** Most idle HTTP/1.1 connections kept open for reuse; default 64. */
   maxFreeSockets?: number;
   /**
-   * An idle connection is closed after this long; default 30 s, well below the apiserver's 90 s
-   * idle timeout, so we never reuse a connection the server is closing at that moment.
+   * An idle connection (or HTTP/2 session) is closed after this long; default 30 s, well below
+   * the apiserver's 90 s idle timeout, so we never reuse a connection the server is closing at
+   * that moment. An HTTP/2 session silent this long with requests in flight is PINGed.
    */
   idleTimeoutMs?: number;
+  /** An HTTP/2 session that does not answer a PING within this long is closed; default 15 s. */
+  pingTimeoutMs?: number;
+  /**
+   * The kubeconfig's TLS files (CA, client certificate and key) are read again after this long,
+   * and connections rebuilt when they changed; default 10 s. Credentials in headers (tokens,
+   * exec plugins) are applied on every request. 0 reads everything on every request.
+   */
+  tlsRefreshMs?: number;
 }
 
-const DEFAULTS = { timeoutMs: 30_000, maxSockets: 128, maxFreeSockets: 64, idleTimeoutMs: 30_000 };
+const DEFAULTS = {
+  timeoutMs: 30_000,
+  http2: true,
+  maxSockets: 128,
+  maxFreeSockets: 64,
+  idleTimeoutMs: 30_000,
+  pingTimeoutMs: 15_000,
+  tlsRefreshMs: 10_000,
+};
+/** HTTP/2 sessions open at once; one carries 100 or more streams (the apiserver's limit). */
+const MAX_H2_SESSIONS = 8;
 /**
  * Streams (watches) get their own Agents: one connection each for as long as they last, never
  * taking a socket the writes need; kept alive so the next watch after a server-side timeout
  * reuses the connection instead of paying another TLS handshake.
  */
-const STREAM_POOL = { maxSockets: Infinity, maxFreeSockets: 16 };
+const STREAM_POOL = { maxSockets: Infinity, maxFreeSockets: 16, http2: false };
 
 /** RFC 9110 idempotent methods: safe to send again when a reused connection turned out to be closed. */
 const IDEMPOTENT = new Set<KubeRequest['method']>(['GET', 'PUT', 'DELETE']);
 
-/** The TLS material an Agent's connections are bound to. */
+/** The TLS material connections are bound to. */
 type Tls = Pick<
   https.RequestOptions,
   'ca' | 'cert' | 'key' | 'pfx' | 'passphrase' | 'rejectUnauthorized' | 'servername'
 >;
-const TLS_KEYS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const;
 
-/** TLS material is re-read from its files on every request, so it is compared by content. */
+/** TLS material is re-read from its files now and then, so it is compared by content. */
 function same(a: unknown, b: unknown): boolean {
   if (Buffer.isBuffer(a) && Buffer.isBuffer(b)) return a.equals(b);
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => same(x, b[i]));
@@ -103,72 +130,114 @@ function tlsContext(t: Tls): tls.SecureContext {
 }
 
 /**
- * Keep-alive Agents for one client. @kubernetes/client-node's applyToHTTPSOptions puts a new
- * Agent on every request, so each request would pay a TLS handshake on both sides, which cuts
- * the pod-create rate an apiserver sustains to about a third (test/bench/cloneset). The https
- * Agent is rebuilt when the TLS material changes (rotated client certificates); credentials in
- * headers are applied per request anyway (token files rotate).
+ * Kept-alive connections of one client. @kubernetes/client-node's applyToHTTPSOptions puts a
+ * new Agent on every request, so each request would pay a TLS handshake on both sides, which
+ * cuts the pod-create rate an apiserver sustains to about a third (test/bench/cloneset). The
+ * https Agent and the HTTP/2 sessions are rebuilt when the TLS material changes (rotated client
+ * certificates; in-flight requests finish on the old ones); credentials in headers are applied
+ * per request anyway (token files rotate).
  */
-class AgentPool {
+/** The connections bound to one set of TLS material. */
+interface Bound {
+  tls: Tls;
+  secureContext: tls.SecureContext;
+  agent?: https.Agent;
+  h2?: H2Pool;
+}
+
+class Connections {
   readonly #o: typeof DEFAULTS;
-  #https: { tls: Tls; agent: https.Agent } | undefined;
+  #tls: Bound | undefined;
   #http: http.Agent | undefined;
 
   constructor(options: typeof DEFAULTS) {
     this.#o = options;
   }
 
-  /** The Agent for a request to `url` with `opts` as applyToHTTPSOptions filled them. */
-  agentFor(url: URL, opts: https.RequestOptions): http.Agent | undefined {
+  /** The Agent for an HTTP/1.1 request to `url` with `opts` as applyToHTTPSOptions filled them. */
+  agentFor(url: URL, opts: https.RequestOptions): http.Agent {
     const kept = { keepAlive: true, maxSockets: this.#o.maxSockets, maxFreeSockets: this.#o.maxFreeSockets };
     // Idle sockets time out after this; a request in flight has its own timeout (request.setTimeout).
     const timeout = this.#o.idleTimeoutMs;
     if (url.protocol === 'http:') return (this.#http ??= new http.Agent({ ...kept, timeout }));
-    const tls: Tls = Object.fromEntries(TLS_KEYS.map((k) => [k, opts[k]]));
-    if (!this.#https || !TLS_KEYS.every((k) => same(this.#https!.tls[k], tls[k]))) {
-      this.#https?.agent.destroy();
+    const t = this.#bound(opts);
+    return (t.agent ??= new https.Agent({ ...t.tls, secureContext: t.secureContext, ...kept, timeout }));
+  }
+
+  /** The HTTP/2 sessions for an https request, or undefined when HTTP/1.1 is to be used. */
+  h2For(url: URL, opts: https.RequestOptions): H2Pool | undefined {
+    if (!this.#o.http2 || url.protocol !== 'https:') return undefined;
+    const t = this.#bound(opts);
+    t.h2 ??= new H2Pool(
+      {
+        url,
+        secureContext: t.secureContext,
+        servername: t.tls.servername,
+        rejectUnauthorized: t.tls.rejectUnauthorized,
+      },
+      {
+        idleTimeoutMs: this.#o.idleTimeoutMs,
+        pingTimeoutMs: this.#o.pingTimeoutMs,
+        connectTimeoutMs: this.#o.timeoutMs,
+        maxSessions: MAX_H2_SESSIONS,
+      },
+    );
+    return t.h2.offered ? t.h2 : undefined;
+  }
+
+  /** The connections for the TLS material in `opts`, rebuilt when it changed. */
+  #bound(opts: https.RequestOptions): Bound {
+    const material: Tls = Object.fromEntries(TLS_KEYS.map((k) => [k, opts[k]]));
+    if (!this.#tls || !TLS_KEYS.every((k) => same(this.#tls!.tls[k], material[k]))) {
+      this.#closeTls();
       // One SecureContext for every connection: without it each new connection parses the CA
       // bundle and key again, which made the connections a slow-start batch opens (1, 2, 4, …
       // 64 of them) cost most of the first batches' time (test/bench/cloneset).
-      const secureContext = tlsContext(tls);
-      this.#https = { tls, agent: new https.Agent({ ...tls, secureContext, ...kept, timeout }) };
+      this.#tls = { tls: material, secureContext: tlsContext(material) };
     }
-    return this.#https.agent;
+    return this.#tls;
+  }
+
+  #closeTls(): void {
+    this.#tls?.agent?.destroy();
+    this.#tls?.h2?.close();
+    this.#tls = undefined;
   }
 
   close(): void {
-    this.#https?.agent.destroy();
+    this.#closeTls();
     this.#http?.destroy();
-    this.#https = undefined;
     this.#http = undefined;
   }
 }
 
 /**
- * A KubeRest over node:http(s) that keeps its connections open between requests (at most
- * `maxSockets` of them), authenticated and TLS-configured from `kc` on every request. A cluster
- * reached through a proxy (proxy-url) keeps the proxy Agent of @kubernetes/client-node, without
- * keep-alive.
+ * A KubeRest over node:http2 (or node:http(s) keep-alive connections, at most `maxSockets` of
+ * them, for servers without h2), authenticated and TLS-configured from `kc` on every request. A
+ * cluster reached through a proxy (proxy-url) keeps the proxy Agent of @kubernetes/client-node,
+ * HTTP/1.1 without keep-alive.
  */
 export function createKubeRest(kc: KubeConfig, options: KubeRestOptions = {}): KubeRestClient {
   const o = { ...DEFAULTS, ...options };
-  const pool = new AgentPool(o);
-  const streamPool = new AgentPool({ ...o, ...STREAM_POOL });
+  const pool = new Connections(o);
+  const streamPool = new Connections({ ...o, ...STREAM_POOL });
+  const applier = kubeOptionsApplier(kc, o.tlsRefreshMs);
   /** URL and options of `req`: authenticated and TLS-configured from the kubeconfig as it is now. */
-  const prepare = async (req: KubeRequest, agents: AgentPool): Promise<{ url: URL; opts: https.RequestOptions }> => {
+  const prepare = async (req: KubeRequest): Promise<{ url: URL; opts: https.RequestOptions; proxied: boolean }> => {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new AgentError('AGENT_ERR_CONFIG', 'kubeconfig has no current cluster');
     const url = new URL(cluster.server.replace(/\/$/, '') + req.path);
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const opts: https.RequestOptions = { method: req.method, headers: { Accept: 'application/json' } };
-    // Applied per request: token files (in-cluster, exec plugins) rotate.
-    await kc.applyToHTTPSOptions(opts);
-    if (!cluster.proxyUrl) opts.agent = agents.agentFor(url, opts);
-    return { url, opts };
+    // Credentials per request: token files (in-cluster, exec plugins) rotate. Through a proxy,
+    // client-node's proxy Agent (one per request) is kept.
+    if (cluster.proxyUrl) await kc.applyToHTTPSOptions(opts);
+    else await applier.apply(opts);
+    return { url, opts, proxied: Boolean(cluster.proxyUrl) };
   };
   return {
     async request<T>(req: KubeRequest): Promise<T> {
-      const { url, opts } = await prepare(req, pool);
+      const { url, opts, proxied } = await prepare(req);
       const body = req.body === undefined ? undefined : JSON.stringify(req.body);
       if (body !== undefined) {
         // An explicit length: Node frames no body for DELETE otherwise, and on a kept-alive
@@ -180,13 +249,19 @@ export function createKubeRest(kc: KubeConfig, options: KubeRestOptions = {}): K
         };
       }
       const limits = { timeoutMs: o.timeoutMs, signal: req.signal, retry: IDEMPOTENT.has(req.method) };
-      const { status, text } = await send(url, opts, body, limits);
-      const parsed = parseJson(text);
-      if (status >= 200 && status < 300) return parsed as T;
-      throw apiError(status, `${req.method} ${req.path}`, parsed, text);
+      const h2 = proxied ? undefined : pool.h2For(url, opts);
+      let answer = h2 && (await sendH2(h2, url, opts, body, limits));
+      if (!answer) {
+        if (!proxied) opts.agent = pool.agentFor(url, opts);
+        answer = await send(url, opts, body, limits);
+      }
+      const parsed = parseJson(answer.text);
+      if (answer.status >= 200 && answer.status < 300) return parsed as T;
+      throw apiError(answer.status, `${req.method} ${req.path}`, parsed, answer.text);
     },
     async stream(req: KubeRequest, onChunk: (chunk: Buffer) => void): Promise<KubeStream> {
-      const { url, opts } = await prepare(req, streamPool);
+      const { url, opts, proxied } = await prepare(req);
+      if (!proxied) opts.agent = streamPool.agentFor(url, opts);
       const limits = { timeoutMs: o.timeoutMs, signal: req.signal, retry: IDEMPOTENT.has(req.method) };
       try {
         return await openStream(url, opts, onChunk, limits);
@@ -206,6 +281,44 @@ export function createKubeRest(kc: KubeConfig, options: KubeRestOptions = {}): K
       streamPool.close();
     },
   };
+}
+
+/**
+ * Sends a request over HTTP/2; undefined when the server turned out not to offer h2 (nothing was
+ * sent: the caller uses HTTP/1.1). A stream the server refused unprocessed is sent again whatever
+ * the method; an idempotent one also when the session was lost before any answer.
+ */
+async function sendH2(
+  pool: H2Pool,
+  url: URL,
+  opts: https.RequestOptions,
+  body: string | undefined,
+  limits: Limits,
+): Promise<{ status: number; text: string } | undefined> {
+  const headers = { ...(opts.headers as Record<string, string | number | string[]>) };
+  if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
+  const req = {
+    method: opts.method!,
+    path: url.pathname + url.search,
+    headers,
+    body,
+    timeoutMs: limits.timeoutMs,
+    signal: limits.signal,
+  };
+  try {
+    return await pool.request(req);
+  } catch (err) {
+    if (err instanceof H2NotOffered) return undefined;
+    if (!(err instanceof H2Refused || (limits.retry && err instanceof H2SessionLost))) {
+      throw transportError(opts, url, err);
+    }
+  }
+  try {
+    return await pool.request(req);
+  } catch (again) {
+    if (again instanceof H2NotOffered) return undefined;
+    throw transportError(opts, url, again);
+  }
 }
 
 /**

@@ -16,7 +16,7 @@
 // (the bench machine is shared).
 // Pods are counted from a watch whose lines are only looked at, not parsed, so the bench's own
 // counting takes next to no CPU from the agent and the apiserver it measures on two shared cores.
-// Run: npm run bench:cloneset [-- --heapsnapshot=<dir>] [-- --scale-only] [-- --cpu-prof=<dir>]
+// Run: npm run bench:cloneset [-- --heapsnapshot=<dir>] [-- --scale-only] [-- --cpu-prof=<dir>] [-- --agent-http1]
 import { spawn, spawnSync } from 'node:child_process';
 import https from 'node:https';
 import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -42,9 +42,16 @@ const NODES = Math.ceil((2 * PODS) / 100) + 2;
 const snapshotDir = process.argv.find((a) => a.startsWith('--heapsnapshot='))?.slice('--heapsnapshot='.length);
 /** `--scale-only`: stop after the scale-up and its ceilings; results go to cloneset-scale.json. */
 const scaleOnly = process.argv.includes('--scale-only');
+/** `--agent-http1`: the agent talks HTTP/1.1 to the apiserver (--no-kube-api-http2), for comparison. */
+const agentHttp1 = process.argv.includes('--agent-http1');
 /** `--cpu-prof=<dir>`: the agent writes a V8 CPU profile there when it exits. */
 const cpuProfDir = process.argv.find((a) => a.startsWith('--cpu-prof='))?.slice('--cpu-prof='.length);
 
+/**
+ * Pod counts at which the scale-up's time is noted: the ends of the slow-start batches (1, 2, 4,
+ * … 256 pods, then the rest), seen by the bench's watch, 20 ms resolution.
+ */
+const MILESTONES = [1, 3, 7, 15, 31, 63, 127, 255, 511, PODS];
 const round = (n: number, digits = 1): number => Math.round(n * 10 ** digits) / 10 ** digits;
 const mib = (b: number): number => round(b / 1024 / 1024);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -502,6 +509,7 @@ try {
       '--health-host=127.0.0.1',
       `--health-port=${healthPort}`,
       '--log-level=warn',
+      ...(agentHttp1 ? ['--no-kube-api-http2'] : []),
     ],
     { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
   );
@@ -534,7 +542,7 @@ try {
     'all pods created',
     () => {
       const n = counter.count();
-      for (const m of [1, 64, 128, 256, 512])
+      for (const m of MILESTONES)
         if (n >= m && milestones[m] === undefined) milestones[m] = round((performance.now() - t0) / 1000, 2);
       return n >= PODS;
     },
@@ -574,6 +582,13 @@ try {
     percentOfMeanCeiling: round((PODS / createdSeconds / mean) * 100),
     allReadySeconds: round(readySeconds, 2),
     secondsUntilPodsSeen: milestones,
+    /** Milliseconds each slow-start batch took, from the previous batch's last pod seen to its own. */
+    batchMs: Object.fromEntries(
+      MILESTONES.map((m, i) => [
+        String(m - (MILESTONES[i - 1] ?? 0)),
+        Math.round(((milestones[m] ?? 0) - (i > 0 ? (milestones[MILESTONES[i - 1]!] ?? 0) : 0)) * 1000),
+      ]),
+    ),
     cpuMsPerPod: scaleUpCpu,
     apiserver: apiserverView(scaleUpRequests, scaleUpCreateMs, createdSeconds),
   };
@@ -588,7 +603,9 @@ try {
   /** What both result files report. */
   const scaleSummary = {
     cluster: { kwokNodes: NODES },
-    agent: `${agent.runtime}; every controller, no webhook`,
+    agent: `${agent.runtime}; every controller, no webhook; ${agentHttp1 ? 'HTTP/1.1' : 'HTTP/2'} to the apiserver`,
+    // The runtime client's loop goes over HTTP/2 (KubeRest's default), the bare loops over HTTP/1.1.
+    ceilingProtocols: { runtimeClient: 'HTTP/2', bareKeepAlive: 'HTTP/1.1', bareKeepAliveAfterScaleUp: 'HTTP/1.1' },
     ceilingsPodsPerSecond: {
       runtimeClient: ceiling.podsPerSecond,
       bareKeepAlive: keepAliveCeiling.podsPerSecond,
