@@ -276,7 +276,7 @@ describe('ImagePullJob on real containerd', () => {
     for (const name of ['missing', 'unreachable', 'after']) await deleteJob(env, ns, name);
   });
 
-  it('a NodeImage edited by hand with nonsense fails that entry only; other images keep pulling', async () => {
+  it('a NodeImage edited by hand with nonsense fails that entry only, a malformed job image is reported; other images keep pulling', async () => {
     const ns = await testNamespace(env.k, 'ipj-nonsense');
     const node = env.nodes[0]!;
     const bogus = {
@@ -296,9 +296,19 @@ describe('ImagePullJob on real containerd', () => {
       // Without a resourceVersion: the daemon and the controllers write this object all the time.
       body: { spec: { images: { 'no such/image!!': bogus } } },
     });
+    // A job with a malformed image (stored as given: no webhook here) says why, and reaches no node.
+    await createJob(env, ns, 'malformed', { image: 'Not An Image!', selector: { names: [node.name] } });
     const img = await push('beside-nonsense');
     await createJob(env, ns, 'beside', { image: img.ref, selector: { names: [node.name] } });
     expect((await waitForJob(env, ns, 'beside', 'completed', done)).status).toMatchObject({ succeeded: 1 });
+    const malformed = await waitForJob(env, ns, 'malformed', 'says the image is malformed', (s) =>
+      (s.message ?? '').startsWith('invalid image Not An Image!: '),
+    );
+    expect(malformed.status).toMatchObject({ desired: 0 });
+    const owners = Object.values((await getNodeImage(env.rest, node.name))?.spec.images ?? {}).flatMap((i) =>
+      i.tags.flatMap((t) => (t.ownerReferences ?? []).map((o) => o.name)),
+    );
+    expect(owners).not.toContain('malformed');
     const status = await eventually('nonsense entry reported failed', () =>
       tagStatus(node.name, 'no such/image!!', 'Not A Tag!'),
     );
@@ -312,6 +322,7 @@ describe('ImagePullJob on real containerd', () => {
       body: { spec: { images: { 'no such/image!!': null } } },
     });
     await deleteJob(env, ns, 'beside');
+    await deleteJob(env, ns, 'malformed');
   });
 
   it('imagePullPolicy Always pulls a moved tag again; IfNotPresent keeps what the node has', async () => {
