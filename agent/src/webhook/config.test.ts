@@ -51,6 +51,7 @@ describe('webhook settings', () => {
         FLOTILLA_WEBHOOK_MUTATING_CONFIGURATION: 'm',
         FLOTILLA_SIDECARSET_PATCH_METADATA_DEFAULTS_ALLOWED: 'true',
         FLOTILLA_WEBHOOK_URL: 'https://10.0.0.1:9443',
+        FLOTILLA_WEBHOOK_THREAD: 'false',
       },
       'ns',
       problems,
@@ -61,7 +62,9 @@ describe('webhook settings', () => {
       mutatingConfigurationName: 'm',
       patchMetadataDefaultsAllowed: true,
       url: 'https://10.0.0.1:9443',
+      thread: false,
     });
+    expect(defaultWebhookConfig('ns').thread, 'admissions have a thread of their own by default').toBe(true);
   });
 
   it('fail loadConfig with the flag named, and are all listed in `agent manager --help`', () => {

@@ -43,7 +43,7 @@ describe('webhook certificates', () => {
     for (const fn of cleanup.reverse()) await fn().catch(() => undefined);
   });
 
-  it('rotates CA and serving certificates under a stream of admissions with zero failures, served by two replicas', async () => {
+  it('rotates CA and serving certificates under a stream of admissions with zero failures, served by two replicas (one from its admission thread, one from its main thread)', async () => {
     await installCrds(k);
     const suite = `rot-${Math.random().toString(36).slice(2, 7)}`;
     const agentNs = await testNamespace(k, 'agent', { [SUITE_LABEL]: suite });
@@ -65,7 +65,9 @@ describe('webhook certificates', () => {
     cleanup.push(() => deleteConfigurations(k, config));
     const a: AgentReplica = await startReplica(k, config, 'replica-a');
     cleanup.push(() => a.stop());
-    const b: AgentReplica = await startReplica(k, { ...config, port: portB }, 'replica-b');
+    // Replica A serves from its admission thread (the default), B from its main thread: rotation
+    // must be seamless both ways.
+    const b: AgentReplica = await startReplica(k, { ...config, port: portB, thread: false }, 'replica-b');
     cleanup.push(() => b.stop());
 
     const secretCa = async (): Promise<string> => {
@@ -126,6 +128,8 @@ describe('webhook certificates', () => {
     expect(admitted).toBeGreaterThan(50);
     expect(cas.size, 'the CA must have been rotated at least once').toBeGreaterThanOrEqual(2);
     expect(admittedAfterRotation, 'admissions after the first rotation').toBeGreaterThan(10);
+    expect(a.webhook.thread, 'replica A serves from a thread').toBeDefined();
+    expect(b.webhook.thread, 'replica B serves from its main thread').toBeUndefined();
     expect(a.webhook.server.served()).toBeGreaterThan(10);
     expect(b.webhook.server.served()).toBeGreaterThan(10);
   }, 120_000);
