@@ -261,6 +261,26 @@ describe('Informer', () => {
     await informer.stop();
   });
 
+  it('restarts a watch silent for its timeout plus a grace period, and only then', async () => {
+    const { lw, informer, clock, metrics } = setup();
+    // random 0: the watch asks for a 300 s server-side timeout; silence is tolerated 60 s beyond it.
+    await startAndSync(informer);
+    for (let i = 0; i < 10; i++) {
+      await clock.tick(200_000);
+      lw.upsert(pod(`p${i}`));
+      await flush();
+    }
+    expect(lw.calls.watch).toBe(1);
+    expect(metrics.restarts).toBe(0);
+    await clock.tick(359_999);
+    expect(lw.calls.watch).toBe(1);
+    await clock.tick(1);
+    await clock.tick(1000);
+    expect(metrics.restarts).toBe(1);
+    expect(lw.calls.watch).toBe(2);
+    await informer.stop();
+  });
+
   it('retries a failing first list and syncs once it succeeds', async () => {
     const { lw, informer, clock, metrics } = setup();
     lw.upsert(pod('a'));

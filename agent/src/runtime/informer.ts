@@ -282,12 +282,16 @@ export class Informer<T extends KubeObject = KubeObject> {
       failure ??= asError(err);
       current.stream?.abort();
     };
-    const armIdleTimer = (): void => {
-      idle?.cancel();
-      idle = this.#clock.setTimer(
-        () => fail(new AgentError('AGENT_ERR_WATCH', `watch of ${this.name} sent nothing for ${timeoutSeconds} s`)),
-        timeoutSeconds * 1000 + IDLE_GRACE_MS,
-      );
+    // One timer per quiet spell, not one per event: an event only notes its time, and the timer
+    // re-arms itself for the rest of the spell (a scale-up brings thousands of events a second).
+    const idleLimitMs = timeoutSeconds * 1000 + IDLE_GRACE_MS;
+    let lastEventAt = this.#clock.now();
+    const armIdleTimer = (delayMs: number): void => {
+      idle = this.#clock.setTimer(() => {
+        const quietMs = this.#clock.now() - lastEventAt;
+        if (quietMs < idleLimitMs) return armIdleTimer(idleLimitMs - quietMs);
+        fail(new AgentError('AGENT_ERR_WATCH', `watch of ${this.name} sent nothing for ${timeoutSeconds} s`));
+      }, delayMs);
     };
     const stream = await this.#lw.watch({
       resourceVersion: this.#resourceVersion!,
@@ -296,7 +300,7 @@ export class Informer<T extends KubeObject = KubeObject> {
         if (failure !== undefined || this.#stop.signal.aborted) return;
         events++;
         if (event.type !== 'ERROR') this.#freshList = false;
-        armIdleTimer();
+        lastEventAt = this.#clock.now();
         try {
           this.#apply(event);
         } catch (err) {
@@ -307,7 +311,8 @@ export class Informer<T extends KubeObject = KubeObject> {
     current.stream = stream;
     this.#stream = stream;
     if (failure !== undefined || this.#stop.signal.aborted || this.#relistRequested) stream.abort();
-    armIdleTimer();
+    lastEventAt = this.#clock.now();
+    armIdleTimer(idleLimitMs);
     try {
       await stream.done;
     } catch (err) {

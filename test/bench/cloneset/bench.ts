@@ -538,12 +538,25 @@ try {
   const t0 = performance.now();
   await rest.request({ method: 'POST', path: resourcePath(Resources.cloneSets, ns), body: cloneSet('web', PODS) });
   const milestones: Record<string, number> = {};
+  // Every 250 ms: pods seen and each process's CPU since the last sample, to see who held the
+  // two cores while a batch was slow.
+  const timeline: { s: number; pods: number; cpuMs: Record<string, number> }[] = [];
+  let lastSample = { at: t0, cpu: cpu.sample() };
   await until(
     'all pods created',
     () => {
       const n = counter.count();
+      const now = performance.now();
       for (const m of MILESTONES)
-        if (n >= m && milestones[m] === undefined) milestones[m] = round((performance.now() - t0) / 1000, 2);
+        if (n >= m && milestones[m] === undefined) milestones[m] = round((now - t0) / 1000, 2);
+      if (now - lastSample.at >= 250 || n >= PODS) {
+        const sample = cpu.sample();
+        const cpuMs = Object.fromEntries(
+          Object.entries(sample).map(([k, v]) => [k, Math.round((v - (lastSample.cpu[k] ?? 0)) * 1000)]),
+        );
+        timeline.push({ s: round((now - t0) / 1000, 2), pods: n, cpuMs });
+        lastSample = { at: now, cpu: sample };
+      }
       return n >= PODS;
     },
     600_000,
@@ -591,6 +604,7 @@ try {
     ),
     cpuMsPerPod: scaleUpCpu,
     apiserver: apiserverView(scaleUpRequests, scaleUpCreateMs, createdSeconds),
+    timeline,
   };
   const ceilings = {
     pods: PODS,
