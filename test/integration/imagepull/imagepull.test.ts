@@ -276,6 +276,30 @@ describe('ImagePullJob on real containerd', () => {
     for (const name of ['missing', 'unreachable', 'after']) await deleteJob(env, ns, name);
   });
 
+  it('an Always job ends at activeDeadlineSeconds, counting every unfinished node as failed', async () => {
+    const ns = await testNamespace(env.k, 'ipj-deadline');
+    // Refused at once, then retried after 1, 2, 4, 8 and 16 s: the retries outlast the 3 s deadline.
+    await createJob(env, ns, 'deadline', {
+      image: `127.0.0.1:1/${env.suite}/deadline:v1`,
+      parallelism: 2,
+      pullPolicy: { backoffLimit: 5, timeoutSeconds: 2 },
+      completionPolicy: { type: 'Always', activeDeadlineSeconds: 3 },
+    });
+    const job = await waitForJob(env, ns, 'deadline', 'completed', done);
+    expect(job.status).toMatchObject({
+      desired: 2,
+      active: 0,
+      succeeded: 0,
+      failed: 2,
+      failedNodes: env.nodes.map((n) => n.name),
+      message: 'job exceeds activeDeadlineSeconds',
+    });
+    const ranMs = Date.parse(job.status!.completionTime!) - Date.parse(job.status!.startTime!);
+    expect(ranMs).toBeGreaterThanOrEqual(3000);
+    expect(ranMs).toBeLessThan(15_000);
+    await deleteJob(env, ns, 'deadline');
+  });
+
   it('a NodeImage edited by hand with nonsense fails that entry only, a malformed job image is reported; other images keep pulling', async () => {
     const ns = await testNamespace(env.k, 'ipj-nonsense');
     const node = env.nodes[0]!;
