@@ -16,7 +16,8 @@
 // (the bench machine is shared).
 // Pods are counted from a watch whose lines are only looked at, not parsed, so the bench's own
 // counting takes next to no CPU from the agent and the apiserver it measures on two shared cores.
-// Run: npm run bench:cloneset [-- --heapsnapshot=<dir>] [-- --scale-only] [-- --cpu-prof=<dir>] [-- --agent-http1]
+// Run: npm run bench:cloneset [-- --heapsnapshot=<dir>] [-- --scale-only] [-- --cpu-prof=<dir>]
+//      [-- --agent-http1] [-- --runtime-http1]
 import { spawn, spawnSync } from 'node:child_process';
 import https from 'node:https';
 import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -44,6 +45,8 @@ const snapshotDir = process.argv.find((a) => a.startsWith('--heapsnapshot='))?.s
 const scaleOnly = process.argv.includes('--scale-only');
 /** `--agent-http1`: the agent talks HTTP/1.1 to the apiserver (--no-kube-api-http2), for comparison. */
 const agentHttp1 = process.argv.includes('--agent-http1');
+/** `--runtime-http1`: the runtime client's ceiling loop (and the bench's other requests) over HTTP/1.1. */
+const runtimeHttp1 = process.argv.includes('--runtime-http1');
 /** `--cpu-prof=<dir>`: the agent writes a V8 CPU profile there when it exits. */
 const cpuProfDir = process.argv.find((a) => a.startsWith('--cpu-prof='))?.slice('--cpu-prof='.length);
 
@@ -464,7 +467,7 @@ async function heapSnapshot(pid: number, dir: string): Promise<string | undefine
 log(`starting a cluster with ${NODES} kwok nodes`);
 const env = await startEnvironment({ clusters: [{ name: 'bench', nodes: NODES }] });
 const cluster = env.clusters[0]!;
-const rest = createKubeRest(cluster.kubeConfig());
+const rest = createKubeRest(cluster.kubeConfig(), { http2: !runtimeHttp1 });
 const pidOf = (name: string): number | undefined =>
   [...cluster.processes, env.etcd.process].find((p) => p.name.endsWith(name))?.pid;
 /** CPU use of the processes doing the work, for a load-independent view of where the time goes. */
@@ -618,8 +621,12 @@ try {
   const scaleSummary = {
     cluster: { kwokNodes: NODES },
     agent: `${agent.runtime}; every controller, no webhook; ${agentHttp1 ? 'HTTP/1.1' : 'HTTP/2'} to the apiserver`,
-    // The runtime client's loop goes over HTTP/2 (KubeRest's default), the bare loops over HTTP/1.1.
-    ceilingProtocols: { runtimeClient: 'HTTP/2', bareKeepAlive: 'HTTP/1.1', bareKeepAliveAfterScaleUp: 'HTTP/1.1' },
+    // The runtime client's loop goes over HTTP/2 (KubeRest's default) unless --runtime-http1, the bare loops over HTTP/1.1.
+    ceilingProtocols: {
+      runtimeClient: runtimeHttp1 ? 'HTTP/1.1' : 'HTTP/2',
+      bareKeepAlive: 'HTTP/1.1',
+      bareKeepAliveAfterScaleUp: 'HTTP/1.1',
+    },
     ceilingsPodsPerSecond: {
       runtimeClient: ceiling.podsPerSecond,
       bareKeepAlive: keepAliveCeiling.podsPerSecond,
