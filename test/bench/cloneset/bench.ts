@@ -17,7 +17,7 @@
 // Pods are counted from a watch whose lines are only looked at, not parsed, so the bench's own
 // counting takes next to no CPU from the agent and the apiserver it measures on two shared cores.
 // Run: npm run bench:cloneset [-- --heapsnapshot=<dir>] [-- --scale-only] [-- --cpu-prof=<dir>]
-//      [-- --agent-http1] [-- --runtime-http1]
+//      [-- --agent-http1] [-- --runtime-http1] [-- --keep-env]
 import { spawn, spawnSync } from 'node:child_process';
 import https from 'node:https';
 import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -47,6 +47,11 @@ const scaleOnly = process.argv.includes('--scale-only');
 const agentHttp1 = process.argv.includes('--agent-http1');
 /** `--runtime-http1`: the runtime client's ceiling loop (and the bench's other requests) over HTTP/1.1. */
 const runtimeHttp1 = process.argv.includes('--runtime-http1');
+/**
+ * `--keep-env`: keep the cluster's run directory (every component's log) and note the apiserver's
+ * age at the scale-up's start, to line its log up with the scale-up (e.g. with GODEBUG=gctrace=1).
+ */
+const keepEnv = process.argv.includes('--keep-env');
 /** `--cpu-prof=<dir>`: the agent writes a V8 CPU profile there when it exits. */
 const cpuProfDir = process.argv.find((a) => a.startsWith('--cpu-prof='))?.slice('--cpu-prof='.length);
 
@@ -77,6 +82,15 @@ function cpuSeconds(pid: number | undefined): number {
   } catch {
     return 0;
   }
+}
+
+/** Seconds since a process started (its /proc start time against the machine's uptime). */
+function processAgeSeconds(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const startTicks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+  const uptime = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
+  return round(uptime - startTicks / CLOCK_TICKS, 2);
 }
 
 /**
@@ -465,7 +479,7 @@ async function heapSnapshot(pid: number, dir: string): Promise<string | undefine
 }
 
 log(`starting a cluster with ${NODES} kwok nodes`);
-const env = await startEnvironment({ clusters: [{ name: 'bench', nodes: NODES }] });
+const env = await startEnvironment({ clusters: [{ name: 'bench', nodes: NODES }], keep: keepEnv });
 const cluster = env.clusters[0]!;
 const rest = createKubeRest(cluster.kubeConfig(), { http2: !runtimeHttp1 });
 const pidOf = (name: string): number | undefined =>
@@ -538,6 +552,9 @@ try {
   log(`scale 0 → ${PODS}`);
   const mark = cpu.sample();
   const requestsBefore = await apiserverRequests(rest);
+  if (keepEnv) {
+    log(`scale-up starts; kube-apiserver has run ${processAgeSeconds(pidOf('kube-apiserver'))} s; logs in ${env.dir}`);
+  }
   const t0 = performance.now();
   await rest.request({ method: 'POST', path: resourcePath(Resources.cloneSets, ns), body: cloneSet('web', PODS) });
   const milestones: Record<string, number> = {};
