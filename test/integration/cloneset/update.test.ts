@@ -74,18 +74,6 @@ async function trackPods(ns: string): Promise<{ live(): Pod[]; record(): void; s
   };
 }
 
-/** Samples pods every 100 ms until `until` resolves; resolves the samples. */
-async function sampling<T>(ns: string, name: string, until: Promise<T>): Promise<{ result: T; samples: Pod[][] }> {
-  const samples: Pod[][] = [];
-  let done = false;
-  const result = until.finally(() => (done = true));
-  while (!done) {
-    samples.push(await livePods(e, ns, name));
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { result: await result, samples };
-}
-
 /**
  * Labels three pods `rank=<ranks[i]>`, updates them in place one at a time under
  * `priorityStrategy`, and resolves the ranks in the order the pods were updated.
@@ -129,10 +117,15 @@ describe('CloneSet update', () => {
     await createCloneSet(e, ns, cloneSet('web', { replicas: 2, updateStrategy: { type: 'InPlaceIfPossible' } }));
     await settled(e, ns, 'web', 2);
     const before = await livePods(e, ns, 'web');
+    // A watch sees every state: InPlaceUpdateReady=False can last less than a sample period.
+    const tracker = await trackPods(ns);
+    await eventually('the watch holds the 2 pods', () => Promise.resolve(tracker.live().length === 2));
+    tracker.record();
     await patchCloneSet(e, ns, 'web', {
       spec: { template: { spec: { containers: [{ name: 'main', image: 'registry.local/app:v2' }] } } },
     });
-    const { result: cs, samples } = await sampling(ns, 'web', settled(e, ns, 'web', 2));
+    const cs = await settled(e, ns, 'web', 2);
+    const samples = tracker.stop();
     const after = await livePods(e, ns, 'web');
     expect(uids(after)).toEqual(uids(before));
     for (const p of after) {
