@@ -181,7 +181,7 @@ try {
   let create: CreatePod;
   if (CLIENT === 'h1') {
     // Open loop for real: no connection cap, so a slow answer never holds the next create back.
-    create = http1Creator(createKubeRest(kc, { maxSockets: 10_000, maxFreeSockets: 1000 }));
+    create = http1Creator(createKubeRest(kc, { maxSockets: 10_000, maxFreeSockets: 1000, http2: false }));
   } else {
     const h2 = await http2Creator(kc);
     create = h2.create;
