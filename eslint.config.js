@@ -38,6 +38,7 @@ export default tseslint.config(
       'test/env/src/**',
       'test/integration/**',
       'test/demo/**',
+      'test/bench/**',
       '*.config.ts',
     ],
     rules: { 'no-restricted-syntax': 'off' },

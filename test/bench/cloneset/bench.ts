@@ -31,6 +31,7 @@ import { newPod } from '../../../agent/src/controllers/cloneset/new-pods.js';
 import { resourcePath, Resources } from '../../../agent/src/runtime/resource.js';
 import { createKubeRest, PatchType, type KubeRest, type KubeRestClient } from '../../../agent/src/runtime/rest.js';
 import { freePort, readRssBytes, startEnvironment } from '../../env/src/index.js';
+import { agentImageRuntime } from '../agent-image.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../../..');
@@ -52,6 +53,11 @@ const runtimeHttp1 = process.argv.includes('--runtime-http1');
  * age at the scale-up's start, to line its log up with the scale-up (e.g. with GODEBUG=gctrace=1).
  */
 const keepEnv = process.argv.includes('--keep-env');
+/**
+ * `--plain-node`: start the agent with plain `node`, not with the Node flags and environment of
+ * the agent image (deploy/docker/agent.Dockerfile), for comparison.
+ */
+const plainNode = process.argv.includes('--plain-node');
 /** `--cpu-prof=<dir>`: the agent writes a V8 CPU profile there when it exits. */
 const cpuProfDir = process.argv.find((a) => a.startsWith('--cpu-prof='))?.slice('--cpu-prof='.length);
 
@@ -509,12 +515,14 @@ try {
   loadAverages.afterCeilings = load();
 
   const agent = agentCommand();
+  const image = plainNode ? { nodeFlags: [], env: {} } : agentImageRuntime(root);
   const healthPort = await freePort();
   const child = spawn(
     process.execPath,
     [
       ...(snapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshotDir}`] : []),
       ...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []),
+      ...image.nodeFlags,
       ...agent.args,
       'manager',
       `--kubeconfig=${cluster.kubeconfigPath}`,
@@ -528,7 +536,7 @@ try {
       '--log-level=warn',
       ...(agentHttp1 ? ['--no-kube-api-http2'] : []),
     ],
-    { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
+    { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...image.env } },
   );
   const agentExited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // The CPU profile is written on a clean exit: wait for it.
@@ -637,7 +645,7 @@ try {
   /** What both result files report. */
   const scaleSummary = {
     cluster: { kwokNodes: NODES },
-    agent: `${agent.runtime}; every controller, no webhook; ${agentHttp1 ? 'HTTP/1.1' : 'HTTP/2'} to the apiserver`,
+    agent: `${agent.runtime}; every controller, no webhook; ${agentHttp1 ? 'HTTP/1.1' : 'HTTP/2'} to the apiserver; ${plainNode ? 'plain node' : `as the image starts it: ${[...image.nodeFlags, ...Object.entries(image.env).map(([k, v]) => `${k}=${v}`)].join(' ')}`}`,
     // The runtime client's loop goes over HTTP/2 (KubeRest's default) unless --runtime-http1, the bare loops over HTTP/1.1.
     ceilingProtocols: {
       runtimeClient: runtimeHttp1 ? 'HTTP/1.1' : 'HTTP/2',
