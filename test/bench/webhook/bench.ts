@@ -37,7 +37,7 @@ import type { ClusterInfo } from '../../integration/helpers/context.js';
 import { installCrds } from '../../integration/helpers/crds.js';
 import { kube } from '../../integration/helpers/kube.js';
 import { http1Creator, http2Creator, openLoop, type CreatePod, type StreamResult } from './load.js';
-import { agentMetrics, apiserverMetrics, quantiles, round, summary, type MetricsText } from './metrics.js';
+import { agentMetrics, apiserverMetrics, grownBy, quantiles, round, summary, type MetricsText } from './metrics.js';
 import { startTraceReceiver, type TraceReceiver } from './tracing.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -315,6 +315,21 @@ function printSummary(r: Record<string, unknown>): void {
   for (const line of lines) log(line);
 }
 
+/** Reconciles per controller and the apiserver's writes between two snapshots. */
+function activity(a: Snapshot, b: Snapshot): Record<string, unknown> {
+  return {
+    reconciles: grownBy(a.agent, b.agent, 'flotilla_agent_reconcile_total', ['controller']),
+    reconcileSeconds: grownBy(a.agent, b.agent, 'flotilla_agent_reconcile_duration_seconds_sum', ['controller']),
+    apiserverWrites: grownBy(
+      a.apiserver,
+      b.apiserver,
+      'apiserver_request_total',
+      ['verb', 'resource', 'subresource'],
+      (l) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(l.verb ?? ''),
+    ),
+  };
+}
+
 /** p50 latency of the creates sent in each fifth of the phase: growing means the phase outran the system. */
 function windows(run: StreamResult): Record<string, number> {
   const out: Record<string, number> = {};
@@ -460,6 +475,11 @@ function report(
         (s2!.benchCpuMicros - s1!.benchCpuMicros) / 1000 / Math.max(1, webhookCreates),
         3,
       ),
+    },
+    activity: {
+      what: "what happened beside the creates in each phase: the agent's reconciles by controller (count, and seconds from start to end, awaits included) and the apiserver's write requests by verb and resource (the bench's own pod creates included)",
+      baseline: activity(s0!, s1!),
+      webhook: activity(s1!, s2!),
     },
     ...(runs.baseline.firstError || runs.injected.firstError || runs.control.firstError
       ? {

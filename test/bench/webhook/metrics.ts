@@ -28,6 +28,19 @@ export class MetricsText {
     return total;
   }
 
+  /** Every sample of `name` (no suffix): its labels and value. */
+  series(name: string): { labels: Record<string, string>; value: number }[] {
+    const out: { labels: Record<string, string>; value: number }[] = [];
+    for (const line of this.text.split('\n')) {
+      if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+      const labels: Record<string, string> = {};
+      const body = line.includes('{') ? line.slice(line.indexOf('{') + 1, line.lastIndexOf('}')) : '';
+      for (const m of body.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[m[1]!] = m[2]!;
+      out.push({ labels, value: Number(line.slice(line.lastIndexOf(' ') + 1)) });
+    }
+    return out;
+  }
+
   /** Cumulative buckets (upper bound in s → count), sum and count of the series of `name` containing every `match`. */
   histogram(name: string, ...match: string[]): HistogramSample {
     const buckets = new Map<number, number>();
@@ -124,4 +137,33 @@ export function summary(ms: readonly number[]): { count: number; p50: number; p9
     p99: round(quantile(s, 0.99)),
     max: round(s.at(-1) ?? NaN),
   };
+}
+
+/**
+ * How much of `name` each group (the labels `by`, joined by a space) gained between two samples,
+ * for the samples `keep` accepts; groups that did not change are left out.
+ */
+export function grownBy(
+  before: MetricsText,
+  after: MetricsText,
+  name: string,
+  by: string[],
+  keep: (labels: Record<string, string>) => boolean = () => true,
+): Record<string, number> {
+  const total = (m: MetricsText): Map<string, number> => {
+    const sums = new Map<string, number>();
+    for (const { labels, value } of m.series(name)) {
+      if (!keep(labels)) continue;
+      const group = by.map((l) => labels[l] ?? '').join(' ');
+      sums.set(group, (sums.get(group) ?? 0) + value);
+    }
+    return sums;
+  };
+  const a = total(before);
+  const out: Record<string, number> = {};
+  for (const [group, value] of [...total(after)].sort(([x], [y]) => (x < y ? -1 : 1))) {
+    const grown = round(value - (a.get(group) ?? 0), 3);
+    if (grown !== 0) out[group.trim().replace(/ +/g, ' ')] = grown;
+  }
+  return out;
 }
