@@ -76,6 +76,32 @@ describe('Controller', () => {
     await Promise.all([parentInformer.stop(), podInformer.stop()]);
   });
 
+  it('queues nothing for an update the watch predicate rejects; adds and deletes always count', async () => {
+    const { controller, calls } = setup(() => Promise.resolve());
+    const sets = new FakeListWatcher('SidecarSetList', 'apps.kruise.io/v1alpha1');
+    const informer = new Informer<KubeObject>({ name: 'sidecarsets', listWatch: sets, logger: silent });
+    controller.watch(informer, undefined, {
+      updated: (old, obj) => old.metadata?.generation !== obj.metadata?.generation,
+    });
+    informer.start();
+    await informer.waitForSync();
+    controller.start();
+    sets.upsert({ metadata: { name: 'a', generation: 1 } });
+    await flush();
+    expect(calls).toEqual(['a']);
+    sets.upsert({ metadata: { name: 'a', generation: 1 }, status: { matchedPods: 3 } } as KubeObject);
+    await flush();
+    expect(calls).toEqual(['a']);
+    sets.upsert({ metadata: { name: 'a', generation: 2 } });
+    await flush();
+    expect(calls).toEqual(['a', 'a']);
+    sets.delete(undefined, 'a');
+    await flush();
+    expect(calls).toEqual(['a', 'a', 'a']);
+    await controller.stop({ deadlineMs: 1000 });
+    await informer.stop();
+  });
+
   it('never reconciles one key concurrently, but runs different keys in parallel', async () => {
     const gates = new Map<string, ReturnType<typeof deferred<void>>>();
     const { controller, calls, stats } = setup((key) => {

@@ -76,15 +76,25 @@ export class Controller {
   /**
    * Queues the keys `map` derives from every add, update (old and new object) and delete seen by
    * `informer`. Register before the informer starts, or existing objects arrive as adds anyway.
+   * `options.updated` filters updates (controller-runtime's UpdateFunc predicate): an update it
+   * returns false for queues nothing. A resync (old and new the same object) always passes.
    */
-  watch<T extends KubeObject>(informer: Informer<T>, map: KeyMapper<T> = enqueueObject): void {
+  watch<T extends KubeObject>(
+    informer: Informer<T>,
+    map: KeyMapper<T> = enqueueObject,
+    options: { updated?: (old: T, obj: T) => boolean } = {},
+  ): void {
     const add = (...objs: T[]): void => {
       for (const key of new Set(objs.flatMap((o) => map(o)))) this.queue.add(key);
     };
+    const updated = options.updated;
     this.#unsubscribe.push(
       informer.addEventHandler({
         onAdd: (obj) => add(obj),
-        onUpdate: (old, obj) => add(old, obj),
+        onUpdate: (old, obj) => {
+          if (updated && old !== obj && !updated(old, obj)) return;
+          add(old, obj);
+        },
         onDelete: (obj) => add(obj),
       }),
     );

@@ -20,7 +20,7 @@ import { PatchType, type KubeRest } from '../../runtime/rest.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import { isKubeStatus } from '../../errors.js';
 import { injectedSidecarSets } from './control/annotations.js';
-import { namespaceInScope, selectorMatches } from './control/match.js';
+import { sidecarSetPodMatcher } from './control/match.js';
 import { registerLatestRevision } from './history.js';
 import { planUpgrade } from './plan.js';
 import { isHotUpgrade, isInHotUpgrade } from './control/hot-upgrade.js';
@@ -50,18 +50,56 @@ export interface SidecarSetControllerDeps {
 /** Pod keys updated by us → the resourceVersion the update produced. */
 type Expectations = Map<string, string>;
 
+/**
+ * The pod informer's index of the SidecarSets named in a pod's `kruise.io/sidecarset-injected-list`:
+ * a SidecarSet's reconcile looks at the pods it was injected into, not at every pod.
+ */
+export const BY_INJECTED_SIDECARSET = 'byInjectedSidecarSet';
+
+export function injectedSidecarSetIndex(pod: Pod): string[] {
+  return [...injectedSidecarSets(pod)];
+}
+
+/**
+ * Active pods in the SidecarSet's scope, selected by it, injected by it and holding all its
+ * sidecars. Reads the pods through BY_INJECTED_SIDECARSET (which the pod informer must have).
+ */
 export function matchedPods(deps: SidecarSetControllerDeps, ss: SidecarSet): Pod[] {
-  const name = ss.metadata?.name ?? '';
-  return deps.pods.list(ss.spec.namespace || undefined).filter((pod) => {
-    const ns = pod.metadata.namespace ?? 'default';
-    return (
-      isActivePod(pod) &&
-      namespaceInScope(ss, ns, deps.namespaces.get(undefined, ns)?.metadata.labels) &&
-      selectorMatches(ss, pod.metadata.labels) &&
-      injectedSidecarSets(pod).has(name) &&
-      hasAllSidecars(pod, ss)
+  const matches = sidecarSetPodMatcher(ss, (ns) => deps.namespaces.get(undefined, ns)?.metadata.labels);
+  return deps.pods
+    .byIndex(BY_INJECTED_SIDECARSET, ss.metadata?.name ?? '')
+    .filter(
+      (pod) =>
+        isActivePod(pod) &&
+        matches(pod.metadata.namespace ?? 'default', pod.metadata.labels) &&
+        hasAllSidecars(pod, ss),
     );
-  });
+}
+
+/**
+ * Whether a SidecarSet update asks for a reconcile: anything but its status changed. OpenKruise
+ * reconciles on a new generation only; labels (the custom version), annotations and the deletion
+ * count here too. A status-only update is the controller's own write: reconciling again for it
+ * would loop as long as pods keep changing (one status write, one more reconcile).
+ */
+export function sidecarSetChanged(old: SidecarSet, obj: SidecarSet): boolean {
+  const a = old.metadata ?? {};
+  const b = obj.metadata ?? {};
+  return (
+    a.generation !== b.generation ||
+    a.deletionTimestamp !== b.deletionTimestamp ||
+    !sameStrings(a.labels, b.labels) ||
+    !sameStrings(a.annotations, b.annotations)
+  );
+}
+
+function sameStrings(
+  a: Readonly<Record<string, string>> | undefined,
+  b: Readonly<Record<string, string>> | undefined,
+): boolean {
+  const ak = Object.keys(a ?? {});
+  if (ak.length !== Object.keys(b ?? {}).length) return false;
+  return ak.every((k) => b !== undefined && Object.hasOwn(b, k) && a![k] === b[k]);
 }
 
 export function sidecarSetReconciler(

@@ -8,7 +8,12 @@ import type { ControllerContext, ControllerRegistration } from '../index.js';
 import { Resources, type ResourceRef } from '../../runtime/resource.js';
 import { isServed } from '../nodeimage/discovery.js';
 import { injectedSidecarSets } from './control/annotations.js';
-import { sidecarSetReconciler } from './controller.js';
+import {
+  BY_INJECTED_SIDECARSET,
+  injectedSidecarSetIndex,
+  sidecarSetChanged,
+  sidecarSetReconciler,
+} from './controller.js';
 import type { ControllerRevision, Namespace, Pod } from './types.js';
 
 const NAMESPACES: ResourceRef = {
@@ -34,7 +39,10 @@ export function setupSidecarSetController(
     resource: Resources.sidecarSets,
     ...(sidecarSetSelector ? { labelSelector: sidecarSetSelector } : {}),
   });
-  const pods = manager.informer<Pod>({ resource: Resources.pods });
+  const pods = manager.informer<Pod>({
+    resource: Resources.pods,
+    indexers: { [BY_INJECTED_SIDECARSET]: injectedSidecarSetIndex },
+  });
   const namespaces = manager.informer<Namespace>({ resource: NAMESPACES });
   const revisions = manager.informer<ControllerRevision>({
     resource: Resources.controllerRevisions,
@@ -54,7 +62,8 @@ export function setupSidecarSetController(
       events: ctx.events('sidecarset'),
     }),
   });
-  controller.watch(sidecarSets);
+  // Its own status writes do not reconcile it again (sidecarSetChanged).
+  controller.watch(sidecarSets, undefined, { updated: sidecarSetChanged });
   // A pod matters to the SidecarSets injected into it (status counts and upgrades).
   controller.watch(pods, (pod) => [...injectedSidecarSets(pod)]);
   controller.watch(revisions, (rev) => {

@@ -35,9 +35,12 @@ export function sidecarNames(ss: SidecarSet): Set<string> {
  */
 export function hasAllSidecars(pod: Pod, ss: SidecarSet): boolean {
   const names = new Set(pod.spec.containers.map((c) => c.name));
-  const working = workingContainers(pod);
+  // The working-container record is read only for hot-upgrade sidecars (it is JSON to parse).
+  let working: Map<string, string> | undefined;
   return (ss.spec.containers ?? []).every((c) =>
-    isHotUpgrade(c) ? working.has(c.name) && hotUpgradeNames(c.name).every((n) => names.has(n)) : names.has(c.name),
+    isHotUpgrade(c)
+      ? (working ??= workingContainers(pod)).has(c.name) && hotUpgradeNames(c.name).every((n) => names.has(n))
+      : names.has(c.name),
   );
 }
 

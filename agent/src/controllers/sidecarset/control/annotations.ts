@@ -60,19 +60,38 @@ export function writeUpgradeSpecs(specs: ReadonlyMap<string, SidecarSetUpgradeSp
   return `{${body.join(',')}}`;
 }
 
+/**
+ * Parsed hash annotations of cached pods, keyed by their frozen annotations object: an informer's
+ * objects never change (an update brings a new object), so a pod's annotation is parsed once, not
+ * once per pod per reconcile (the SidecarSet status counts every matched pod each time).
+ */
+const parsedSpecs = new WeakMap<
+  object,
+  Partial<Record<HashAnnotationKey, ReadonlyMap<string, SidecarSetUpgradeSpec>>>
+>();
+
+/** readUpgradeSpecs for reading only: remembered for frozen (cached) objects. */
+function upgradeSpecsOf(obj: KubeObject, key: HashAnnotationKey): ReadonlyMap<string, SidecarSetUpgradeSpec> {
+  const annotations = obj.metadata?.annotations;
+  if (!annotations || !Object.isFrozen(annotations)) return readUpgradeSpecs(obj, key);
+  let parsed = parsedSpecs.get(annotations);
+  if (!parsed) parsedSpecs.set(annotations, (parsed = {}));
+  return (parsed[key] ??= readUpgradeSpecs(obj, key));
+}
+
 /** The hash recorded on the pod for SidecarSet `name` (with images); '' when none. */
 export function podSidecarSetHash(pod: KubeObject, name: string): string {
-  return readUpgradeSpecs(pod, ANNOTATION_SIDECARSET_HASH).get(name)?.hash ?? '';
+  return upgradeSpecsOf(pod, ANNOTATION_SIDECARSET_HASH).get(name)?.hash ?? '';
 }
 
 /** The without-image hash recorded on the pod for SidecarSet `name`; '' when none. */
 export function podSidecarSetHashWithoutImage(pod: KubeObject, name: string): string {
-  return readUpgradeSpecs(pod, ANNOTATION_SIDECARSET_HASH_WITHOUT_IMAGE).get(name)?.hash ?? '';
+  return upgradeSpecsOf(pod, ANNOTATION_SIDECARSET_HASH_WITHOUT_IMAGE).get(name)?.hash ?? '';
 }
 
 /** The ControllerRevision the pod's sidecars of SidecarSet `name` came from; '' when unknown. */
 export function podControllerRevision(pod: KubeObject, name: string): string {
-  return readUpgradeSpecs(pod, ANNOTATION_SIDECARSET_HASH).get(name)?.controllerRevision ?? '';
+  return upgradeSpecsOf(pod, ANNOTATION_SIDECARSET_HASH).get(name)?.controllerRevision ?? '';
 }
 
 /** The SidecarSet's own hash annotations (set by its defaulting webhook). */

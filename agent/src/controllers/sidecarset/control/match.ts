@@ -36,3 +36,27 @@ export function podMatchesSidecarSet(
   const namespace = pod.metadata?.namespace || 'default';
   return namespaceInScope(ss, namespace, namespaceLabels) && selectorMatches(ss, pod.metadata?.labels);
 }
+
+/**
+ * podMatchesSidecarSet compiled once for many pods: the selectors are parsed once, and a
+ * namespace's verdict is computed once (`namespaceLabels` is asked only for namespaces the
+ * SidecarSet's namespaceSelector has to look at).
+ */
+export function sidecarSetPodMatcher(
+  ss: SidecarSet,
+  namespaceLabels: (namespace: string) => Labels,
+): (namespace: string, podLabels: Labels) => boolean {
+  const spec = ss.spec;
+  if (isEmpty(spec.selector)) return () => false;
+  const selector = labelSelectorMatcher(spec.selector!);
+  const namespaceSelector = spec.namespaceSelector ? labelSelectorMatcher(spec.namespaceSelector) : undefined;
+  const inScope = new Map<string, boolean>();
+  const namespaceInScope = (namespace: string): boolean => {
+    if (spec.namespace && spec.namespace !== namespace) return false;
+    if (!namespaceSelector) return true;
+    let verdict = inScope.get(namespace);
+    if (verdict === undefined) inScope.set(namespace, (verdict = namespaceSelector(namespaceLabels(namespace) ?? {})));
+    return verdict;
+  };
+  return (namespace, podLabels) => namespaceInScope(namespace) && selector(podLabels ?? {});
+}
