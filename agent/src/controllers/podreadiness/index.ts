@@ -1,8 +1,9 @@
 /** Registration of the pod readiness controller (see plan.ts for why it exists). */
+import { enqueueObject } from '../../runtime/handlers.js';
 import { Resources, resourcePath } from '../../runtime/resource.js';
 import { PatchType } from '../../runtime/rest.js';
 import type { ControllerContext, ControllerRegistration } from '../index.js';
-import { missingKruisePodReady, type GatedPod } from './plan.js';
+import { missingKruisePodReady, needsKruisePodReady, type GatedPod } from './plan.js';
 
 type Pod = GatedPod & { metadata: { name: string; namespace: string } };
 
@@ -38,7 +39,7 @@ export function setupPodReadinessController(
       });
     },
   });
-  controller.watch(pods);
+  controller.watch(pods, (pod) => (needsKruisePodReady(pod) ? enqueueObject(pod) : []));
 }
 
 export const podReadinessController: ControllerRegistration = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { missingKruisePodReady, type GatedPod } from './plan.js';
+import { missingKruisePodReady, needsKruisePodReady, type GatedPod } from './plan.js';
 
 const now = new Date('2026-11-22T10:00:00.123Z');
 const gated = (conditions: { type: string; status?: string }[] = []): GatedPod => ({
@@ -26,5 +26,15 @@ describe('missingKruisePodReady', () => {
     expect(
       missingKruisePodReady({ ...gated(), metadata: { deletionTimestamp: '2026-11-22T09:00:00Z' } }, now),
     ).toBeUndefined();
+  });
+});
+
+describe('needsKruisePodReady', () => {
+  it('is true exactly when the condition would be added', () => {
+    expect(needsKruisePodReady(gated())).toBe(true);
+    expect(needsKruisePodReady(gated([{ type: 'Ready', status: 'True' }]))).toBe(true);
+    expect(needsKruisePodReady(gated([{ type: 'KruisePodReady', status: 'False' }]))).toBe(false);
+    expect(needsKruisePodReady({ metadata: {}, spec: {}, status: {} })).toBe(false);
+    expect(needsKruisePodReady({ ...gated(), metadata: { deletionTimestamp: '2026-11-22T09:00:00Z' } })).toBe(false);
   });
 });

@@ -30,3 +30,12 @@ export function missingKruisePodReady(pod: GatedPod, now: Date): NewCondition | 
     lastTransitionTime: now.toISOString().replace(/\.\d+Z$/, 'Z'),
   };
 }
+
+/**
+ * Whether the pod lacks the condition (missingKruisePodReady would add one). The controller
+ * queues only such pods: every pod event of the cluster reaches its informer, and a reconcile of
+ * any other pod would find nothing to do.
+ */
+export function needsKruisePodReady(pod: GatedPod): boolean {
+  return missingKruisePodReady(pod, new Date(0)) !== undefined;
+}
