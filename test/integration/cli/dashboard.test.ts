@@ -110,6 +110,24 @@ describe('dashboard in Chromium', () => {
     expect(clusters).toContain(`note=${XSS}`);
     expect(await page.evaluate<number>(`document.querySelectorAll('#clusters img').length`)).toBe(0);
     expect(await page.evaluate<unknown>('window.__owned')).toBeUndefined();
+
+    // Signed out, a wrong token and at once the right one: the refusals of the wrong one arrive
+    // after the right one is in and must not sign it out.
+    await page.evaluate(`document.querySelector('[data-action=signout]').click()`);
+    await page.waitFor(`document.querySelector('form[data-form=login]') && !document.querySelector('#login').hidden`);
+    await page.evaluate(`(() => {
+      const input = document.querySelector('input[name=token]');
+      const button = document.querySelector('form[data-form=login] button');
+      input.value = 'flt_wrong';
+      button.click();
+      input.value = ${JSON.stringify(t.operatorToken)};
+      button.click();
+    })()`);
+    await page.waitFor(`document.querySelector('#clusters table') && !document.querySelector('#dashboard').hidden`);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await page.evaluate<boolean>(`document.querySelector('#login').hidden`)).toBe(true);
+    expect(await page.evaluate<string | null>(`sessionStorage.getItem('flotilla.token')`)).toBe(t.operatorToken);
+    expect(await page.evaluate<string>(`document.querySelector('#error').textContent`)).toBe('');
   });
 
   it('shows a workload status and its rollout live, and approves, pauses, resumes and aborts it', async () => {

@@ -57,10 +57,11 @@ function signOut(message) {
 }
 
 async function api(method, path, body) {
+  const sentToken = token();
   const res = await fetch(`/api/v1${path}`, {
     method,
     headers: {
-      authorization: `Bearer ${token() ?? ''}`,
+      authorization: `Bearer ${sentToken ?? ''}`,
       accept: 'application/json',
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     },
@@ -69,7 +70,9 @@ async function api(method, path, body) {
   if (res.ok) return res.status === 204 ? undefined : res.json();
   const payload = await res.json().catch(() => ({}));
   const e = payload.error ?? {};
-  if (res.status === 401) signOut(`The hub refused the token: ${e.message ?? res.statusText}`);
+  // A refusal of a token the user has since replaced (a request still in flight from a wrong
+  // sign-in) must not sign out the new session.
+  if (res.status === 401 && token() === sentToken) signOut(`The hub refused the token: ${e.message ?? res.statusText}`);
   throw new ApiFailure(res.status, e.code, e.message ?? res.statusText, e.details);
 }
 
@@ -103,14 +106,18 @@ function renderRollout() {
 }
 
 async function refresh() {
+  const session = token();
   try {
     const [clusters, workloads] = await Promise.all([listAll('/clusters'), listAll('/workloads')]);
+    if (token() !== session) return;
     state.clusters = clusters;
     state.workloads = workloads;
     if (state.workloadId && !workloads.some((w) => w.id === state.workloadId)) closeWorkload();
     if (state.workloadId) await loadWorkload(state.workloadId);
     showError(undefined);
   } catch (err) {
+    // What an earlier sign-in asked for is of no interest to the current one.
+    if (token() !== session) return;
     showError(err);
   }
   renderAll();
