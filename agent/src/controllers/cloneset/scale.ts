@@ -3,16 +3,20 @@
  * expectations *before* each request and given up when the request fails, so a cache that lags
  * behind our own writes never makes the next reconcile create or delete a pod twice.
  *
- * Pods are created in slow-start batches of 1, 2, 4, ... (OpenKruise DoItSlowly): a batch that
- * fails stops the run, so a broken template or an exhausted quota costs one request, not
- * hundreds. Each pod's PVCs are created before the pod.
+ * Pods are created with a slow start, as OpenKruise's DoItSlowly does, so a broken template or an
+ * exhausted quota costs a request or a few, not hundreds: the creations started never exceed
+ * 1 + 2 × (creations succeeded so far), at most `maxConcurrentCreates` in flight, and nothing new
+ * starts after the first failure (requests in flight finish; the first failure is returned).
+ * When requests complete together this is exactly DoItSlowly's batches of 1, 2, 4, ..., with the
+ * same bound on wasted requests, but without its barrier: DoItSlowly waits for the slowest
+ * request of a batch before starting the next, and each success here opens room for two more at
+ * once (test/bench/cloneset). Each pod's PVCs are created before the pod.
  */
 import { LifecycleState } from '@flotilla/api';
 import { isKubeStatus } from '../../errors.js';
 import { asError, CloneSetError, errorMessage } from './errors.js';
 import { newClaims, newPod } from './new-pods.js';
 import { setLifecycleState } from './pod-writes.js';
-import { pooled } from './pool.js';
 import { instanceId } from './pods.js';
 import type { PodToCreate, PodToRemove, ScalePlan } from './scale-plan.js';
 import type { SyncContext } from './sync-context.js';
@@ -72,7 +76,10 @@ interface Progress {
   modified: boolean;
 }
 
-/** Creates the pods in slow-start batches, noting any creation in `progress`. Throws the first failure. */
+/**
+ * Creates the pods with an ack-clocked slow start (see the top of the file), noting any creation
+ * in `progress`. Throws the first failure once every request in flight has finished.
+ */
 async function createPods(
   ctx: SyncContext,
   toCreate: readonly PodToCreate[],
@@ -88,27 +95,40 @@ async function createPods(
     ctx.key,
     pods.map((p) => p.metadata.name),
   );
-  let failure: unknown;
-  let start = 0;
-  for (
-    let size = Math.min(1, pods.length);
-    size > 0 && failure === undefined;
-    size = Math.min(2 * size, pods.length - start)
-  ) {
-    const batch = pods.slice(start, start + size);
-    const errors = await pooled(batch, ctx.options.maxConcurrentCreates, (p) => createOne(ctx, p, existingClaims));
-    errors.forEach((err, i) => {
-      if (err === undefined) progress.modified = true;
-      else {
-        failure ??= err;
-        ctx.scaleExpectations.lowerExpectations(ctx.key, { creations: [batch[i]!.metadata.name] });
+  const limit = Math.max(1, ctx.options.maxConcurrentCreates);
+  let started = 0;
+  let succeeded = 0;
+  let inFlight = 0;
+  let failure: { err: unknown } | undefined;
+  await new Promise<void>((resolve) => {
+    const pump = (): void => {
+      while (failure === undefined && started < pods.length && inFlight < limit && started < 1 + 2 * succeeded) {
+        const pod = pods[started++]!;
+        inFlight++;
+        createOne(ctx, pod, existingClaims).then(
+          () => {
+            succeeded++;
+            progress.modified = true;
+            settled();
+          },
+          (err: unknown) => {
+            failure ??= { err };
+            ctx.scaleExpectations.lowerExpectations(ctx.key, { creations: [pod.metadata.name] });
+            settled();
+          },
+        );
       }
-    });
-    start += size;
-  }
-  // Pods of batches never started will never be observed either.
-  ctx.scaleExpectations.lowerExpectations(ctx.key, { creations: pods.slice(start).map((p) => p.metadata.name) });
-  if (failure !== undefined) throw asError(failure);
+      if (inFlight === 0) resolve();
+    };
+    const settled = (): void => {
+      inFlight--;
+      pump();
+    };
+    pump();
+  });
+  // Pods never started will never be observed either.
+  ctx.scaleExpectations.lowerExpectations(ctx.key, { creations: pods.slice(started).map((p) => p.metadata.name) });
+  if (failure !== undefined) throw asError(failure.err);
 }
 
 async function deletePodAndClaims(ctx: SyncContext, pod: Pod, claims: readonly PersistentVolumeClaim[]): Promise<void> {
