@@ -196,15 +196,36 @@ describe('renderers escape everything that comes from the hub', () => {
 });
 
 describe('rollout view', () => {
-  it('offers only the controls the phase accepts', () => {
-    expect(availableControls({ phase: 'Progressing' })).toEqual(['pause', 'abort']);
-    expect(availableControls({ phase: 'WaitingApproval' })).toEqual(['approve', 'pause', 'abort']);
-    expect(availableControls({ phase: 'Paused' })).toEqual(['resume', 'abort']);
-    expect(availableControls({ phase: 'Succeeded' })).toEqual([]);
+  it('offers only the controls the phase accepts, and rollback until rolled back', () => {
+    expect(availableControls({ phase: 'Progressing' })).toEqual(['pause', 'abort', 'rollback']);
+    expect(availableControls({ phase: 'WaitingApproval' })).toEqual(['approve', 'pause', 'abort', 'rollback']);
+    expect(availableControls({ phase: 'Paused' })).toEqual(['resume', 'abort', 'rollback']);
+    expect(availableControls({ phase: 'Succeeded' })).toEqual(['rollback']);
+    expect(availableControls({ phase: 'RolledBack' })).toEqual([]);
     const html = renderRollout(rollout({ phase: 'Paused' }), now, { live: false });
     expect(html).toContain('data-control="resume"');
     expect(html).not.toContain('data-control="pause"');
+    // The rollback makes a new rollout (its own route), so its button has its own action.
+    expect(html).toContain('data-action="rollback" data-control="rollback"');
+    expect(html).not.toContain('Rolls back');
+    const back = renderRollout(rollout({ rollbackOf: XSS }), now, { live: true });
+    expect(back).toContain(`Rolls back <code>${escapeHtml(XSS)}</code>`);
+    expect(back).not.toContain('<img');
     expect(html).toContain('not live');
+  });
+
+  it('offers retry while failed clusters remain, in the phases the hub retries in', () => {
+    const failed = [{ phase: 'Succeeded' }, { phase: 'Failed' }];
+    expect(availableControls({ phase: 'Failed', clusters: failed })).toEqual(['retry', 'rollback']);
+    expect(availableControls({ phase: 'Progressing', clusters: failed })).toEqual([
+      'pause',
+      'abort',
+      'retry',
+      'rollback',
+    ]);
+    expect(availableControls({ phase: 'Failed', clusters: [{ phase: 'Succeeded' }] })).toEqual(['rollback']);
+    expect(availableControls({ phase: 'Aborted', clusters: failed })).toEqual(['rollback']);
+    expect(availableControls({ phase: 'RolledBack', clusters: failed })).toEqual([]);
   });
 
   it('counts done (succeeded or skipped) and failed clusters per wave', () => {

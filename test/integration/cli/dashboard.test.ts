@@ -19,6 +19,7 @@ let t: TestHub;
 let browser: Browser;
 let beats: ReturnType<typeof setInterval> | undefined;
 let rolloutId = '';
+let workloadId = '';
 
 async function api<T>(method: string, path: string, token: string, body?: unknown): Promise<T> {
   const res = await fetch(`${t.hub.url}/api/v1${path}`, {
@@ -70,6 +71,7 @@ beforeAll(async () => {
     },
   });
   rolloutId = r.id;
+  workloadId = w.id;
   browser = await launchChromium(chromium);
 });
 
@@ -130,7 +132,7 @@ describe('dashboard in Chromium', () => {
     expect(await page.evaluate<string>(`document.querySelector('#error').textContent`)).toBe('');
   });
 
-  it('shows a workload status and its rollout live, and approves, pauses, resumes and aborts it', async () => {
+  it('shows a workload status and its rollout live, approves, pauses, resumes and aborts it, then rolls it back', async () => {
     await page.evaluate(`document.querySelector('[data-action=select-workload]').click()`);
     await page.waitFor(`document.querySelector('#status .aggregate') && document.querySelector('#rollouts table')`);
     expect(await page.evaluate<string>(`document.querySelector('#status').textContent`)).toContain('2 clusters');
@@ -164,6 +166,24 @@ describe('dashboard in Chromium', () => {
     await click('abort');
     await page.waitFor(`!${offered('abort')} && document.querySelector('#rollout').textContent.includes('not live')`);
     expect(await phase()).toBe('Aborted');
+
+    // Rollback: a new rollout back to revision 1, which the view opens and follows.
+    await page.evaluate(`document.querySelector('[data-action=rollback][data-id="${rolloutId}"]').click()`);
+    await page.waitFor(`document.querySelector('#rollout .rollback-of') && document.querySelector('#rollout .live')`);
+    expect(await page.evaluate<string>(`document.querySelector('#rollout .rollback-of').textContent`)).toContain(
+      rolloutId,
+    );
+    const list = await api<{ items: { id: string; rollbackOf: string | null; targetRevision: number }[] }>(
+      'GET',
+      `/workloads/${workloadId}/rollouts`,
+      t.viewerToken,
+    );
+    const rollback = list.items.find((r) => r.rollbackOf === rolloutId);
+    expect(rollback?.targetRevision).toBe(1);
+    expect(await page.evaluate<string>(`document.querySelector('#rollout h3 code').textContent`)).toBe(rollback?.id);
+    expect(
+      await page.evaluate<number>(`document.querySelectorAll('#rollouts [data-action=select-rollout]').length`),
+    ).toBe(2);
     if (process.env.FLOTILLA_DASHBOARD_SCREENSHOT) {
       writeFileSync(process.env.FLOTILLA_DASHBOARD_SCREENSHOT, await page.screenshot());
     }

@@ -227,6 +227,16 @@ const actions = {
     renderAll();
     void follow(el.dataset.id);
   },
+  /** The rollback is a new rollout: the workload's list gains it and the view follows it. */
+  async rollback(el) {
+    const created = await api('POST', `/rollouts/${encodeURIComponent(el.dataset.id)}/rollback`, {});
+    showError(undefined);
+    if (state.workloadId) await loadWorkload(state.workloadId);
+    state.rolloutId = created.id;
+    await loadRollout(created.id);
+    renderAll();
+    void follow(created.id);
+  },
   async control(el) {
     setRollout(await api('POST', `/rollouts/${encodeURIComponent(el.dataset.id)}/${el.dataset.control}`, {}));
     showError(undefined);

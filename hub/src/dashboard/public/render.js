@@ -202,13 +202,23 @@ export function renderRolloutList(rollouts, selectedId) {
   );
 }
 
+/** Phases in which the hub sends failed clusters through their waves again. */
+const RETRY_PHASES = ['Failed', 'Paused', 'Progressing', 'WaitingApproval', 'Succeeded'];
+
 /**
- * The controls that apply to the rollout's phase.
- * @param {Pick<Rollout, 'phase'>} rollout
+ * The controls that apply to the rollout: those of its phase, `retry` while it has failed
+ * clusters, and `rollback` (a new rollout back to the previous revision; an active rollout is
+ * aborted first) unless it was rolled back already.
+ * @param {Pick<Rollout, 'phase'> & { clusters?: Pick<Rollout['clusters'][number], 'phase'>[] }} rollout
  * @returns {string[]}
  */
 export function availableControls(rollout) {
-  return CONTROLS_BY_PHASE[rollout.phase] ?? [];
+  const controls = [...(CONTROLS_BY_PHASE[rollout.phase] ?? [])];
+  if (RETRY_PHASES.includes(rollout.phase) && (rollout.clusters ?? []).some((c) => c.phase === 'Failed')) {
+    controls.push('retry');
+  }
+  if (rollout.phase !== 'RolledBack') controls.push('rollback');
+  return controls;
 }
 
 /**
@@ -240,7 +250,8 @@ export function renderRollout(r, now, view) {
   const controls = availableControls(r)
     .map(
       (c) =>
-        `<button data-action="control" data-control="${escapeHtml(c)}" data-id="${escapeHtml(r.id)}">${escapeHtml(c)}</button>`,
+        `<button data-action="${c === 'rollback' ? 'rollback' : 'control'}" data-control="${escapeHtml(c)}" ` +
+        `data-id="${escapeHtml(r.id)}">${escapeHtml(c)}</button>`,
     )
     .join(' ');
   const waves = waveProgress(r)
@@ -269,7 +280,8 @@ export function renderRollout(r, now, view) {
     `<div class="rollout-head"><h3>Rollout <code>${escapeHtml(r.id)}</code></h3> ${badge(r.phase)} ` +
     `<span class="${view.live ? 'live' : 'muted'}">${view.live ? 'live' : 'not live'}</span></div>` +
     `<p>Revision ${escapeHtml(r.previousRevision)} → ${escapeHtml(r.targetRevision)}` +
-    `${r.currentWave ? `, wave <strong>${escapeHtml(r.currentWave)}</strong>` : ''}. ${escapeHtml(r.message)}</p>` +
+    `${r.currentWave ? `, wave <strong>${escapeHtml(r.currentWave)}</strong>` : ''}. ${escapeHtml(r.message)}` +
+    `${r.rollbackOf ? ` <span class="rollback-of">Rolls back <code>${escapeHtml(r.rollbackOf)}</code>.</span>` : ''}</p>` +
     (controls ? `<p class="controls">${controls}</p>` : '') +
     `<ol class="waves">${waves}</ol>` +
     clusters
