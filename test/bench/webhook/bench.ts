@@ -38,6 +38,7 @@ import { installCrds } from '../../integration/helpers/crds.js';
 import { kube } from '../../integration/helpers/kube.js';
 import { http1Creator, http2Creator, openLoop, type CreatePod, type StreamResult } from './load.js';
 import { agentMetrics, apiserverMetrics, grownBy, quantiles, round, summary, type MetricsText } from './metrics.js';
+import { machineUse, sampleMachine, type MachineSample } from './machine.js';
 import { startTraceReceiver, type TraceReceiver } from './tracing.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -105,12 +106,13 @@ interface Snapshot {
   agent: MetricsText;
   apiserver: MetricsText;
   benchCpuMicros: number;
+  machine: MachineSample;
 }
 
 async function snapshot(healthPort: number, kc: KubeConfig): Promise<Snapshot> {
   const [agent, apiserver] = await Promise.all([agentMetrics(healthPort), apiserverMetrics(kc)]);
   const cpu = process.cpuUsage();
-  return { agent, apiserver, benchCpuMicros: cpu.user + cpu.system };
+  return { agent, apiserver, benchCpuMicros: cpu.user + cpu.system, machine: sampleMachine() };
 }
 
 /** A CPU profile of the apiserver over `seconds`, written to `file` (needs --profiling=true). */
@@ -175,6 +177,8 @@ const cluster = env.clusters[0]!;
 const kc = cluster.kubeConfig();
 const k = kube({ kubeconfig: readFileSync(cluster.kubeconfigPath, 'utf8') } as ClusterInfo);
 let stopAgent = (): void => {};
+/** Groups of the machine's CPU use by pid (the rest go by command name). */
+const namedPids: Record<number, string> = { [process.pid]: 'bench (load generator, trace receiver)' };
 let closeClient = (): void => {};
 let clientConnections = (): number | undefined => undefined;
 try {
@@ -222,6 +226,7 @@ try {
     { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
   );
   stopAgent = () => child.kill('SIGTERM');
+  if (child.pid !== undefined) namedPids[child.pid] = 'agent';
   await until('agent ready', async () => (await fetch(`http://127.0.0.1:${healthPort}/readyz`)).ok);
   for (const ss of SIDECARSETS) {
     await k.custom.createClusterCustomObject({
@@ -315,9 +320,10 @@ function printSummary(r: Record<string, unknown>): void {
   for (const line of lines) log(line);
 }
 
-/** Reconciles per controller and the apiserver's writes between two snapshots. */
+/** Reconciles per controller, the apiserver's writes and the machine's CPU between two snapshots. */
 function activity(a: Snapshot, b: Snapshot): Record<string, unknown> {
   return {
+    machineCores: machineUse(a.machine, b.machine, namedPids),
     reconciles: grownBy(a.agent, b.agent, 'flotilla_agent_reconcile_total', ['controller']),
     reconcileSeconds: grownBy(a.agent, b.agent, 'flotilla_agent_reconcile_duration_seconds_sum', ['controller']),
     apiserverWrites: grownBy(
@@ -477,7 +483,7 @@ function report(
       ),
     },
     activity: {
-      what: "what happened beside the creates in each phase: the agent's reconciles by controller (count, and seconds from start to end, awaits included) and the apiserver's write requests by verb and resource (the bench's own pod creates included)",
+      what: "what happened beside the creates in each phase: the machine's CPU (average cores busy, by process: /proc), the agent's reconciles by controller (count, and seconds from start to end, awaits included) and the apiserver's write requests by verb and resource (the bench's own pod creates included)",
       baseline: activity(s0!, s1!),
       webhook: activity(s1!, s2!),
     },
