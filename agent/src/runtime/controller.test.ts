@@ -102,6 +102,28 @@ describe('Controller', () => {
     await informer.stop();
   });
 
+  it('batches the events of a delayed watch into one reconcile per window', async () => {
+    const { controller, calls, clock } = setup(() => Promise.resolve());
+    const pods = new FakeListWatcher();
+    const informer = new Informer<KubeObject>({ name: 'pods', listWatch: pods, logger: silent, clock });
+    controller.watch(informer, (pod) => [`set-of-${pod.metadata?.name?.split('-')[0]}`], { delayMs: 500 });
+    informer.start();
+    await informer.waitForSync();
+    controller.start();
+    for (let i = 0; i < 5; i++) pods.upsert({ metadata: { name: `a-${i}`, namespace: 'ns' } });
+    await flush();
+    await clock.tick(499);
+    expect(calls).toEqual([]);
+    pods.upsert({ metadata: { name: 'a-5', namespace: 'ns' } });
+    await clock.tick(1);
+    expect(calls).toEqual(['set-of-a']);
+    pods.upsert({ metadata: { name: 'a-6', namespace: 'ns' } });
+    await clock.tick(500);
+    expect(calls).toEqual(['set-of-a', 'set-of-a']);
+    await controller.stop({ deadlineMs: 1000 });
+    await informer.stop();
+  });
+
   it('never reconciles one key concurrently, but runs different keys in parallel', async () => {
     const gates = new Map<string, ReturnType<typeof deferred<void>>>();
     const { controller, calls, stats } = setup((key) => {

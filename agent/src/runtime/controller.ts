@@ -78,14 +78,17 @@ export class Controller {
    * `informer`. Register before the informer starts, or existing objects arrive as adds anyway.
    * `options.updated` filters updates (controller-runtime's UpdateFunc predicate): an update it
    * returns false for queues nothing. A resync (old and new the same object) always passes.
+   * `options.delayMs` queues keys that long after the event: the events of that window share one
+   * reconcile (a key already waiting keeps its earlier time).
    */
   watch<T extends KubeObject>(
     informer: Informer<T>,
     map: KeyMapper<T> = enqueueObject,
-    options: { updated?: (old: T, obj: T) => boolean } = {},
+    options: { updated?: (old: T, obj: T) => boolean; delayMs?: number } = {},
   ): void {
+    const delayMs = options.delayMs ?? 0;
     const add = (...objs: T[]): void => {
-      for (const key of new Set(objs.flatMap((o) => map(o)))) this.queue.add(key);
+      for (const key of new Set(objs.flatMap((o) => map(o)))) this.queue.addAfter(key, delayMs);
     };
     const updated = options.updated;
     this.#unsubscribe.push(
