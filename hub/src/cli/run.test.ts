@@ -123,6 +123,29 @@ describe('rollouts watch', () => {
     expect(ok.err).toBe('rollout r1 Succeeded: done\n');
   });
 
+  it('rollback --watch starts the new rollout, then follows it to its end', async () => {
+    const back = { id: 'r2', phase: 'Progressing', message: '', targetRevision: 1 };
+    const h = hub([
+      () => json(back, 201),
+      () => sse(event(1, 'Failed')),
+      () => json({ ...back, phase: 'Failed', message: 'canary unhealthy' }),
+    ]);
+    const res = await run(['rollouts', 'rollback', 'r1', '--watch'], h);
+    expect(h.calls.map((c) => `${c.method} ${c.url}`)).toEqual([
+      'POST http://hub.test/api/v1/rollouts/r1/rollback',
+      'GET http://hub.test/api/v1/rollouts/r2/events',
+      'GET http://hub.test/api/v1/rollouts/r2',
+    ]);
+    expect(res.out).toBe(
+      'rollout r2 started: rollback to revision 1\n2026-01-01T00:00:01.000Z  info   canary  Failed  m1\n',
+    );
+    expect(res.err).toBe('rollout r2 Failed: canary unhealthy\n');
+    expect(res.code).toBe(1);
+    // Without --watch it returns as soon as the rollout is started.
+    const once = await run(['rollouts', 'rollback', 'r1'], hub([() => json(back, 201)]));
+    expect(once.code).toBe(0);
+  });
+
   it('exits 1 when the rollout ends in any other terminal phase', async () => {
     const h = hub([() => sse(event(1, 'RolledBack')), () => json({ id: 'r1', phase: 'RolledBack', message: '' })]);
     const res = await run(['rollouts', 'watch', 'r1', '-o', 'json'], h);

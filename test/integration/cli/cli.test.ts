@@ -288,7 +288,7 @@ describe('flotilla CLI against a real hub', { timeout: 300_000 }, () => {
     expect(list.stdout).toMatch(new RegExp(`${id}\\s+Aborted\\s+1->2`));
   });
 
-  it('rollouts watch follows a live rollout to Succeeded and exits 0', async () => {
+  it('rollouts watch follows a live rollout to Succeeded and exits 0; rollback --watch follows the rollback', async () => {
     const w0 = JSON.parse((await flotilla(['workloads', 'get', 'web', '-o', 'json'], as(operator))).stdout) as {
       id: string;
     };
@@ -304,8 +304,6 @@ describe('flotilla CLI against a real hub', { timeout: 300_000 }, () => {
     expect(started.code, started.stderr).toBe(0);
     const { id } = JSON.parse(started.stdout) as { id: string };
     const watched = await flotilla(['rollouts', 'watch', id], as(operator));
-    watching = false;
-    await agents;
     expect(watched.code, watched.stdout + watched.stderr).toBe(0);
     expect(watched.stderr).toContain(`rollout ${id} Succeeded`);
     expect(watched.stdout).toMatch(/canary\/cli-a/);
@@ -313,10 +311,17 @@ describe('flotilla CLI against a real hub', { timeout: 300_000 }, () => {
     const w = await flotilla(['workloads', 'get', 'web', '-o', 'json'], as(operator));
     expect(JSON.parse(w.stdout)).toMatchObject({ revision: 2, stableRevision: 2 });
 
-    // Rollback: a new rollout back to the previous revision.
-    const back = await flotilla(['rollouts', 'rollback', id], as(operator));
-    expect(back.code, back.stderr).toBe(0);
-    expect(back.stdout).toMatch(/^rollout \S+ started: rollback to revision 1\n$/);
+    // Rollback: a new rollout back to the previous revision, followed to its end with --watch.
+    const back = await flotilla(['rollouts', 'rollback', id, '--watch'], as(operator));
+    watching = false;
+    await agents;
+    expect(back.code, back.stdout + back.stderr).toBe(0);
+    const backId = /^rollout (\S+) started: rollback to revision 1\n/.exec(back.stdout)?.[1];
+    expect(backId).toBeDefined();
+    expect(back.stdout).toMatch(/canary\/cli-a/);
+    expect(back.stderr).toContain(`rollout ${backId} Succeeded`);
+    const rolledBack = await flotilla(['workloads', 'get', 'web', '-o', 'json'], as(operator));
+    expect(JSON.parse(rolledBack.stdout)).toMatchObject({ stableRevision: 1 });
   });
 
   it('tokens revoke by name: the token stops working', async () => {

@@ -157,6 +157,7 @@ export function rolloutCommands(sleep: (ms: number) => Promise<void>): Command[]
         },
         deadline: { type: 'string', value: 'SECONDS', description: 'with --canary: progress deadline per cluster' },
         revision: { type: 'string', value: 'N', description: 'target revision (default: the latest)' },
+        watch: { type: 'boolean', description: 'then follow its events until it ends (exit 0 only if it Succeeded)' },
       },
       async run(ctx, { positionals: [ref], options }) {
         const file = str(options, 'strategy');
@@ -183,7 +184,7 @@ export function rolloutCommands(sleep: (ms: number) => Promise<void>): Command[]
           `rollout ${r.id} started: revision ${r.previousRevision} -> ${r.targetRevision}, phase ${r.phase}`,
           r,
         );
-        return 0;
+        return options['watch'] === true ? watch(ctx, r.id, sleep) : 0;
       },
     },
     {
@@ -242,11 +243,13 @@ export function rolloutCommands(sleep: (ms: number) => Promise<void>): Command[]
       verb: 'rollback',
       args: ['ID'],
       summary: "Roll back: a new rollout to this rollout's previous revision.",
-      options: {},
-      async run(ctx, { positionals: [id] }) {
+      options: {
+        watch: { type: 'boolean', description: 'then follow its events until it ends (exit 0 only if it Succeeded)' },
+      },
+      async run(ctx, { positionals: [id], options }) {
         const r = await ctx.client.request<Rollout>('POST', `/rollouts/${seg(id!)}/rollback`);
         confirm(ctx, `rollout ${r.id} started: rollback to revision ${r.targetRevision}`, r);
-        return 0;
+        return options['watch'] === true ? watch(ctx, r.id, sleep) : 0;
       },
     },
   ];
