@@ -13,6 +13,9 @@ export interface MachineSample {
   /** Busy and total ticks of all CPUs (/proc/stat's first line). */
   busy: number;
   total: number;
+  /** Ticks of irq + softirq (no process is charged) and steal (the hypervisor ran someone else). */
+  interrupts: number;
+  steal: number;
   /** pid → command name and user + system ticks. */
   processes: Map<number, { comm: string; ticks: number; start: number }>;
 }
@@ -35,7 +38,14 @@ export function sampleMachine(): MachineSample {
       // Gone between the listing and the read.
     }
   }
-  return { atMs: Date.now(), busy: total - idle, total, processes };
+  return {
+    atMs: Date.now(),
+    busy: total - idle,
+    total,
+    interrupts: (fields[5] ?? 0) + (fields[6] ?? 0),
+    steal: fields[7] ?? 0,
+    processes,
+  };
 }
 
 /**
@@ -47,7 +57,14 @@ export function machineUse(
   a: MachineSample,
   b: MachineSample,
   named: Record<number, string>,
-): { cores: number; machineBusyCores: number; byGroup: Record<string, number>; unattributedCores: number } {
+): {
+  cores: number;
+  machineBusyCores: number;
+  byGroup: Record<string, number>;
+  interruptCores: number;
+  stealCores: number;
+  unattributedCores: number;
+} {
   const seconds = Math.max(0.001, (b.atMs - a.atMs) / 1000);
   const cores = (ticks: number): number => ticks / CLOCK_TICKS / seconds;
   const groups = new Map<string, number>();
@@ -69,14 +86,15 @@ export function machineUse(
   }
   // /proc/stat counts every CPU's ticks: divide by the CPUs for the machine's own clock.
   const cpus = (b.total - a.total) / CLOCK_TICKS / seconds;
+  const share = (ticks: number): number => round((ticks / Math.max(1, b.total - a.total)) * cpus, 3);
   return {
     cores: round(cpus, 2),
-    machineBusyCores: round(((b.busy - a.busy) / Math.max(1, b.total - a.total)) * cpus, 3),
+    machineBusyCores: share(b.busy - a.busy),
     byGroup,
-    unattributedCores: round(
-      Math.max(0, ((b.busy - a.busy) / Math.max(1, b.total - a.total)) * cpus - cores(attributed)),
-      3,
-    ),
+    interruptCores: share(b.interrupts - a.interrupts),
+    stealCores: share(b.steal - a.steal),
+    // Busy time no live process was charged with: interrupts, steal, and processes that ended.
+    unattributedCores: round(Math.max(0, share(b.busy - a.busy) - cores(attributed)), 3),
   };
 }
 
