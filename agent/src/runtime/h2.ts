@@ -53,6 +53,8 @@ export interface H2Request {
   body: string | undefined;
   timeoutMs: number;
   signal: AbortSignal | undefined;
+  /** A 2xx answer's body is read but not kept: its text is ''. */
+  discardBody?: boolean;
 }
 
 /**
@@ -264,11 +266,15 @@ export class H2Pool {
         return;
       }
       let status = 0;
+      let keep = true;
       let ended = false;
       let failure: Error | undefined;
       const chunks: Buffer[] = [];
-      stream.on('response', (h) => (status = Number(h[':status'])));
-      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('response', (h) => {
+        status = Number(h[':status']);
+        keep = !(req.discardBody && status >= 200 && status < 300);
+      });
+      stream.on('data', (c: Buffer) => void (keep && chunks.push(c)));
       // A stream whose session died also ends, but already closed and reset: only a clean end counts.
       stream.on('end', () => (ended = !stream.closed || stream.rstCode === NGHTTP2_NO_ERROR));
       stream.on('error', (err: Error) => void (failure ??= err));
@@ -279,7 +285,7 @@ export class H2Pool {
       });
       stream.on('close', () => {
         if (status !== 0 && ended && stream.rstCode === NGHTTP2_NO_ERROR && failure === undefined) {
-          resolve({ status, text: Buffer.concat(chunks).toString('utf8') });
+          resolve({ status, text: keep ? Buffer.concat(chunks).toString('utf8') : '' });
         } else if (stream.rstCode === NGHTTP2_REFUSED_STREAM && status === 0) {
           reject(new H2Refused('the server refused the stream (REFUSED_STREAM)', { cause: failure }));
         } else if (failure) {

@@ -126,6 +126,19 @@ describe('createKubeRest over HTTP/2', () => {
     expect(err).toMatchObject({ status: 404, reason: 'NotFound' });
   });
 
+  it('with discardBody resolves undefined for a 2xx answer and still parses an error answer', async () => {
+    const { rest } = await server();
+    const path = '/api/v1/namespaces/ns/pods';
+    expect(await rest.request({ method: 'POST', path, body: {}, discardBody: true })).toBeUndefined();
+    expect(await rest.request({ method: 'POST', path, body: {} })).toEqual({ ok: true });
+    const err: unknown = await rest
+      .request({ method: 'POST', path: `${path}/missing`, body: {}, discardBody: true })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(KubeApiError);
+    expect(err).toMatchObject({ status: 404, reason: 'NotFound', body: { kind: 'Status', reason: 'NotFound' } });
+    expect((err as Error).message).toContain('pods "missing" not found');
+  });
+
   it('opens another session only when every open one carries as many streams as the server allows', async () => {
     const { rest, seen, sessions } = await server(
       (req, res, s) => setTimeout(() => ok(req, res, s), 50),

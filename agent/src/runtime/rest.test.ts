@@ -88,6 +88,19 @@ describe('createKubeRest', () => {
     expect((err as Error).message).toContain('pods "missing" not found');
   });
 
+  it('with discardBody resolves undefined for a 2xx answer and still parses an error answer', async () => {
+    const { rest } = await server();
+    const path = '/api/v1/namespaces/ns/pods';
+    expect(await rest.request({ method: 'POST', path, body: {}, discardBody: true })).toBeUndefined();
+    expect(await rest.request({ method: 'POST', path, body: {} })).toEqual({ ok: true });
+    const err: unknown = await rest
+      .request({ method: 'POST', path: `${path}/missing`, body: {}, discardBody: true })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(KubeApiError);
+    expect(err).toMatchObject({ status: 404, reason: 'NotFound', body: { kind: 'Status', reason: 'NotFound' } });
+    expect((err as Error).message).toContain('pods "missing" not found');
+  });
+
   it('reuses one connection for requests made one after another', async () => {
     const { rest, seen, connections } = await server();
     for (let i = 0; i < 5; i++) await rest.request({ method: 'POST', path: '/api/v1/namespaces/ns/pods', body: { i } });

@@ -24,6 +24,13 @@ export interface KubeRequest {
   /** Defaults to application/json; use PatchType for PATCH. */
   contentType?: string;
   signal?: AbortSignal;
+  /**
+   * The caller does not read a 2xx answer: request() resolves undefined without keeping or
+   * parsing its body (a created pod's answer is the whole pod, and parsing it was a few per cent
+   * of the agent's CPU in a scale-up; test/bench/cloneset). Error answers are still parsed into
+   * the KubeApiError.
+   */
+  discardBody?: boolean;
 }
 
 /**
@@ -32,7 +39,10 @@ export interface KubeRequest {
  * the apiserver rejects); the runtime reads and writes objects exactly as they are on the wire.
  */
 export interface KubeRest {
-  /** Resolves the parsed JSON body of a 2xx answer; rejects with KubeApiError (HTTP status) or AgentError. */
+  /**
+   * Resolves the parsed JSON body of a 2xx answer (undefined with `discardBody`); rejects with
+   * KubeApiError (HTTP status) or AgentError.
+   */
   request<T = unknown>(req: KubeRequest): Promise<T>;
 }
 
@@ -248,21 +258,33 @@ export function createKubeRest(kc: KubeConfig, options: KubeRestOptions = {}): K
           'Content-Length': Buffer.byteLength(body),
         };
       }
-      const limits = { timeoutMs: o.timeoutMs, signal: req.signal, retry: IDEMPOTENT.has(req.method) };
+      const limits = {
+        timeoutMs: o.timeoutMs,
+        signal: req.signal,
+        retry: IDEMPOTENT.has(req.method),
+        discardBody: req.discardBody === true,
+      };
       const h2 = proxied ? undefined : pool.h2For(url, opts);
       let answer = h2 && (await sendH2(h2, url, opts, body, limits));
       if (!answer) {
         if (!proxied) opts.agent = pool.agentFor(url, opts);
         answer = await send(url, opts, body, limits);
       }
+      const ok = answer.status >= 200 && answer.status < 300;
+      if (ok && req.discardBody) return undefined as T;
       const parsed = parseJson(answer.text);
-      if (answer.status >= 200 && answer.status < 300) return parsed as T;
+      if (ok) return parsed as T;
       throw apiError(answer.status, `${req.method} ${req.path}`, parsed, answer.text);
     },
     async stream(req: KubeRequest, onChunk: (chunk: Buffer) => void): Promise<KubeStream> {
       const { url, opts, proxied } = await prepare(req);
       if (!proxied) opts.agent = streamPool.agentFor(url, opts);
-      const limits = { timeoutMs: o.timeoutMs, signal: req.signal, retry: IDEMPOTENT.has(req.method) };
+      const limits = {
+        timeoutMs: o.timeoutMs,
+        signal: req.signal,
+        retry: IDEMPOTENT.has(req.method),
+        discardBody: false,
+      };
       try {
         return await openStream(url, opts, onChunk, limits);
       } catch (err) {
@@ -304,6 +326,7 @@ async function sendH2(
     body,
     timeoutMs: limits.timeoutMs,
     signal: limits.signal,
+    discardBody: limits.discardBody,
   };
   try {
     return await pool.request(req);
@@ -403,6 +426,8 @@ interface Limits {
   signal: AbortSignal | undefined;
   /** Send once more when a reused connection was closed before any answer came. */
   retry: boolean;
+  /** A 2xx answer's body is read but not kept (its text is ''). */
+  discardBody: boolean;
 }
 
 async function send(
@@ -439,10 +464,12 @@ function sendOnce(
       { ...opts, signal: limits.signal },
       (res) => {
         answered = true;
+        const status = res.statusCode ?? 0;
+        const keep = !(limits.discardBody && status >= 200 && status < 300);
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('data', (c: Buffer) => void (keep && chunks.push(c)));
         res.on('error', reject);
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () => resolve({ status, text: keep ? Buffer.concat(chunks).toString('utf8') : '' }));
       },
     );
     request.setTimeout(limits.timeoutMs, () => request.destroy(new Error(`no answer within ${limits.timeoutMs} ms`)));

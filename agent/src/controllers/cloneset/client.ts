@@ -10,7 +10,8 @@ import { PatchType, type KubeRest } from '../../runtime/rest.js';
 import type { CloneSet, ControllerRevision, PersistentVolumeClaim, Pod, PodCondition } from './types.js';
 
 export interface CloneSetClient {
-  createPod(pod: Pod): Promise<Pod>;
+  /** Creates the pod; its answer is not read (the informer brings the pod). */
+  createPod(pod: Pod): Promise<void>;
   getPod(namespace: string, name: string): Promise<Pod>;
   /** Replaces the pod (spec, labels, annotations); 409 when its resourceVersion is stale. */
   updatePod(pod: Pod): Promise<Pod>;
@@ -63,7 +64,12 @@ export function kubeCloneSetClient(rest: KubeRest): CloneSetClient {
   const sets = Resources.cloneSets;
   return {
     createPod: (pod) =>
-      rest.request<Pod>({ method: 'POST', path: resourcePath(pods, pod.metadata.namespace), body: pod }),
+      rest.request<void>({
+        method: 'POST',
+        path: resourcePath(pods, pod.metadata.namespace),
+        body: pod,
+        discardBody: true,
+      }),
     getPod: (namespace, name) => rest.request<Pod>({ method: 'GET', path: resourcePath(pods, namespace, name) }),
     updatePod: (pod) => rest.request<Pod>({ method: 'PUT', path: path(pods, pod), body: pod }),
     patchPodMetadata: (pod, metadata) =>

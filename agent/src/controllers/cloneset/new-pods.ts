@@ -75,6 +75,11 @@ function volumesWithClaims(cs: CloneSet, spec: PodSpec, id: string): PodSpec['vo
   return [...claimVolumes, ...(spec.volumes ?? []).filter((v) => !templates.includes(v.name))];
 }
 
+/** `<cloneset>-<instance id>`: the name of the CloneSet's pod with instance id `id`. */
+export function podName(cs: CloneSet, id: string): string {
+  return `${cs.metadata?.name ?? ''}-${id}`;
+}
+
 export interface NewPodInput {
   cs: CloneSet;
   /** The template of the revision the pod is created at. */
@@ -105,7 +110,7 @@ export function newPod(input: NewPodInput): Pod {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {
-      name: `${csName}-${id}`,
+      name: podName(cs, id),
       generateName: `${csName}-`,
       namespace: cs.metadata?.namespace,
       labels: {

@@ -72,7 +72,7 @@ class ManualCreates {
 
   constructor() {
     this.fake.createPod = (p: Pod) =>
-      new Promise<Pod>((resolve, reject) => {
+      new Promise<void>((resolve, reject) => {
         this.started++;
         const name = p.metadata.name;
         if (this.started > 1 + 2 * this.created.length) {
@@ -82,7 +82,7 @@ class ManualCreates {
           name,
           resolve: () => {
             this.created.push(name);
-            resolve(p);
+            resolve();
           },
           reject,
         });

@@ -15,7 +15,7 @@
 import { LifecycleState } from '@flotilla/api';
 import { isKubeStatus } from '../../errors.js';
 import { asError, CloneSetError, errorMessage } from './errors.js';
-import { newClaims, newPod } from './new-pods.js';
+import { newClaims, newPod, podName } from './new-pods.js';
 import { setLifecycleState } from './pod-writes.js';
 import { instanceId } from './pods.js';
 import type { PodToCreate, PodToRemove, ScalePlan } from './scale-plan.js';
@@ -87,14 +87,14 @@ async function createPods(
   existingClaims: ReadonlySet<string>,
   progress: Progress,
 ): Promise<void> {
-  const pods = toCreate.map((c) => {
+  const names = toCreate.map((c) => podName(ctx.cs, c.id));
+  ctx.scaleExpectations.expectCreations(ctx.key, names);
+  // Each pod is built when its creation starts: building a thousand up front held the first
+  // request back by tens of milliseconds (and their garbage), right when the slow start is slowest.
+  const build = (c: PodToCreate): Pod => {
     const rev = c.revision === 'current' ? revisions.current : revisions.update;
     return newPod({ cs: ctx.cs, template: rev.template, revision: rev.name, id: c.id, now: ctx.now });
-  });
-  ctx.scaleExpectations.expectCreations(
-    ctx.key,
-    pods.map((p) => p.metadata.name),
-  );
+  };
   const limit = Math.max(1, ctx.options.maxConcurrentCreates);
   let started = 0;
   let succeeded = 0;
@@ -102,8 +102,16 @@ async function createPods(
   let failure: { err: unknown } | undefined;
   await new Promise<void>((resolve) => {
     const pump = (): void => {
-      while (failure === undefined && started < pods.length && inFlight < limit && started < 1 + 2 * succeeded) {
-        const pod = pods[started++]!;
+      while (failure === undefined && started < toCreate.length && inFlight < limit && started < 1 + 2 * succeeded) {
+        const i = started++;
+        let pod: Pod;
+        try {
+          pod = build(toCreate[i]!);
+        } catch (err) {
+          failure ??= { err };
+          ctx.scaleExpectations.lowerExpectations(ctx.key, { creations: [names[i]!] });
+          break;
+        }
         inFlight++;
         createOne(ctx, pod, existingClaims).then(
           () => {
@@ -127,7 +135,7 @@ async function createPods(
     pump();
   });
   // Pods never started will never be observed either.
-  ctx.scaleExpectations.lowerExpectations(ctx.key, { creations: pods.slice(started).map((p) => p.metadata.name) });
+  ctx.scaleExpectations.lowerExpectations(ctx.key, { creations: names.slice(started) });
   if (failure !== undefined) throw asError(failure.err);
 }
 

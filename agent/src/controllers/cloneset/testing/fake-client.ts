@@ -46,8 +46,8 @@ export class FakeClient implements CloneSetClient {
     return this.calls.filter((c) => op === undefined || c.op === op).map((c) => `${c.op} ${c.name}`);
   }
 
-  createPod = (pod: Pod): Promise<Pod> =>
-    this.#record({ op: 'createPod', name: pod.metadata.name, body: pod }, () => this.#stamp(pod));
+  createPod = (pod: Pod): Promise<void> =>
+    this.#record({ op: 'createPod', name: pod.metadata.name, body: pod }, () => undefined);
   getPod = (_ns: string, name: string): Promise<Pod> =>
     this.#record({ op: 'getPod', name }, () => ({ metadata: { name }, spec: { containers: [] } }));
   updatePod = (pod: Pod): Promise<Pod> =>
