@@ -9,12 +9,20 @@ describe('loadConfig', () => {
       nats: { url: 'nats://127.0.0.1:4222', publicUrls: ['nats://127.0.0.1:4222'], replicas: 1 },
       natsAuth: undefined,
       heartbeatTimeoutMs: 30_000,
+      outboxRetentionSeconds: 3600,
     });
+    expect(loadConfig({ DATABASE_URL: 'x', FLOTILLA_OUTBOX_RETENTION_SECONDS: '86400' }).outboxRetentionSeconds).toBe(
+      86_400,
+    );
   });
 
   it.each([
     [{}, /DATABASE_URL must be set/],
     [{ DATABASE_URL: 'x', FLOTILLA_HUB_PORT: 'http' }, /FLOTILLA_HUB_PORT must be an integer/],
+    [
+      { DATABASE_URL: 'x', FLOTILLA_OUTBOX_RETENTION_SECONDS: '0' },
+      /FLOTILLA_OUTBOX_RETENTION_SECONDS must be an integer/,
+    ],
     [{ DATABASE_URL: 'x', FLOTILLA_ADMIN_TOKEN: 'short' }, /FLOTILLA_ADMIN_TOKEN must be at least 16/],
     [{ DATABASE_URL: 'x', FLOTILLA_NATS_AUTH_FILE: '/tmp/a.conf' }, /needs NATS_USER and NATS_PASSWORD/],
   ])('names the bad variable: %o', (env, message) => {

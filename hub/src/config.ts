@@ -23,6 +23,8 @@ export interface HubConfig {
   seedTokens: { admin: string | undefined; bootstrap: string | undefined };
   heartbeatTimeoutMs: number;
   relayIntervalMs: number;
+  /** How long sent outbox rows are kept before the relay deletes them (default 1 hour). */
+  outboxRetentionSeconds?: number;
   /** How often the rollout scheduler steps active rollouts (default 1000). */
   rolloutTickMs?: number;
 }
@@ -108,6 +110,7 @@ export function loadConfig(env: Env): HubConfig {
     seedTokens: { admin: adminToken, bootstrap: bootstrapToken },
     heartbeatTimeoutMs: integer(env, 'FLOTILLA_HEARTBEAT_TIMEOUT_SECONDS', 30, 1, 86_400) * 1000,
     relayIntervalMs: integer(env, 'FLOTILLA_RELAY_INTERVAL_MS', 250, 10, 60_000),
+    outboxRetentionSeconds: integer(env, 'FLOTILLA_OUTBOX_RETENTION_SECONDS', 3600, 1, 30 * 86_400),
     rolloutTickMs: integer(env, 'FLOTILLA_ROLLOUT_TICK_MS', 1000, 10, 60_000),
   };
 }

@@ -22,3 +22,4 @@ export {
 } from './rollouts/index.js';
 export { recordHeartbeats } from './repositories/clusters-repo.js';
 export { upsertStatuses } from './repositories/status-repo.js';
+export { pruneSentOutbox } from './repositories/outbox-repo.js';

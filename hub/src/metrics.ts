@@ -5,6 +5,7 @@ export interface HubMetrics {
   registry: Registry;
   httpRequests: Histogram<'method' | 'route' | 'status'>;
   outboxPublished: Counter;
+  outboxPruned: Counter;
   outboxPending: Gauge;
   relayPublishSeconds: Histogram;
   /**
@@ -38,6 +39,11 @@ export function createHubMetrics(registry: Registry, withDefaults = true): HubMe
     outboxPublished: new Counter({
       name: 'flotilla_hub_outbox_published_total',
       help: 'Desired-state messages published from the outbox',
+      registers,
+    }),
+    outboxPruned: new Counter({
+      name: 'flotilla_hub_outbox_pruned_total',
+      help: 'Sent outbox rows deleted after the retention',
       registers,
     }),
     relayPublishSeconds: new Histogram({

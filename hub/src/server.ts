@@ -114,6 +114,7 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
       logger: logger.child({ component: 'relay' }),
       metrics,
       intervalMs: config.relayIntervalMs,
+      retentionSeconds: config.outboxRetentionSeconds ?? 3600,
     });
     if (options.relay !== false) {
       relay.start();

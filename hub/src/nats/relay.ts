@@ -5,7 +5,8 @@
  * published again by the next relay and JetStream drops the duplicates by `msgID`.
  * A writer in this process hands its committed rows over (`handoff`), so the relay reads only
  * which ids are unsent and not their payloads; rows it does not hold (other replicas, a restart)
- * it loads as before.
+ * it loads as before. Rows sent longer ago than the retention are deleted, so the table holds
+ * the unsent work and a recent history, not every change ever made.
  */
 import type { NatsConnection } from '@nats-io/transport-node';
 import { DESIRED_STREAM } from '@flotilla/api';
@@ -13,7 +14,13 @@ import type { Logger } from 'pino';
 import type { Db, Tx } from '../db/client.js';
 import { tryLockRelay } from '../db/locks.js';
 import { createHandoffCache, planOutboxBatch } from '../domain/outbox-plan.js';
-import { markOutboxSent, outboxRowsById, unsentOutboxIds, type OutboxRecord } from '../repositories/outbox-repo.js';
+import {
+  markOutboxSent,
+  outboxRowsById,
+  pruneSentOutbox,
+  unsentOutboxIds,
+  type OutboxRecord,
+} from '../repositories/outbox-repo.js';
 import type { HubMetrics } from '../metrics.js';
 import { publishAll } from './bulk-publish.js';
 
@@ -24,7 +31,14 @@ export interface RelayDeps {
   metrics: HubMetrics;
   intervalMs: number;
   batchSize?: number;
+  /** Sent rows older than this are deleted; JetStream holds the messages from then on. */
+  retentionSeconds?: number;
 }
+
+/** Deletes per statement, so pruning a large backlog never holds long locks. */
+const PRUNE_BATCH = 5000;
+/** The most often a relay prunes (a short retention prunes as often as it expires rows). */
+const PRUNE_EVERY_MS = 60_000;
 
 export interface OutboxRelay {
   start(): void;
@@ -105,11 +119,26 @@ export function createOutboxRelay(deps: RelayDeps): OutboxRelay {
     }
   };
 
+  const retentionSeconds = deps.retentionSeconds ?? 3600;
+  const pruneEveryMs = Math.min(PRUNE_EVERY_MS, retentionSeconds * 1000);
+  let prunedAt = -Infinity;
+  /** Every replica prunes (deleting is idempotent); at most once per pruneEveryMs. */
+  const pruneDue = async (): Promise<void> => {
+    if (performance.now() - prunedAt < pruneEveryMs) return;
+    prunedAt = performance.now();
+    for (;;) {
+      const n = await pruneSentOutbox(deps.db, retentionSeconds, PRUNE_BATCH);
+      deps.metrics.outboxPruned.inc(n);
+      if (n < PRUNE_BATCH || stopped) return;
+    }
+  };
+
   const loop = (): void => {
     if (stopped) return;
     timer = undefined;
     kicked = false;
     running = drain()
+      .then(pruneDue)
       .catch((err: unknown) => deps.logger.warn({ err }, 'outbox relay pass failed; retrying'))
       .finally(() => {
         if (stopped) return;

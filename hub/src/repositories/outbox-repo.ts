@@ -1,4 +1,7 @@
-/** The outbox: unsent rows in id order, marked sent after a successful publish. */
+/**
+ * The outbox: unsent rows in id order, marked sent after a successful publish, and deleted once
+ * they have been sent for longer than the retention (JetStream holds the messages from then on).
+ */
 import { count, isNull, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client.js';
 import { outbox } from '../db/schema/index.js';
@@ -35,4 +38,17 @@ export async function markOutboxSent(db: DbOrTx, ids: readonly number[]): Promis
 export async function countUnsent(db: DbOrTx): Promise<number> {
   const [row] = await db.select({ n: count() }).from(outbox).where(isNull(outbox.sentAt));
   return row?.n ?? 0;
+}
+
+/**
+ * Deletes up to `limit` rows sent more than `retentionSeconds` ago and returns how many. Unsent
+ * rows are never touched, however old: they are work the relay still owes.
+ */
+export async function pruneSentOutbox(db: DbOrTx, retentionSeconds: number, limit: number): Promise<number> {
+  const res = await db.execute(sql`
+    delete from ${outbox} where id in (
+      select id from ${outbox}
+       where sent_at is not null and sent_at < clock_timestamp() - make_interval(secs => ${retentionSeconds})
+       order by id limit ${limit})`);
+  return res.rowCount ?? 0;
 }

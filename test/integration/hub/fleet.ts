@@ -77,6 +77,8 @@ export interface TestHubOptions {
   db?: HubDb;
   /** The relay's polling interval; default 100 ms. */
   relayIntervalMs?: number;
+  /** How long sent outbox rows are kept; default the hub's (1 hour). */
+  outboxRetentionSeconds?: number;
 }
 
 export async function startTestHub(nats: FleetNats, opts: TestHubOptions = {}): Promise<TestHub> {
@@ -89,6 +91,9 @@ export async function startTestHub(nats: FleetNats, opts: TestHubOptions = {}): 
     FLOTILLA_HUB_HOST: '127.0.0.1',
     FLOTILLA_HUB_PORT: '0',
     FLOTILLA_RELAY_INTERVAL_MS: String(opts.relayIntervalMs ?? 100),
+    ...(opts.outboxRetentionSeconds !== undefined
+      ? { FLOTILLA_OUTBOX_RETENTION_SECONDS: String(opts.outboxRetentionSeconds) }
+      : {}),
     FLOTILLA_HEARTBEAT_TIMEOUT_SECONDS: '30',
     LOG_LEVEL: 'warn',
   });

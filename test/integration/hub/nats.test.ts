@@ -20,7 +20,7 @@ import {
   type StatusMessage,
 } from '@flotilla/api';
 import { joinFleet, memoryCredentialStore } from '@flotilla/agent';
-import { createLogger } from '@flotilla/hub';
+import { createLogger, pruneSentOutbox } from '@flotilla/hub';
 import { eventually } from '../helpers/kube.js';
 import { cloneSetSpec } from './fixtures.js';
 import {
@@ -474,6 +474,49 @@ describe('outbox', () => {
       expect(await t.hub.relay.drain()).toBe(0);
       expect(await metricValue(t.registry, 'flotilla_hub_outbox_published_total')).toBe(published);
     } finally {
+      t.hub.relay.start();
+    }
+  });
+
+  it('deletes rows sent longer ago than the retention, never unsent ones', async () => {
+    await t.hub.relay.stop();
+    // A replica that never publishes leaves its rows unsent, however old they get.
+    const writer = await startTestHub(nats, { relay: false, db: t.db });
+    try {
+      await createCloneSet(writer, 'prune-unsent', 1, { team: 'b' });
+      await t.db.pool.query(`update outbox set created_at = now() - interval '2 days' where sent_at is null`);
+      const unsent = (await t.db.pool.query<{ id: string }>('select id from outbox where sent_at is null')).rows;
+      expect(unsent.length).toBeGreaterThan(0);
+      const sentRow = async (msgId: string, age: string): Promise<string> =>
+        (
+          await t.db.pool.query<{ id: string }>(
+            `insert into outbox (subject, msg_id, payload, sent_at) values ('prune.test', $1, '{}', now() - $2::interval)
+             returning id`,
+            [msgId, age],
+          )
+        ).rows[0]!.id;
+      const exists = async (id: string): Promise<boolean> =>
+        (await t.db.pool.query('select 1 from outbox where id = $1', [id])).rowCount === 1;
+
+      const old = await sentRow('prune-old', '2 hours');
+      const recent = await sentRow('prune-recent', '0 seconds');
+      expect(await pruneSentOutbox(t.db.db, 3600, 1000)).toBeGreaterThanOrEqual(1);
+      expect(await exists(old)).toBe(false);
+      expect(await exists(recent)).toBe(true);
+      for (const r of unsent) expect(await exists(r.id)).toBe(true);
+
+      // The relay prunes by itself, with the configured retention.
+      const older = await sentRow('prune-older', '3 hours');
+      const pruning = await startTestHub(nats, { db: t.db, outboxRetentionSeconds: 3600 });
+      try {
+        await eventually('the relay deletes the old sent row', async () => !(await exists(older)));
+        expect(await exists(recent)).toBe(true);
+        expect(await metricValue(pruning.registry, 'flotilla_hub_outbox_pruned_total')).toBeGreaterThanOrEqual(1);
+      } finally {
+        await pruning.hub.close();
+      }
+    } finally {
+      await writer.hub.close();
       t.hub.relay.start();
     }
   });
