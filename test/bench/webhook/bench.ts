@@ -322,8 +322,26 @@ function printSummary(r: Record<string, unknown>): void {
 
 /** Reconciles per controller, the apiserver's writes and the machine's CPU between two snapshots. */
 function activity(a: Snapshot, b: Snapshot): Record<string, unknown> {
+  const mib = (m: MetricsText, name: string): number => round(m.value(name) / 2 ** 20, 1);
   return {
     machineCores: machineUse(a.machine, b.machine, namedPids),
+    // The apiserver's Go heap grows with the pods it holds (none is deleted between phases): its
+    // garbage collection, concurrent but taking CPU from everything, runs more often as it does.
+    apiserverGo: {
+      gcCycles: b.apiserver.value('go_gc_duration_seconds_count') - a.apiserver.value('go_gc_duration_seconds_count'),
+      gcPauseMs: round(
+        (b.apiserver.value('go_gc_duration_seconds_sum') - a.apiserver.value('go_gc_duration_seconds_sum')) * 1000,
+      ),
+      heapAllocMiB: {
+        start: mib(a.apiserver, 'go_memstats_heap_alloc_bytes'),
+        end: mib(b.apiserver, 'go_memstats_heap_alloc_bytes'),
+      },
+      allocatedMiB: round(
+        (b.apiserver.value('go_memstats_alloc_bytes_total') - a.apiserver.value('go_memstats_alloc_bytes_total')) /
+          2 ** 20,
+        1,
+      ),
+    },
     reconciles: grownBy(a.agent, b.agent, 'flotilla_agent_reconcile_total', ['controller']),
     reconcileSeconds: grownBy(a.agent, b.agent, 'flotilla_agent_reconcile_duration_seconds_sum', ['controller']),
     apiserverWrites: grownBy(
