@@ -269,10 +269,10 @@ try {
   await profiling;
   loadAverages.afterWebhook = load();
   if (traces) await sleep(TRACE_FLUSH_MS);
-  const tracedCalls = traces
+  const tracedSpans = traces
     ?.calls()
-    .filter((c) => c.startMs >= webhookPhase.startMs && c.startMs <= webhookPhase.endMs)
-    .map((c) => c.durationMs);
+    .filter((c) => c.startMs >= webhookPhase.startMs && c.startMs <= webhookPhase.endMs);
+  const tracedCalls = tracedSpans?.map((c) => c.durationMs);
   const check = await k.core.readNamespacedPod({ namespace: 'bench', name: 'inj-0' });
 
   const result = report(
@@ -281,6 +281,18 @@ try {
     loadAverages,
     tracedCalls,
   );
+  result.slowBySecond = {
+    what: 'per second of the webhook phase: traced webhook calls over 10 ms, and creates (with the webhook / opted-out controls) over 50 ms; slow seconds together are machine-wide stalls, spread ones are not',
+    tracedCallsOver10ms: tracedSpans
+      ? perSecond(
+          tracedSpans.map((c) => (c.startMs - webhookPhase.startMs) / 1000),
+          tracedSpans.map((c) => c.durationMs),
+          10,
+        )
+      : 'off (--trace=false)',
+    injectedCreatesOver50ms: perSecond(injected!.sentAt, injected!.latencies, 50),
+    controlCreatesOver50ms: perSecond(control!.sentAt, control!.latencies, 50),
+  };
   result.injected = {
     containers: check.spec?.containers.map((c) => c.name),
     initContainers: check.spec?.initContainers?.map((c) => c.name),
@@ -352,6 +364,20 @@ function activity(a: Snapshot, b: Snapshot): Record<string, unknown> {
       (l) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(l.verb ?? ''),
     ),
   };
+}
+
+/** How many of the samples sent in each second of the phase took longer than `overMs`, as "second:count" for seconds with any. */
+function perSecond(sentAtS: readonly number[], ms: readonly number[], overMs: number): string {
+  const counts = new Map<number, number>();
+  ms.forEach((d, i) => {
+    if (d <= overMs) return;
+    const second = Math.floor(sentAtS[i]!);
+    counts.set(second, (counts.get(second) ?? 0) + 1);
+  });
+  return [...counts]
+    .sort((a, b) => a[0] - b[0])
+    .map(([second, n]) => `${second}:${n}`)
+    .join(' ');
 }
 
 /** p50 latency of the creates sent in each fifth of the phase: growing means the phase outran the system. */
