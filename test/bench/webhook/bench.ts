@@ -293,6 +293,13 @@ try {
     injectedCreatesOver50ms: perSecond(injected!.sentAt, injected!.latencies, 50),
     controlCreatesOver50ms: perSecond(control!.sentAt, control!.latencies, 50),
   };
+  // A create sent late (the bench's event loop busy, e.g. decoding a batch of spans) arrives in a
+  // burst with others: its latency is measured from when it left, but the burst loads the apiserver.
+  result.loadGeneratorLateness = {
+    what: "how late the bench sent creates against the open loop's schedule, in ms (all streams of the phase)",
+    baseline: summary(baseline!.lateMs),
+    webhook: summary([...injected!.lateMs, ...control!.lateMs]),
+  };
   result.injected = {
     containers: check.spec?.containers.map((c) => c.name),
     initContainers: check.spec?.initContainers?.map((c) => c.name),

@@ -97,6 +97,8 @@ export interface StreamResult {
   latencies: number[];
   /** When each answered create was sent, in s from the start, beside its latency. */
   sentAt: number[];
+  /** How late each create (answered or not) left against its schedule, in ms: the load generator's own delay. */
+  lateMs: number[];
   failures: number;
   firstError?: string;
   achievedRate: number;
@@ -115,7 +117,13 @@ export async function openLoop(
   seconds: number,
   streams: readonly Stream[],
 ): Promise<StreamResult[]> {
-  const results = streams.map((): StreamResult => ({ latencies: [], sentAt: [], failures: 0, achievedRate: 0 }));
+  const results = streams.map((): StreamResult => ({
+    latencies: [],
+    sentAt: [],
+    lateMs: [],
+    failures: 0,
+    achievedRate: 0,
+  }));
   const inFlight: Promise<void>[] = [];
   const schedule = streams.flatMap((s, k) =>
     Array.from({ length: Math.round(s.rate * seconds) }, (_, i) => ({ at: (i * 1000) / s.rate, k, i })),
@@ -127,6 +135,7 @@ export async function openLoop(
     if (wait > 0) await sleep(wait);
     const started = performance.now();
     const r = results[k]!;
+    r.lateMs.push(started - (t0 + at));
     inFlight.push(
       create(namespace, streams[k]!.pod(i)).then(
         () => {
