@@ -432,6 +432,15 @@ describe("RBAC: the agent with the chart's ServiceAccounts", () => {
       },
     });
     const node = cluster.nodeNames[0]!;
+    // The agent makes each node's NodeImage once it sees the node; a job created before that
+    // selects no NodeImage and completes at once with nothing to pull (as in OpenKruise).
+    await eventually('the NodeImage of the node exists', async () => {
+      const res = await rest
+        .request({ method: 'GET', path: `${KRUISE}/nodeimages/${node}` })
+        .then(() => true)
+        .catch((err: { status?: number }) => (err.status === 404 ? false : Promise.reject(err as Error)));
+      return res;
+    });
     const jobPath = `${KRUISE}/namespaces/${pullNs}/imagepulljobs/tiny`;
     await rest.request({
       method: 'POST',
