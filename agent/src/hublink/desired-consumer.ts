@@ -25,6 +25,9 @@ import type { StatusReporter } from './status-reporter.js';
 import type { HubLinkCredentials, KubeApplier, ObjectRef } from './types.js';
 
 const NANOS_PER_MS = 1_000_000;
+/** The status message for an object the hub may not write (hub users read it). */
+export const NOT_MANAGED_MESSAGE =
+  'an object of this name exists without the flotilla.io/managed-by=hub label; label it to hand it to the hub';
 
 export interface DesiredConsumerDeps {
   cluster: string;
@@ -90,6 +93,16 @@ async function act(msg: DesiredMessage, ref: ObjectRef, deps: DesiredConsumerDep
     await deps.guard.delete(ref);
     deps.metrics.pruned.inc();
     await deps.status.reportGone(ref, 'Deleted', msg);
+  } else if (decision.reason === 'not-managed' && !msg.deleted) {
+    // Someone else's object of the same name (or one taken over): not ours to write. The status
+    // pass does not list it, so the hub sees the object Missing in this cluster.
+    deps.guard.forget(ref);
+    deps.metrics.released.inc();
+    deps.logger.info(
+      { ref, generation: msg.generation },
+      'not applying: an object of the same name exists without the managed-by label',
+    );
+    await deps.status.reportGone(ref, 'Missing', msg, NOT_MANAGED_MESSAGE);
   } else {
     deps.logger.debug({ ref, generation: msg.generation, reason: decision.reason }, 'skipping desired message');
     if (decision.reason === 'stale') deps.metrics.dropped.inc({ reason: 'stale' });

@@ -48,7 +48,12 @@ describe('decideDesired', () => {
     expect(decideDesired(m, current).action).toBe(action);
   });
 
-  it('takes over an unmanaged object of the same name when the hub asks to apply it', () => {
-    expect(decideDesired(msg(1), object(9, false)).action).toBe('apply');
+  it('leaves an object of the same name the hub does not manage alone, even when asked to apply it', () => {
+    expect(decideDesired(msg(1), object(9, false))).toEqual({ action: 'skip', reason: 'not-managed' });
+    expect(decideDesired(msg(10), object(9, false))).toEqual({ action: 'skip', reason: 'not-managed' });
+  });
+
+  it('applies again once the managed-by label is back', () => {
+    expect(decideDesired(msg(10), object(9)).action).toBe('apply');
   });
 });

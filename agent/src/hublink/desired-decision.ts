@@ -2,8 +2,9 @@
  * What to do with one desired message, decided from the message and the object currently in
  * the cluster. Pure, so the rules are unit-tested:
  * - never go backwards: a message older than the generation stamped on the object is skipped;
- * - prune only what the hub manages: a tombstone for an object without the managed-by label
- *   (someone else's object with the same name) leaves it alone;
+ * - touch only what the hub manages: an object of the same name without the managed-by label
+ *   (created by someone else, or taken over by removing the label) is neither applied over nor
+ *   pruned; putting the label back hands it (back) to the hub;
  * - apply stamps the generation, so status reports and later messages can be ordered.
  */
 import { GENERATION_ANNOTATION, MANAGED_BY_HUB, MANAGED_BY_LABEL, type DesiredMessage } from '@flotilla/api';
@@ -48,5 +49,6 @@ export function decideDesired(msg: DesiredMessage, current: KubeObject | undefin
     return { action: 'delete' };
   }
   if (!msg.manifest) return { action: 'skip', reason: 'stale' };
+  if (current && !isManaged(current)) return { action: 'skip', reason: 'not-managed' };
   return { action: 'apply', manifest: stampManifest(msg.manifest, msg.generation) };
 }

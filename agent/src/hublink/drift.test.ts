@@ -64,14 +64,6 @@ describe('drift guard', () => {
       },
       'spec-changed',
     ],
-    [
-      'managed-by label removed',
-      (o: Map<string, KubeObject>) => {
-        const obj = o.get('apps/web')!;
-        o.set('apps/web', { ...obj, metadata: { ...obj.metadata, labels: {} } });
-      },
-      'unmanaged',
-    ],
   ])('re-applies an object %s behind the hub', async (_what, tamper, reason) => {
     const { kube, guard, metrics } = setup();
     await guard.apply(ref, manifest(2, 1), 1);
@@ -84,6 +76,24 @@ describe('drift guard', () => {
     ]);
     // Repaired means as applied: the next pass does nothing.
     const applies = kube.applies;
+    await guard.check('CloneSet', await kube.listManaged('CloneSet'));
+    expect(kube.applies).toBe(applies);
+  });
+
+  it('releases an object whose managed-by label was removed: no repair, no longer guarded', async () => {
+    const { kube, guard, metrics } = setup();
+    await guard.apply(ref, manifest(2, 1), 1);
+    const obj = kube.objects.get('apps/web')!;
+    kube.objects.set('apps/web', { ...obj, spec: { replicas: 9 }, metadata: { ...obj.metadata, labels: {} } });
+    const applies = kube.applies;
+    await guard.check('CloneSet', await kube.listManaged('CloneSet'));
+    expect(kube.applies).toBe(applies);
+    expect(kube.objects.get('apps/web')?.metadata?.labels).toEqual({});
+    expect(kube.objects.get('apps/web')?.spec).toEqual({ replicas: 9 });
+    expect(guard.size()).toBe(0);
+    expect((await metrics.released.get()).values[0]?.value).toBe(1);
+    expect((await metrics.driftRepaired.get()).values).toEqual([]);
+    // Released for good: the label coming back later is not drift either.
     await guard.check('CloneSet', await kube.listManaged('CloneSet'));
     expect(kube.applies).toBe(applies);
   });

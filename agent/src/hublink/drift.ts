@@ -4,10 +4,13 @@
  * Every object the link applies is remembered with the manifest it applied and the
  * `metadata.generation` the apiserver answered. The status pass lists the managed objects of every
  * kind anyway (by the managed-by label the applier sets); handing that listing to `check` finds
- * - objects that are gone (deleted, or their managed-by label removed so they no longer list), and
+ * - objects that are gone (deleted behind the hub's back), and
  * - objects whose spec changed (a different `metadata.generation`: only spec writes bump it),
  * and re-applies the remembered manifest with server-side apply (force), which restores exactly
  * the fields the hub owns and leaves fields others own alone.
+ * An object whose managed-by label was removed (it no longer lists either) was taken over: it is
+ * released, not repaired — the link forgets it and the status pass reports it Missing — since
+ * putting the label back would make taking an object over impossible (ADR 0005).
  *
  * Applies, prunes and repairs all go through one `serial` queue, so a repair can never write an
  * older manifest over a newer one the consumer is applying at the same moment; a repair also
@@ -94,6 +97,15 @@ export function createDriftGuard(deps: DriftGuardDeps): DriftGuard {
     const drift = driftOf(entry, await deps.kube.get(entry.ref));
     // A newer desired message applied since the listing leaves nothing to repair.
     if (!drift) return;
+    if (drift === 'unmanaged') {
+      applied.delete(key);
+      deps.metrics.released.inc();
+      deps.logger.info(
+        { ref: entry.ref },
+        'managed-by label removed in the cluster: object taken over, no longer guarded',
+      );
+      return;
+    }
     deps.logger.info({ ref: entry.ref, drift }, 'object changed behind the hub; re-applying the desired state');
     await applyNow(entry);
     deps.metrics.driftRepaired.inc({ reason: drift });

@@ -9,6 +9,7 @@ export interface HubLinkMetrics {
   statusPublished: Counter;
   connected: Gauge;
   driftRepaired: Counter<'reason'>;
+  released: Counter;
 }
 
 export function createHubLinkMetrics(registry: Registry): HubLinkMetrics {
@@ -36,6 +37,11 @@ export function createHubLinkMetrics(registry: Registry): HubLinkMetrics {
       name: 'flotilla_agent_hublink_drift_repaired_total',
       help: 'Managed objects changed or deleted behind the hub and re-applied',
       labelNames: ['reason'],
+      registers,
+    }),
+    released: new Counter({
+      name: 'flotilla_agent_hublink_released_total',
+      help: "Objects left alone because they lost the managed-by label or were not the hub's to begin with",
       registers,
     }),
     connected: new Gauge({

@@ -101,6 +101,7 @@ export function goneReport(
   last: { workloadId: string; revision: number; generation: number; observedGeneration: number },
   health: 'Deleted' | 'Missing',
   now: Date,
+  message?: string,
 ): StatusMessage {
   return {
     v: PROTOCOL_VERSION,
@@ -111,7 +112,7 @@ export function goneReport(
     ...last,
     counts: { replicas: 0, readyReplicas: 0, updatedReplicas: 0, updatedReadyReplicas: 0, availableReplicas: 0 },
     health,
-    message: health === 'Deleted' ? 'deleted as the hub asked' : 'the object is missing from the cluster',
+    message: message ?? (health === 'Deleted' ? 'deleted as the hub asked' : 'the object is missing from the cluster'),
     reportedAt: now.toISOString(),
   };
 }

@@ -37,7 +37,8 @@ export interface StatusReporter {
   /** Run a pass soon (after an apply). */
   kick(): void;
   /** `about`: the desired message that removed it, so the report sorts after earlier ones. */
-  reportGone(ref: ObjectRef, health: 'Deleted' | 'Missing', about?: GoneAbout): Promise<void>;
+  /** `message`: why it is gone, when the default ("deleted as the hub asked", "missing") says too little. */
+  reportGone(ref: ObjectRef, health: 'Deleted' | 'Missing', about?: GoneAbout, message?: string): Promise<void>;
   managedCount(): number;
   stop(): Promise<void>;
 }
@@ -112,7 +113,7 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
       clearTimeout(timer);
       schedule(50);
     },
-    async reportGone(ref, health, about) {
+    async reportGone(ref, health, about, message) {
       const prev = sent.get(keyOf(ref))?.last;
       const last = {
         workloadId: about?.workloadId ?? prev?.workloadId ?? '',
@@ -120,7 +121,7 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
         generation: about?.generation ?? prev?.generation ?? 0,
         observedGeneration: prev?.observedGeneration ?? 0,
       };
-      await publish(goneReport(deps.cluster, ref, last, health, now()));
+      await publish(goneReport(deps.cluster, ref, last, health, now(), message));
     },
     managedCount: () => managed,
     async stop() {

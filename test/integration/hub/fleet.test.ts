@@ -244,24 +244,40 @@ describe('fleet distribution', () => {
     });
   });
 
-  it('deleting the workload removes it everywhere, but never an object the hub does not manage', async () => {
-    // Someone takes c3's copy over: without the managed-by label the agent must leave it alone.
+  it('an object taken over in a cluster (managed-by label removed) is left alone: not repaired, updated or deleted', async () => {
     await c3().k.custom.patchNamespacedCustomObject(
       { ...GROUP, namespace: ns, name, body: { metadata: { labels: { 'flotilla.io/managed-by': null } } } },
       mergePatch,
     );
+    const healthIn = async (m: Member): Promise<{ health: string; message: string } | undefined> => {
+      const r = await t.db.pool.query(
+        'select health, message from object_status where cluster_name = $1 and name = $2',
+        [m.name, name],
+      );
+      return r.rows[0] as { health: string; message: string } | undefined;
+    };
+    // The agent's status pass releases it (before it reports) and the hub sees it Missing there.
+    await until('c3 reports its copy Missing', async () => (await healthIn(c3()))?.health === 'Missing');
+    expect((await getCloneSet(c3(), name))?.metadata.labels?.['flotilla.io/managed-by']).toBeUndefined();
+    // A change from the hub reaches the other clusters but does not write over the taken-over copy.
+    const before = await getCloneSet(c3(), name);
+    await rest(t, 'PUT', `/api/v1/workloads/${id}`, t.operatorToken, {
+      spec: cloneSetSpec(2, 'registry.local/app:v5'),
+      placement: { clusterSelector: { matchLabels: { env: 'prod' } } },
+    });
+    await until('c2 applies the change', async () => (await getCloneSet(c2(), name))?.spec.replicas === 2);
+    await until('c3 says why it did not', async () => (await healthIn(c3()))?.message.includes('managed-by') === true);
+    const after = await getCloneSet(c3(), name);
+    expect(after?.metadata.labels?.['flotilla.io/managed-by']).toBeUndefined();
+    expect(after?.spec.replicas).toBe(before?.spec.replicas);
+    expect(after?.spec.template.spec.containers[0]!.image).toBe('registry.local/app:v4');
+
     await rest(t, 'DELETE', `/api/v1/workloads/${id}`, t.operatorToken);
     // Each agent applies its tombstone on its own, so c1's copy may go after c2's.
     await until('gone from c2', async () => (await getCloneSet(c2(), name)) === undefined);
     await until('gone from c1', async () => (await getCloneSet(c1(), name)) === undefined);
-    // Give c3's agent time to process its tombstone, then check it kept the foreign object.
-    await until('c2 reported the deletion', async () => {
-      const r = await t.db.pool.query('select health from object_status where cluster_name = $1 and name = $2', [
-        c2().name,
-        name,
-      ]);
-      return r.rows[0]?.health === 'Deleted';
-    });
+    await until('c2 reported the deletion', async () => (await healthIn(c2()))?.health === 'Deleted');
+    // c3's tombstone went out with c2's; give its agent a moment, then check it kept the object.
     await new Promise((r) => setTimeout(r, 1500));
     expect(await getCloneSet(c3(), name)).toBeDefined();
   });
