@@ -17,7 +17,7 @@
 // Pods are counted from a watch whose lines are only looked at, not parsed, so the bench's own
 // counting takes next to no CPU from the agent and the apiserver it measures on two shared cores.
 // Run: npm run bench:cloneset [-- --heapsnapshot=<dir>] [-- --scale-only] [-- --cpu-prof=<dir>]
-//      [-- --agent-http1] [-- --runtime-http1] [-- --keep-env]
+//      [-- --agent-http1] [-- --runtime-http1] [-- --keep-env] [-- --split-cores]
 import { spawn, spawnSync } from 'node:child_process';
 import https from 'node:https';
 import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -58,6 +58,13 @@ const keepEnv = process.argv.includes('--keep-env');
  * the agent image (deploy/docker/agent.Dockerfile), for comparison.
  */
 const plainNode = process.argv.includes('--plain-node');
+/**
+ * `--split-cores`: the control plane (apiserver, etcd, scheduler, controller manager) on the first
+ * half of the CPUs, the worker side (kwok's nodes, the agent, the bench's client loops) on the
+ * other half, as in a cluster whose controllers and kubelets run on worker nodes: the ceiling is
+ * then the apiserver's, not the machine's, and the controller's own CPU does not compete with it.
+ */
+const splitCores = process.argv.includes('--split-cores');
 /** `--cpu-prof=<dir>`: the agent writes a V8 CPU profile there when it exits. */
 const cpuProfDir = process.argv.find((a) => a.startsWith('--cpu-prof='))?.slice('--cpu-prof='.length);
 
@@ -300,7 +307,9 @@ async function rawCeiling(
   const requestsAfter = await apiserverRequests(rest);
   const requests = requestsPerPod(requestsBefore, requestsAfter, PODS);
   const createMs = createLatencyMs(requestsBefore, requestsAfter);
-  log(`ceiling ${name}: requests per pod ${JSON.stringify(requests)}, mean POST pods latency ${createMs} ms`);
+  log(
+    `ceiling ${name}: requests per pod ${JSON.stringify(requests)}, mean POST pods latency ${createMs} ms; ${JSON.stringify(apiserverInternals(requestsBefore, requestsAfter, PODS))}`,
+  );
   const readySeconds = await allContainersReady(rest, ns, t0);
   await deleteNamespace(rest, ns);
   return {
@@ -308,7 +317,10 @@ async function rawCeiling(
     seconds: round(seconds, 2),
     allContainersReadySeconds: round(readySeconds, 2),
     cpuMsPerPod,
-    apiserver: apiserverView(requests, createMs, seconds),
+    apiserver: {
+      ...apiserverView(requests, createMs, seconds),
+      ...apiserverInternals(requestsBefore, requestsAfter, PODS),
+    },
   };
 }
 
@@ -381,6 +393,17 @@ async function apiserverRequests(rest: KubeRestClient): Promise<Map<string, numb
   ).done;
   const text = Buffer.concat(chunks).toString('utf8');
   for (const line of text.split('\n')) {
+    // The apiserver's own allocation, GC and watch traffic, to see what a phase costs it beyond requests.
+    const own =
+      /^(go_memstats_alloc_bytes_total|go_gc_duration_seconds_count|apiserver_watch_events_total|apiserver_watch_events_sizes_sum)[{ ]/.exec(
+        line,
+      );
+    if (own) {
+      const resource = /resource="(\w+)"/.exec(line)?.[1];
+      const key = `${own[1]}${resource ? ` ${resource}` : ''}`;
+      counts.set(key, (counts.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+      continue;
+    }
     const sum = line.startsWith('apiserver_request_duration_seconds_sum{');
     if (!line.startsWith('apiserver_request_total{') && !sum) continue;
     const labels = Object.fromEntries([...line.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
@@ -412,12 +435,33 @@ function createLatencyMs(before: Map<string, number>, after: Map<string, number>
   return round((delta('seconds POST pods') * 1000) / Math.max(1, delta('POST pods')));
 }
 
+/**
+ * What the apiserver itself spent per pod between two samples of apiserverRequests: MB allocated,
+ * GC cycles, and watch events (count and KB) sent per pod, by resource.
+ */
+function apiserverInternals(before: Map<string, number>, after: Map<string, number>, pods: number) {
+  const delta = (key: string): number => (after.get(key) ?? 0) - (before.get(key) ?? 0);
+  const byResource = (prefix: string, scale: number): Record<string, number> =>
+    Object.fromEntries(
+      [...after.keys()]
+        .filter((k) => k.startsWith(`${prefix} `))
+        .map((k): [string, number] => [k.slice(prefix.length + 1), round(delta(k) / scale / pods, 2)])
+        .filter(([, n]) => n >= 0.01),
+    );
+  return {
+    allocatedMBPerPod: round(delta('go_memstats_alloc_bytes_total') / 1e6 / pods, 3),
+    gcCycles: delta('go_gc_duration_seconds_count'),
+    watchEventsPerPod: byResource('apiserver_watch_events_total', 1),
+    watchEventKBPerPod: byResource('apiserver_watch_events_sizes_sum', 1000),
+  };
+}
+
 /** Requests per pod between two samples of apiserverRequests, the busiest first. */
 function requestsPerPod(before: Map<string, number>, after: Map<string, number>, pods: number): Record<string, number> {
   return Object.fromEntries(
     [...after]
       .map(([key, n]): [string, number] => [key, round((n - (before.get(key) ?? 0)) / pods, 2)])
-      .filter(([key, n]) => n >= 0.01 && !key.startsWith('seconds '))
+      .filter(([key, n]) => n >= 0.01 && /^[A-Z]/.test(key))
       .sort((a, b) => b[1] - a[1]),
   );
 }
@@ -490,6 +534,29 @@ const cluster = env.clusters[0]!;
 const rest = createKubeRest(cluster.kubeConfig(), { http2: !runtimeHttp1 });
 const pidOf = (name: string): number | undefined =>
   [...cluster.processes, env.etcd.process].find((p) => p.name.endsWith(name))?.pid;
+/**
+ * The CPU lists of `--split-cores`: the control plane's and the worker side's halves of the
+ * machine's CPUs (one each on two cores).
+ */
+const cpuSplit = (() => {
+  const n = os.cpus().length;
+  const half = Math.max(1, Math.floor(n / 2));
+  const list = (from: number, to: number): string => (to - from > 1 ? `${from}-${to - 1}` : `${from}`);
+  return { controlPlane: list(0, half), workers: n > 1 ? list(half, n) : list(0, 1) };
+})();
+/** Pins every thread of a process (and the threads it starts later) to `cpus`. */
+function pin(pid: number | undefined, cpus: string, name: string): void {
+  if (pid === undefined) throw new Error(`--split-cores: no ${name} process to pin`);
+  const res = spawnSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { encoding: 'utf8' });
+  if (res.status !== 0) throw new Error(`--split-cores: taskset for ${name} failed: ${res.stderr || res.error}`);
+}
+if (splitCores) {
+  for (const name of ['kube-apiserver', 'etcd', 'kube-scheduler', 'kube-controller-manager'])
+    pin(pidOf(name), cpuSplit.controlPlane, name);
+  pin(pidOf('kwok'), cpuSplit.workers, 'kwok');
+  pin(process.pid, cpuSplit.workers, 'bench');
+  log(`control plane on CPUs ${cpuSplit.controlPlane}; kwok, the bench and the agent on CPUs ${cpuSplit.workers}`);
+}
 /** CPU use of the processes doing the work, for a load-independent view of where the time goes. */
 const cpu = cpuMeter({
   apiserver: () => pidOf('kube-apiserver'),
@@ -545,6 +612,8 @@ try {
     return Promise.race([agentExited, sleep(30_000)]);
   };
   cpu.add('agent', () => child.pid);
+  // The agent inherits the bench's CPUs when it starts; pinned again so its later threads follow.
+  if (splitCores) pin(child.pid, cpuSplit.workers, 'agent');
   // The CloneSet controller runs once the caches synced.
   await until('agent caches synced', async () => {
     try {
@@ -595,7 +664,9 @@ try {
   const requestsAfter = await apiserverRequests(rest);
   const scaleUpRequests = requestsPerPod(requestsBefore, requestsAfter, PODS);
   const scaleUpCreateMs = createLatencyMs(requestsBefore, requestsAfter);
-  log(`scale-up: requests per pod ${JSON.stringify(scaleUpRequests)}, mean POST pods latency ${scaleUpCreateMs} ms`);
+  log(
+    `scale-up: requests per pod ${JSON.stringify(scaleUpRequests)}, mean POST pods latency ${scaleUpCreateMs} ms; ${JSON.stringify(apiserverInternals(requestsBefore, requestsAfter, PODS))}`,
+  );
   await until('all pods ready', async () => (await status(rest, ns, 'web')).readyReplicas === PODS, 600_000, 250);
   const readySeconds = (performance.now() - t0) / 1000;
   log(
@@ -631,7 +702,10 @@ try {
       ]),
     ),
     cpuMsPerPod: scaleUpCpu,
-    apiserver: apiserverView(scaleUpRequests, scaleUpCreateMs, createdSeconds),
+    apiserver: {
+      ...apiserverView(scaleUpRequests, scaleUpCreateMs, createdSeconds),
+      ...apiserverInternals(requestsBefore, requestsAfter, PODS),
+    },
     timeline,
   };
   const ceilings = {
@@ -645,6 +719,9 @@ try {
   /** What both result files report. */
   const scaleSummary = {
     cluster: { kwokNodes: NODES },
+    cpus: splitCores
+      ? { controlPlane: cpuSplit.controlPlane, kwokAgentAndBench: cpuSplit.workers }
+      : 'shared by every process',
     agent: `${agent.runtime}; every controller, no webhook; ${agentHttp1 ? 'HTTP/1.1' : 'HTTP/2'} to the apiserver; ${plainNode ? 'plain node' : `as the image starts it: ${[...image.nodeFlags, ...Object.entries(image.env).map(([k, v]) => `${k}=${v}`)].join(' ')}`}`,
     // The runtime client's loop goes over HTTP/2 (KubeRest's default) unless --runtime-http1, the bare loops over HTTP/1.1.
     ceilingProtocols: {
