@@ -23,7 +23,7 @@
 // from the main thread, beside the controllers).
 // Run: npm run bench:webhook [-- --rate=100 --seconds=30 --client=h2|h1 --cpu-prof=<dir>
 //      --apiserver-profile=<file> --controllers=*|webhook --webhook-thread=true|false --trace=true|false]
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import https from 'node:https';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -60,6 +60,12 @@ const TRACE_FLUSH_MS = 6000;
 const cpuProfDir = option('cpu-prof');
 /** `--apiserver-profile=<file>`: a Go CPU profile of the apiserver during the webhook phase (go tool pprof). */
 const apiserverProfile = option('apiserver-profile');
+/**
+ * `--apiserver-cpus=<list>`: pins the apiserver to these CPUs (taskset list, e.g. `0`) and every
+ * other process of the bench (etcd, scheduler, controller manager, kwok, the agent, the bench) to
+ * the rest, to see the webhook's latency without the apiserver and the agent sharing a core.
+ */
+const apiserverCpus = option('apiserver-cpus');
 const CONTROL_RATE = Math.max(1, RATE / 10);
 const WARMUP_SECONDS = 3;
 const SETTLE_MS = 2000;
@@ -175,6 +181,30 @@ const env = await startEnvironment({
 });
 const cluster = env.clusters[0]!;
 const kc = cluster.kubeConfig();
+/** The CPUs that are not the apiserver's, for `--apiserver-cpus`. */
+const otherCpus = apiserverCpus
+  ? (() => {
+      const own = new Set(apiserverCpus.split(',').map(Number));
+      const rest = os
+        .cpus()
+        .map((_, i) => i)
+        .filter((i) => !own.has(i));
+      if (rest.length === 0) throw new Error('--apiserver-cpus leaves no CPU for the other processes');
+      return rest.join(',');
+    })()
+  : undefined;
+/** Pins every thread of a process to `cpus` (threads started later inherit it). */
+function pin(pid: number | undefined, cpus: string): void {
+  if (pid === undefined) return;
+  const res = spawnSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { encoding: 'utf8' });
+  if (res.status !== 0) throw new Error(`taskset for pid ${pid} failed: ${res.stderr}`);
+}
+if (apiserverCpus && otherCpus) {
+  for (const p of [...cluster.processes, env.etcd.process])
+    pin(p.pid, p.name.endsWith('kube-apiserver') ? apiserverCpus : otherCpus);
+  pin(process.pid, otherCpus);
+  log(`apiserver on CPUs ${apiserverCpus}, everything else on ${otherCpus}`);
+}
 const k = kube({ kubeconfig: readFileSync(cluster.kubeconfigPath, 'utf8') } as ClusterInfo);
 let stopAgent = (): void => {};
 /** Groups of the machine's CPU use by pid (the rest go by command name). */
@@ -227,6 +257,7 @@ try {
   );
   stopAgent = () => child.kill('SIGTERM');
   if (child.pid !== undefined) namedPids[child.pid] = 'agent';
+  if (otherCpus) pin(child.pid, otherCpus);
   await until('agent ready', async () => (await fetch(`http://127.0.0.1:${healthPort}/readyz`)).ok);
   for (const ss of SIDECARSETS) {
     await k.custom.createClusterCustomObject({
@@ -448,6 +479,7 @@ function report(
       controlRatePerSecond: CONTROL_RATE,
       agentControllers: CONTROLLERS,
       admissionsServedBy: WEBHOOK_THREAD === 'false' ? 'main thread' : 'admission thread',
+      cpus: apiserverCpus ? { apiserver: apiserverCpus, everythingElse: otherCpus } : 'shared by every process',
       apiserverTracing: TRACE ? 'every request sampled, spans to the bench' : 'off',
       apiserverClient:
         CLIENT === 'h1'
