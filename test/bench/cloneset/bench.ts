@@ -32,6 +32,7 @@ import { resourcePath, Resources } from '../../../agent/src/runtime/resource.js'
 import { createKubeRest, PatchType, type KubeRest, type KubeRestClient } from '../../../agent/src/runtime/rest.js';
 import { freePort, readRssBytes, startEnvironment } from '../../env/src/index.js';
 import { agentImageRuntime } from '../agent-image.js';
+import { pinToCpus } from '../cpus.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../../..');
@@ -544,17 +545,11 @@ const cpuSplit = (() => {
   const list = (from: number, to: number): string => (to - from > 1 ? `${from}-${to - 1}` : `${from}`);
   return { controlPlane: list(0, half), workers: n > 1 ? list(half, n) : list(0, 1) };
 })();
-/** Pins every thread of a process (and the threads it starts later) to `cpus`. */
-function pin(pid: number | undefined, cpus: string, name: string): void {
-  if (pid === undefined) throw new Error(`--split-cores: no ${name} process to pin`);
-  const res = spawnSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { encoding: 'utf8' });
-  if (res.status !== 0) throw new Error(`--split-cores: taskset for ${name} failed: ${res.stderr || res.error}`);
-}
 if (splitCores) {
   for (const name of ['kube-apiserver', 'etcd', 'kube-scheduler', 'kube-controller-manager'])
-    pin(pidOf(name), cpuSplit.controlPlane, name);
-  pin(pidOf('kwok'), cpuSplit.workers, 'kwok');
-  pin(process.pid, cpuSplit.workers, 'bench');
+    pinToCpus(pidOf(name), cpuSplit.controlPlane, name);
+  pinToCpus(pidOf('kwok'), cpuSplit.workers, 'kwok');
+  pinToCpus(process.pid, cpuSplit.workers, 'bench');
   log(`control plane on CPUs ${cpuSplit.controlPlane}; kwok, the bench and the agent on CPUs ${cpuSplit.workers}`);
 }
 /** CPU use of the processes doing the work, for a load-independent view of where the time goes. */
@@ -612,8 +607,6 @@ try {
     return Promise.race([agentExited, sleep(30_000)]);
   };
   cpu.add('agent', () => child.pid);
-  // The agent inherits the bench's CPUs when it starts; pinned again so its later threads follow.
-  if (splitCores) pin(child.pid, cpuSplit.workers, 'agent');
   // The CloneSet controller runs once the caches synced.
   await until('agent caches synced', async () => {
     try {

@@ -23,7 +23,7 @@
 // from the main thread, beside the controllers).
 // Run: npm run bench:webhook [-- --rate=100 --seconds=30 --client=h2|h1 --cpu-prof=<dir>
 //      --apiserver-profile=<file> --controllers=*|webhook --webhook-thread=true|false --trace=true|false]
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import https from 'node:https';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -40,6 +40,7 @@ import { http1Creator, http2Creator, openLoop, type CreatePod, type StreamResult
 import { agentMetrics, apiserverMetrics, grownBy, quantiles, round, summary, type MetricsText } from './metrics.js';
 import { machineUse, sampleMachine, type MachineSample } from './machine.js';
 import { startTraceReceiver, type TraceReceiver } from './tracing.js';
+import { pinToCpus } from '../cpus.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../../..');
@@ -193,16 +194,10 @@ const otherCpus = apiserverCpus
       return rest.join(',');
     })()
   : undefined;
-/** Pins every thread of a process to `cpus` (threads started later inherit it). */
-function pin(pid: number | undefined, cpus: string): void {
-  if (pid === undefined) return;
-  const res = spawnSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { encoding: 'utf8' });
-  if (res.status !== 0) throw new Error(`taskset for pid ${pid} failed: ${res.stderr}`);
-}
 if (apiserverCpus && otherCpus) {
   for (const p of [...cluster.processes, env.etcd.process])
-    pin(p.pid, p.name.endsWith('kube-apiserver') ? apiserverCpus : otherCpus);
-  pin(process.pid, otherCpus);
+    pinToCpus(p.pid, p.name.endsWith('kube-apiserver') ? apiserverCpus : otherCpus, p.name);
+  pinToCpus(process.pid, otherCpus, 'bench');
   log(`apiserver on CPUs ${apiserverCpus}, everything else on ${otherCpus}`);
 }
 const k = kube({ kubeconfig: readFileSync(cluster.kubeconfigPath, 'utf8') } as ClusterInfo);
@@ -257,7 +252,6 @@ try {
   );
   stopAgent = () => child.kill('SIGTERM');
   if (child.pid !== undefined) namedPids[child.pid] = 'agent';
-  if (otherCpus) pin(child.pid, otherCpus);
   await until('agent ready', async () => (await fetch(`http://127.0.0.1:${healthPort}/readyz`)).ok);
   for (const ss of SIDECARSETS) {
     await k.custom.createClusterCustomObject({
