@@ -36,11 +36,15 @@ class Recorder {
 class CountingMetrics implements InformerMetrics {
   relists = 0;
   restarts = 0;
+  watches = 0;
   incRelists(): void {
     this.relists++;
   }
   incRestarts(): void {
     this.restarts++;
+  }
+  incWatches(): void {
+    this.watches++;
   }
 }
 
@@ -181,7 +185,8 @@ describe('Informer', () => {
     expect(rec.take()).toEqual(['add c']);
     expect(lw.calls.list).toBe(1);
     expect(lw.calls.watchResourceVersions.at(-1)).toBe(rvBefore);
-    expect(metrics).toMatchObject({ relists: 0, restarts: 0 });
+    expect(metrics).toMatchObject({ relists: 0, restarts: 0, watches: lw.calls.watchResourceVersions.length });
+    expect(metrics.watches).toBe(2);
     await informer.stop();
   });
 

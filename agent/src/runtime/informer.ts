@@ -35,6 +35,11 @@ export interface InformerMetrics {
   incRelists(): void;
   /** A list or watch failure that made the informer back off and start over. */
   incRestarts(): void;
+  /**
+   * A watch request: the first, and each resume after the apiserver ended one (its timeout, or a
+   * watcher that fell behind a burst of events), which replays from the last resourceVersion.
+   */
+  incWatches(): void;
 }
 
 export interface InformerOptions<T> {
@@ -273,6 +278,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     const baseTimeout = this.#options.watchTimeoutSeconds ?? 300;
     const timeoutSeconds = Math.floor(baseTimeout * (1 + this.#random()));
     const startedAt = this.#clock.now();
+    this.#metrics?.incWatches();
     let failure: Error | undefined;
     let events = 0;
     // Events may arrive (and fail) before watch() resolves, so the stream lives in a holder.

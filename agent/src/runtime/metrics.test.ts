@@ -13,6 +13,8 @@ describe('RuntimeMetrics', () => {
     q.observeWorkDuration(0.2);
     m.informer('pods').incRelists();
     m.informer('pods').incRestarts();
+    m.informer('pods').incWatches();
+    m.informer('pods').incWatches();
     const r = m.reconcile('cloneset');
     r.observe('success', 0.01);
     r.observe('error', 0.02);
@@ -23,6 +25,7 @@ describe('RuntimeMetrics', () => {
     expect(text).toContain('flotilla_agent_workqueue_retries_total{name="cloneset"} 1');
     expect(text).toContain('flotilla_agent_informer_relists_total{informer="pods"} 1');
     expect(text).toContain('flotilla_agent_informer_restarts_total{informer="pods"} 1');
+    expect(text).toContain('flotilla_agent_informer_watches_total{informer="pods"} 2');
     expect(text).toContain('flotilla_agent_reconcile_total{controller="cloneset",result="success"} 1');
     expect(text).toContain('flotilla_agent_reconcile_errors_total{controller="cloneset"} 1');
     expect(text).toContain('flotilla_agent_reconcile_duration_seconds_count{controller="cloneset"} 2');

@@ -26,6 +26,7 @@ export class RuntimeMetrics {
   readonly #workDuration: Histogram<'name'>;
   readonly #relists: Counter<'informer'>;
   readonly #restarts: Counter<'informer'>;
+  readonly #watches: Counter<'informer'>;
   readonly #leader: Gauge<'lease'>;
 
   constructor(readonly registry: Registry) {
@@ -87,6 +88,12 @@ export class RuntimeMetrics {
       labelNames: ['informer'],
       registers,
     });
+    this.#watches = new Counter({
+      name: 'flotilla_agent_informer_watches_total',
+      help: 'Watch requests: the first and each resume after the apiserver ended a watch (timeout, or a watcher that fell behind)',
+      labelNames: ['informer'],
+      registers,
+    });
     this.#leader = new Gauge({
       name: 'flotilla_agent_leader_election_is_leader',
       help: '1 while this replica holds the lease',
@@ -110,6 +117,7 @@ export class RuntimeMetrics {
     return {
       incRelists: () => this.#relists.inc(labels),
       incRestarts: () => this.#restarts.inc(labels),
+      incWatches: () => this.#watches.inc(labels),
     };
   }
 
