@@ -14,14 +14,19 @@
 //      nodeSelector no node has, so kwok is not the bottleneck).
 // Prints the numbers and writes test/bench/results/cloneset.json, with the machine's load average
 // (the bench machine is shared).
-// Pods are counted from a watch whose lines are only looked at, not parsed, so the bench's own
-// counting takes next to no CPU from the agent and the apiserver it measures on two shared cores.
+// Every phase is timed the same way: from its first request until a protobuf pod watch, read by a
+// worker thread of the bench (pod-counter.ts), has seen the last pod; and every phase starts from
+// the same state (settle(): the phase before has quieted down, the apiserver and the bench have
+// just collected their garbage), after an unmeasured warm-up burst (warmUp()).
 // Run: npm run bench:cloneset [-- --heapsnapshot=<dir>] [-- --scale-only] [-- --cpu-prof=<dir>]
 //      [-- --agent-http1] [-- --runtime-http1] [-- --keep-env] [-- --split-cores]
 import { spawn, spawnSync } from 'node:child_process';
 import https from 'node:https';
 import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { PerformanceObserver } from 'node:perf_hooks';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -32,7 +37,8 @@ import { resourcePath, Resources } from '../../../agent/src/runtime/resource.js'
 import { createKubeRest, PatchType, type KubeRest, type KubeRestClient } from '../../../agent/src/runtime/rest.js';
 import { freePort, readRssBytes, startEnvironment } from '../../env/src/index.js';
 import { agentImageRuntime } from '../agent-image.js';
-import { pinToCpus } from '../cpus.js';
+import { podCounter } from './pod-counter.js';
+import { CONTROL_PLANE, pinToCpus, splitCpus } from '../cpus.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../../..');
@@ -170,64 +176,6 @@ async function namespace(rest: KubeRest, name: string): Promise<string> {
 }
 
 /**
- * Pods in `ns`, counted from a watch: every line starting as an ADDED event is one more pod (the
- * namespace is fresh and nothing in it is deleted while it counts). Lines are recognised by their
- * first bytes only; parsing each event, as an informer does, would cost this process a good share
- * of one of the two cores the agent and the apiserver are measured on.
- */
-async function podCounter(rest: KubeRestClient, ns: string) {
-  const prefix = Buffer.from('{"type":"ADDED"');
-  let count = 0;
-  /** The first bytes of the line in progress, kept only until the prefix can be decided. */
-  let head = Buffer.alloc(0);
-  let lineStart = true;
-  const onChunk = (chunk: Buffer): void => {
-    let start = 0;
-    while (start < chunk.length) {
-      const nl = chunk.indexOf(10, start);
-      const end = nl < 0 ? chunk.length : nl;
-      if (lineStart || head.length > 0) {
-        if (head.length + (end - start) >= prefix.length || nl >= 0) {
-          const first = Buffer.concat([head, chunk.subarray(start, Math.min(end, start + prefix.length))]);
-          if (first.subarray(0, prefix.length).equals(prefix)) count++;
-          head = Buffer.alloc(0);
-          lineStart = false;
-        } else {
-          head = Buffer.concat([head, chunk.subarray(start, end)]);
-        }
-      }
-      if (nl < 0) break;
-      lineStart = true;
-      start = nl + 1;
-    }
-  };
-  const list = await rest.request<{ metadata: { resourceVersion: string } }>({
-    method: 'GET',
-    path: resourcePath(Resources.pods, ns),
-  });
-  const stream = await rest.stream(
-    {
-      method: 'GET',
-      path: resourcePath(Resources.pods, ns),
-      query: { watch: true, resourceVersion: list.metadata.resourceVersion, timeoutSeconds: 3600 },
-    },
-    onChunk,
-  );
-  let failed: unknown;
-  stream.done.then(
-    () => (failed ??= new Error('pod watch ended')),
-    (err: unknown) => (failed = err),
-  );
-  return {
-    count: () => {
-      if (failed !== undefined) throw new Error('pod counter failed', { cause: failed });
-      return count;
-    },
-    stop: () => stream.abort(),
-  };
-}
-
-/**
  * A bare POST over one keep-alive https.Agent: the apiserver's ceiling without anything of ours
  * in the way (the runtime client applies the kubeconfig and parses every answer).
  */
@@ -274,16 +222,42 @@ function controllerPodBody(name: string, id: string, owner: { name: string; uid:
 }
 
 /**
+ * A burst of pods before the first measured phase, created and deleted unmeasured. The
+ * apiserver sizes a watcher's buffer when its watch starts, from its watch cache's capacity at
+ * that moment (about one second of events: 10 at first, at most 1,000 for pods), and the cache
+ * grows only with bursts of events. So in the first burst the watches opened at start (the
+ * scheduler's, the controller manager's, kwok's) fall behind their 10 events, are dropped, and
+ * come back with a new LIST and watch. Without this the first measured phase alone paid for that.
+ */
+async function warmUp(rest: KubeRestClient, post: (path: string, body: unknown) => Promise<void>): Promise<void> {
+  const ns = await namespace(rest, 'warm-up');
+  const owner = await rest.request<{ metadata: { name: string; uid: string } }>({
+    method: 'POST',
+    path: resourcePath(Resources.configMaps, ns),
+    body: { metadata: { name: 'warm-up-owner' } },
+  });
+  const ids = Array.from({ length: PODS / 2 }, (_, i) => `w${i.toString(36).padStart(4, '0')}`);
+  await pooled(ids, CONCURRENCY, (id) =>
+    post(resourcePath(Resources.pods, ns), controllerPodBody('warm', id, owner.metadata)),
+  );
+  await deleteNamespace(rest, ns);
+}
+
+/**
  * Creates 1,000 pods in a fresh namespace with a plain client loop (the controller's pod bodies,
  * scheduled onto the kwok nodes) and deletes them again.
  */
 async function rawCeiling(
   rest: KubeRestClient,
+  kc: KubeConfig,
+  settlePhase: () => Promise<void>,
   post: ((path: string, body: unknown) => Promise<void>) | undefined,
   name: string,
 ): Promise<{
   podsPerSecond: number;
   seconds: number;
+  loopSeconds: number;
+  counterRewatches: number;
   allContainersReadySeconds: number;
   cpuMsPerPod: Record<string, number>;
   apiserver: ApiserverView;
@@ -296,6 +270,10 @@ async function rawCeiling(
   });
   const ids = Array.from({ length: PODS }, (_, i) => `r${i.toString(36).padStart(4, '0')}`);
   const bodies = ids.map((id) => controllerPodBody('raw', id, owner.metadata));
+  // Counted by the same watch as the scale-up, so both phases pay for the same observer and end
+  // at the same event: the last pod seen.
+  await settlePhase();
+  const counter = await podCounter(kc, ns);
   const mark = cpu.sample();
   const requestsBefore = await apiserverRequests(rest);
   const t0 = performance.now();
@@ -303,7 +281,11 @@ async function rawCeiling(
     if (post) await post(resourcePath(Resources.pods, ns), body);
     else await rest.request({ method: 'POST', path: resourcePath(Resources.pods, ns), body });
   });
+  const loopSeconds = (performance.now() - t0) / 1000;
+  await until('raw pods seen', () => counter.count() >= PODS, 60_000, 5);
   const seconds = (performance.now() - t0) / 1000;
+  const counterRewatches = counter.rewatches();
+  await counter.stop();
   const cpuMsPerPod = cpu.msPerPod(mark, PODS);
   const requestsAfter = await apiserverRequests(rest);
   const requests = requestsPerPod(requestsBefore, requestsAfter, PODS);
@@ -316,6 +298,10 @@ async function rawCeiling(
   return {
     podsPerSecond: round(PODS / seconds),
     seconds: round(seconds, 2),
+    /** Until the last creation's answer; `seconds` goes on until the watch has seen it. */
+    loopSeconds: round(loopSeconds, 2),
+    /** Watches of the bench's pod counter the apiserver ended in the phase (each resumed by a LIST). */
+    counterRewatches,
     allContainersReadySeconds: round(readySeconds, 2),
     cpuMsPerPod,
     apiserver: {
@@ -367,6 +353,43 @@ async function deleteNamespace(rest: KubeRest, ns: string): Promise<void> {
   );
 }
 
+/** Milliseconds the bench's main thread has spent in garbage collection (for the scale-up's `timeline`). */
+let benchGcMs = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) benchGcMs += entry.duration;
+}).observe({ entryTypes: ['gc'] });
+
+/** The bench's own full garbage collection (v8's `gc`, exposed at run time). */
+v8.setFlagsFromString('--expose-gc');
+const collectBenchGarbage = vm.runInNewContext('gc') as () => void;
+
+/**
+ * Starts every phase from the same state: the trailing work of the phase before (pod deletions,
+ * kwok, the garbage collector) has ended — the control plane used less than a tenth of a core
+ * over half a second —, the apiserver has just run a full garbage collection
+ * (`/debug/pprof/heap?gc=1`), and so has the bench. Go collects when the heap has doubled since
+ * the last collection, and a cycle costs the apiserver 0.4 s of CPU on its 250 MB heap (several
+ * times its CPU for 100 pods); without this, which phase a cycle landed in, and how far the heap
+ * had grown by then, was chance. The bench collects its own garbage (the lists of 1,000 pods it
+ * polls until they run) so that none of it is collected on the agent's core during a phase; the
+ * scale-up's `timeline` records the bench's GC time.
+ */
+async function settle(rest: KubeRestClient, controlPlane: () => number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  let last = controlPlane();
+  while (Date.now() < deadline) {
+    await sleep(500);
+    const now = controlPlane();
+    const quiet = now - last < 0.05;
+    last = now;
+    if (quiet) break;
+  }
+  await (
+    await rest.stream({ method: 'GET', path: '/debug/pprof/heap', query: { gc: 1 } }, () => {})
+  ).done;
+  collectBenchGarbage();
+}
+
 function cloneSet(name: string, replicas: number, extra: Partial<CloneSet['spec']> = {}): CloneSet {
   return {
     apiVersion: 'apps.kruise.io/v1alpha1',
@@ -396,7 +419,7 @@ async function apiserverRequests(rest: KubeRestClient): Promise<Map<string, numb
   for (const line of text.split('\n')) {
     // The apiserver's own allocation, GC and watch traffic, to see what a phase costs it beyond requests.
     const own =
-      /^(go_memstats_alloc_bytes_total|go_gc_duration_seconds_count|apiserver_watch_events_total|apiserver_watch_events_sizes_sum)[{ ]/.exec(
+      /^(go_memstats_alloc_bytes_total|go_memstats_heap_alloc_bytes|go_gc_duration_seconds_count|apiserver_watch_events_total|apiserver_watch_events_sizes_sum)[{ ]/.exec(
         line,
       );
     if (own) {
@@ -450,6 +473,8 @@ function apiserverInternals(before: Map<string, number>, after: Map<string, numb
         .filter(([, n]) => n >= 0.01),
     );
   return {
+    /** Just after the collection settle() starts it with: what each GC cycle of the phase marks. */
+    heapMBAtStart: round((before.get('go_memstats_heap_alloc_bytes') ?? 0) / 1e6),
     allocatedMBPerPod: round(delta('go_memstats_alloc_bytes_total') / 1e6 / pods, 3),
     gcCycles: delta('go_gc_duration_seconds_count'),
     watchEventsPerPod: byResource('apiserver_watch_events_total', 1),
@@ -479,7 +504,7 @@ async function controllerMetrics(port: number): Promise<string> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   return text
     .split('\n')
-    .filter((l) => /^flotilla_agent_(workqueue_depth|reconcile_total|informer_re)\S*(cloneset|pods)/.test(l))
+    .filter((l) => /^flotilla_agent_(workqueue_depth|reconcile_total|informer_(re|watches))\S*(cloneset|pods)/.test(l))
     .join('; ');
 }
 
@@ -530,24 +555,18 @@ async function heapSnapshot(pid: number, dir: string): Promise<string | undefine
 }
 
 log(`starting a cluster with ${NODES} kwok nodes`);
-const env = await startEnvironment({ clusters: [{ name: 'bench', nodes: NODES }], keep: keepEnv });
+const env = await startEnvironment({
+  // Profiling for settle()'s garbage collection (/debug/pprof/heap?gc=1).
+  clusters: [{ name: 'bench', nodes: NODES, apiserverArgs: ['--profiling=true'] }],
+  keep: keepEnv,
+});
 const cluster = env.clusters[0]!;
 const rest = createKubeRest(cluster.kubeConfig(), { http2: !runtimeHttp1 });
 const pidOf = (name: string): number | undefined =>
   [...cluster.processes, env.etcd.process].find((p) => p.name.endsWith(name))?.pid;
-/**
- * The CPU lists of `--split-cores`: the control plane's and the worker side's halves of the
- * machine's CPUs (one each on two cores).
- */
-const cpuSplit = (() => {
-  const n = os.cpus().length;
-  const half = Math.max(1, Math.floor(n / 2));
-  const list = (from: number, to: number): string => (to - from > 1 ? `${from}-${to - 1}` : `${from}`);
-  return { controlPlane: list(0, half), workers: n > 1 ? list(half, n) : list(0, 1) };
-})();
+const cpuSplit = splitCpus();
 if (splitCores) {
-  for (const name of ['kube-apiserver', 'etcd', 'kube-scheduler', 'kube-controller-manager'])
-    pinToCpus(pidOf(name), cpuSplit.controlPlane, name);
+  for (const name of CONTROL_PLANE) pinToCpus(pidOf(name), cpuSplit.controlPlane, name);
   pinToCpus(pidOf('kwok'), cpuSplit.workers, 'kwok');
   pinToCpus(process.pid, cpuSplit.workers, 'bench');
   log(`control plane on CPUs ${cpuSplit.controlPlane}; kwok, the bench and the agent on CPUs ${cpuSplit.workers}`);
@@ -561,16 +580,23 @@ const cpu = cpuMeter({
   kwok: () => pidOf('kwok'),
   bench: () => process.pid,
 });
+const settlePhase = (): Promise<void> =>
+  settle(rest, () => CONTROL_PLANE.reduce((sum, name) => sum + cpuSeconds(pidOf(name)), 0));
 let stopAgent = (): Promise<unknown> => Promise.resolve();
 try {
   await installCrds(rest);
   loadAverages.start = load();
+  log(`warm-up: ${PODS / 2} pods created and deleted`);
+  await warmUp(rest, await keepAlivePoster(cluster.kubeConfig()));
   log('raw pod-create ceiling');
-  const ceiling = await rawCeiling(rest, undefined, 'raw');
+  const ceiling = await rawCeiling(rest, cluster.kubeConfig(), settlePhase, undefined, 'raw');
+  /** The loop over a bare keep-alive https.Agent. */
+  const bareCeiling = async (name: string): ReturnType<typeof rawCeiling> =>
+    rawCeiling(rest, cluster.kubeConfig(), settlePhase, await keepAlivePoster(cluster.kubeConfig()), name);
   log(
     `ceiling through the runtime client ${ceiling.podsPerSecond} pods/s; cpu ms/pod ${JSON.stringify(ceiling.cpuMsPerPod)}`,
   );
-  const keepAliveCeiling = await rawCeiling(rest, await keepAlivePoster(cluster.kubeConfig()), 'raw-keepalive');
+  const keepAliveCeiling = await bareCeiling('raw-keepalive');
   log(
     `ceiling over a bare keep-alive agent ${keepAliveCeiling.podsPerSecond} pods/s; cpu ms/pod ${JSON.stringify(keepAliveCeiling.cpuMsPerPod)}`,
   );
@@ -618,7 +644,8 @@ try {
   });
 
   const ns = await namespace(rest, 'bench');
-  const counter = await podCounter(rest, ns);
+  await settlePhase();
+  const counter = await podCounter(cluster.kubeConfig(), ns);
   log(`scale 0 → ${PODS}`);
   const mark = cpu.sample();
   const requestsBefore = await apiserverRequests(rest);
@@ -630,8 +657,8 @@ try {
   const milestones: Record<string, number> = {};
   // Every 250 ms: pods seen and each process's CPU since the last sample, to see who held the
   // two cores while a batch was slow.
-  const timeline: { s: number; pods: number; cpuMs: Record<string, number> }[] = [];
-  let lastSample = { at: t0, cpu: cpu.sample() };
+  const timeline: { s: number; pods: number; cpuMs: Record<string, number>; benchGcMs: number }[] = [];
+  let lastSample = { at: t0, cpu: cpu.sample(), gcMs: benchGcMs };
   await until(
     'all pods created',
     () => {
@@ -644,8 +671,13 @@ try {
         const cpuMs = Object.fromEntries(
           Object.entries(sample).map(([k, v]) => [k, Math.round((v - (lastSample.cpu[k] ?? 0)) * 1000)]),
         );
-        timeline.push({ s: round((now - t0) / 1000, 2), pods: n, cpuMs });
-        lastSample = { at: now, cpu: sample };
+        timeline.push({
+          s: round((now - t0) / 1000, 2),
+          pods: n,
+          cpuMs,
+          benchGcMs: round(benchGcMs - lastSample.gcMs),
+        });
+        lastSample = { at: now, cpu: sample, gcMs: benchGcMs };
       }
       return n >= PODS;
     },
@@ -653,6 +685,7 @@ try {
     20,
   );
   const createdSeconds = (performance.now() - t0) / 1000;
+  const counterRewatches = counter.rewatches();
   const scaleUpCpu = cpu.msPerPod(mark, PODS);
   const requestsAfter = await apiserverRequests(rest);
   const scaleUpRequests = requestsPerPod(requestsBefore, requestsAfter, PODS);
@@ -668,7 +701,7 @@ try {
   loadAverages.afterScaleUp = load();
   // The machine is shared and its load moves: the ceiling once more, right after the scale-up,
   // with the agent running and watching these pods too.
-  const ceilingAfter = await rawCeiling(rest, await keepAlivePoster(cluster.kubeConfig()), 'raw-after');
+  const ceilingAfter = await bareCeiling('raw-after');
   log(
     `ceiling over a bare keep-alive agent, after the scale-up: ${ceilingAfter.podsPerSecond} pods/s; cpu ms/pod ${JSON.stringify(ceilingAfter.cpuMsPerPod)}`,
   );
@@ -686,6 +719,7 @@ try {
     // their mean is the ceiling at the time of the scale-up, the fastest one the strict bound.
     percentOfMeanCeiling: round((PODS / createdSeconds / mean) * 100),
     allReadySeconds: round(readySeconds, 2),
+    counterRewatches,
     secondsUntilPodsSeen: milestones,
     /** Milliseconds each slow-start batch took, from the previous batch's last pod seen to its own. */
     batchMs: Object.fromEntries(
@@ -739,7 +773,7 @@ try {
     console.log(JSON.stringify(scaleResult, null, 2));
     mkdirSync(path.join(here, '../results'), { recursive: true });
     writeFileSync(path.join(here, '../results/cloneset-scale.json'), JSON.stringify(scaleResult, null, 2) + '\n');
-    counter.stop();
+    await counter.stop();
   }
   if (!scaleOnly) await phasesAfterScaleUp();
   async function phasesAfterScaleUp(): Promise<void> {
@@ -809,7 +843,7 @@ try {
     log(`rss ${mib(rss)} MiB, heap used ${mib(heapUsed)} MiB`);
     const snapshot = snapshotDir ? await heapSnapshot(child.pid!, snapshotDir) : undefined;
     if (snapshot) log(`heap snapshot ${snapshot}`);
-    counter.stop();
+    await counter.stop();
 
     const result = {
       measuredAt: new Date().toISOString(),

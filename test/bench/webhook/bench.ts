@@ -22,7 +22,8 @@
 // the webhook alone), and serves admissions from its admission thread (`--webhook-thread=false`:
 // from the main thread, beside the controllers).
 // Run: npm run bench:webhook [-- --rate=100 --seconds=30 --client=h2|h1 --cpu-prof=<dir>
-//      --apiserver-profile=<file> --controllers=*|webhook --webhook-thread=true|false --trace=true|false]
+//      --apiserver-profile=<file> --controllers=*|webhook --webhook-thread=true|false --trace=true|false
+//      --trace-rate=<per million> --apiserver-cpus=<list> | --split-cores]
 import { spawn } from 'node:child_process';
 import https from 'node:https';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -40,7 +41,7 @@ import { http1Creator, http2Creator, openLoop, type CreatePod, type StreamResult
 import { agentMetrics, apiserverMetrics, grownBy, quantiles, round, summary, type MetricsText } from './metrics.js';
 import { machineUse, sampleMachine, type MachineSample } from './machine.js';
 import { startTraceReceiver, type TraceReceiver } from './tracing.js';
-import { pinToCpus } from '../cpus.js';
+import { CONTROL_PLANE, pinToCpus, splitCpus } from '../cpus.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../../..');
@@ -55,6 +56,12 @@ const CONTROLLERS = option('controllers') ?? '*';
 const WEBHOOK_THREAD = option('webhook-thread') ?? 'true';
 /** `--trace=false`: no apiserver tracing (no exact per-call durations). */
 const TRACE = option('trace') !== 'false';
+/**
+ * `--trace-rate=<per million>`: the share of requests the apiserver traces (default every one).
+ * Tracing costs the apiserver CPU per request and the bench CPU per span received on the agent's
+ * side of the machine; a random sample keeps (1) exact per call with less of that load.
+ */
+const TRACE_RATE = Number(option('trace-rate') ?? 1_000_000);
 /** The apiserver's batch span processor exports every 5 s: wait that long for a phase's last spans. */
 const TRACE_FLUSH_MS = 6000;
 /** `--cpu-prof=<dir>`: the agent writes a V8 CPU profile there when it stops. */
@@ -67,6 +74,13 @@ const apiserverProfile = option('apiserver-profile');
  * the rest, to see the webhook's latency without the apiserver and the agent sharing a core.
  */
 const apiserverCpus = option('apiserver-cpus');
+/**
+ * `--split-cores`: the control plane (apiserver, etcd, scheduler, controller manager) on the first
+ * half of the CPUs and the worker side (kwok, the agent, the bench) on the other half, as the
+ * CloneSet bench does: a control-plane node and a worker node running the webhook.
+ */
+const splitCores = process.argv.includes('--split-cores');
+if (splitCores && apiserverCpus) throw new Error('--split-cores and --apiserver-cpus are two layouts: pick one');
 const CONTROL_RATE = Math.max(1, RATE / 10);
 const WARMUP_SECONDS = 3;
 const SETTLE_MS = 2000;
@@ -167,7 +181,7 @@ const SIDECARSETS = [
 ];
 
 log('starting a cluster');
-const traces: TraceReceiver | undefined = TRACE ? await startTraceReceiver(WEBHOOK_NAME) : undefined;
+const traces: TraceReceiver | undefined = TRACE ? await startTraceReceiver(WEBHOOK_NAME, TRACE_RATE) : undefined;
 const env = await startEnvironment({
   clusters: [
     {
@@ -182,23 +196,36 @@ const env = await startEnvironment({
 });
 const cluster = env.clusters[0]!;
 const kc = cluster.kubeConfig();
-/** The CPUs that are not the apiserver's, for `--apiserver-cpus`. */
-const otherCpus = apiserverCpus
-  ? (() => {
-      const own = new Set(apiserverCpus.split(',').map(Number));
-      const rest = os
-        .cpus()
-        .map((_, i) => i)
-        .filter((i) => !own.has(i));
-      if (rest.length === 0) throw new Error('--apiserver-cpus leaves no CPU for the other processes');
-      return rest.join(',');
-    })()
-  : undefined;
-if (apiserverCpus && otherCpus) {
-  for (const p of [...cluster.processes, env.etcd.process])
-    pinToCpus(p.pid, p.name.endsWith('kube-apiserver') ? apiserverCpus : otherCpus, p.name);
-  pinToCpus(process.pid, otherCpus, 'bench');
-  log(`apiserver on CPUs ${apiserverCpus}, everything else on ${otherCpus}`);
+/** Which CPUs each process gets: `--apiserver-cpus` or `--split-cores`; unpinned without either. */
+const layout = ((): { cpusOf: (name: string) => string; bench: string; report: Record<string, string> } | undefined => {
+  if (apiserverCpus) {
+    const own = new Set(apiserverCpus.split(',').map(Number));
+    const rest = os
+      .cpus()
+      .map((_, i) => i)
+      .filter((i) => !own.has(i));
+    if (rest.length === 0) throw new Error('--apiserver-cpus leaves no CPU for the other processes');
+    const others = rest.join(',');
+    return {
+      cpusOf: (name) => (name.endsWith('kube-apiserver') ? apiserverCpus : others),
+      bench: others,
+      report: { apiserver: apiserverCpus, everythingElse: others },
+    };
+  }
+  if (splitCores) {
+    const split = splitCpus();
+    return {
+      cpusOf: (name) => (CONTROL_PLANE.some((c) => name.endsWith(c)) ? split.controlPlane : split.workers),
+      bench: split.workers,
+      report: { controlPlane: split.controlPlane, kwokAgentAndBench: split.workers },
+    };
+  }
+  return undefined;
+})();
+if (layout) {
+  for (const p of [...cluster.processes, env.etcd.process]) pinToCpus(p.pid, layout.cpusOf(p.name), p.name);
+  pinToCpus(process.pid, layout.bench, 'bench');
+  log(`CPUs: ${JSON.stringify(layout.report)}`);
 }
 const k = kube({ kubeconfig: readFileSync(cluster.kubeconfigPath, 'utf8') } as ClusterInfo);
 let stopAgent = (): void => {};
@@ -473,8 +500,10 @@ function report(
       controlRatePerSecond: CONTROL_RATE,
       agentControllers: CONTROLLERS,
       admissionsServedBy: WEBHOOK_THREAD === 'false' ? 'main thread' : 'admission thread',
-      cpus: apiserverCpus ? { apiserver: apiserverCpus, everythingElse: otherCpus } : 'shared by every process',
-      apiserverTracing: TRACE ? 'every request sampled, spans to the bench' : 'off',
+      cpus: layout?.report ?? 'shared by every process',
+      apiserverTracing: TRACE
+        ? `${TRACE_RATE >= 1_000_000 ? 'every request' : `${TRACE_RATE / 10_000} % of the requests`} sampled, spans to the bench`
+        : 'off',
       apiserverClient:
         CLIENT === 'h1'
           ? 'HTTP/1.1 keep-alive, uncapped'
@@ -515,8 +544,7 @@ function report(
     },
     apiserverWebhookCallTraced: tracedCalls
       ? {
-          source:
-            'kube-apiserver trace spans "Call mutating webhook" of mpod.kb.io started in the webhook phase (every request sampled): the exact time each create spent in the webhook call, patch applied',
+          source: `kube-apiserver trace spans "Call mutating webhook" of mpod.kb.io started in the webhook phase (${TRACE_RATE >= 1_000_000 ? 'every request' : `${TRACE_RATE / 10_000} % of the requests, at random`} sampled): the exact time each create spent in the webhook call, patch applied`,
           ...summary(tracedCalls),
           shareAtOrBelow10ms: round(tracedCalls.filter((ms) => ms <= 10).length / Math.max(1, tracedCalls.length), 4),
           spansExpected: admissions,

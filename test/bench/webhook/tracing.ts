@@ -45,7 +45,7 @@ export interface WebhookCallSpan {
 export interface TraceReceiver {
   /** host:port for the apiserver's TracingConfiguration. */
   endpoint: string;
-  /** The apiserver's --tracing-config-file (every request sampled). */
+  /** The apiserver's --tracing-config-file (`samplingRatePerMillion` of the requests sampled). */
   configFile: string;
   /** Webhook-call spans of `webhook` received so far. */
   calls(): WebhookCallSpan[];
@@ -54,7 +54,7 @@ export interface TraceReceiver {
   close(): Promise<void>;
 }
 
-export async function startTraceReceiver(webhook: string): Promise<TraceReceiver> {
+export async function startTraceReceiver(webhook: string, samplingRatePerMillion = 1_000_000): Promise<TraceReceiver> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'whbench-trace-'));
   const protoFile = path.join(dir, 'trace.proto');
   writeFileSync(protoFile, PROTO);
@@ -93,7 +93,7 @@ export async function startTraceReceiver(webhook: string): Promise<TraceReceiver
       'apiVersion: apiserver.config.k8s.io/v1',
       'kind: TracingConfiguration',
       `endpoint: ${endpoint}`,
-      'samplingRatePerMillion: 1000000',
+      `samplingRatePerMillion: ${samplingRatePerMillion}`,
       '',
     ].join('\n'),
   );
