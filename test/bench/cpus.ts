@@ -1,5 +1,6 @@
 // Pinning bench processes to CPUs, to give the control plane cores of its own as a control-plane node has.
 import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import os from 'node:os';
 
 /** Pins every thread of a process to `cpus` (a taskset list such as `0` or `1-3`); threads started later inherit it. */
@@ -21,4 +22,14 @@ export function splitCpus(): { controlPlane: string; workers: string } {
   const half = Math.max(1, Math.floor(n / 2));
   const list = (from: number, to: number): string => (to - from > 1 ? `${from}-${to - 1}` : `${from}`);
   return { controlPlane: list(0, half), workers: n > 1 ? list(half, n) : list(0, 1) };
+}
+
+/**
+ * Sets the nice value of every thread of a process (on Linux it is per thread; threads started
+ * later inherit their creator's). A bench uses it to rank processes sharing a core as separate
+ * nodes would not have to share it.
+ */
+export function reniceProcess(pid: number | undefined, nice: number, name: string): void {
+  if (pid === undefined) throw new Error(`no ${name} process to renice`);
+  for (const tid of readdirSync(`/proc/${pid}/task`)) os.setPriority(Number(tid), nice);
 }

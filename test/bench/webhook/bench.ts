@@ -23,7 +23,8 @@
 // from the main thread, beside the controllers).
 // Run: npm run bench:webhook [-- --rate=100 --seconds=30 --client=h2|h1 --cpu-prof=<dir>
 //      --apiserver-profile=<file> --controllers=*|webhook --webhook-thread=true|false --trace=true|false
-//      --trace-rate=<per million> --apiserver-cpus=<list> | --split-cores]
+//      --trace-rate=<per million> --apiserver-cpus=<list> | --split-cores
+//      --apiserver-env=GOMAXPROCS=2,GODEBUG=gctrace=1 --nice-others=<n>]
 import { spawn } from 'node:child_process';
 import https from 'node:https';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -41,7 +42,8 @@ import { http1Creator, http2Creator, openLoop, type CreatePod, type StreamResult
 import { agentMetrics, apiserverMetrics, grownBy, quantiles, round, summary, type MetricsText } from './metrics.js';
 import { machineUse, sampleMachine, type MachineSample } from './machine.js';
 import { startTraceReceiver, type TraceReceiver } from './tracing.js';
-import { CONTROL_PLANE, pinToCpus, splitCpus } from '../cpus.js';
+import { gcCycles, gcOverlap, processStartMs } from './gc-trace.js';
+import { CONTROL_PLANE, pinToCpus, reniceProcess, splitCpus } from '../cpus.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../../..');
@@ -80,7 +82,27 @@ const apiserverCpus = option('apiserver-cpus');
  * CloneSet bench does: a control-plane node and a worker node running the webhook.
  */
 const splitCores = process.argv.includes('--split-cores');
+/**
+ * `--apiserver-env=GOMAXPROCS=2,GOGC=200`: Go runtime settings of the apiserver alone (the rest
+ * of the bench keeps its own), to tell how much of the call's tail is the apiserver's scheduling
+ * and garbage collection.
+ */
+const apiserverEnv = Object.fromEntries(
+  (option('apiserver-env') ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((kv) => {
+      const at = kv.indexOf('=');
+      if (at <= 0) throw new Error(`--apiserver-env: "${kv}" is not NAME=value`);
+      return [kv.slice(0, at), kv.slice(at + 1)];
+    }),
+);
 if (splitCores && apiserverCpus) throw new Error('--split-cores and --apiserver-cpus are two layouts: pick one');
+/**
+ * `--nice-others=<n>`: every process but the apiserver and the agent (etcd, scheduler, controller
+ * manager, kwok, the bench) at nice n, to see the webhook's tail without their CPU in its way.
+ */
+const niceOthers = option('nice-others') === undefined ? undefined : Number(option('nice-others'));
 const CONTROL_RATE = Math.max(1, RATE / 10);
 const WARMUP_SECONDS = 3;
 const SETTLE_MS = 2000;
@@ -191,6 +213,7 @@ const env = await startEnvironment({
         ...(apiserverProfile ? ['--profiling=true'] : []),
         ...(traces ? [`--tracing-config-file=${traces.configFile}`] : []),
       ],
+      apiserverEnv,
     },
   ],
 });
@@ -226,6 +249,10 @@ if (layout) {
   for (const p of [...cluster.processes, env.etcd.process]) pinToCpus(p.pid, layout.cpusOf(p.name), p.name);
   pinToCpus(process.pid, layout.bench, 'bench');
   log(`CPUs: ${JSON.stringify(layout.report)}`);
+}
+if (niceOthers !== undefined) {
+  for (const p of [...cluster.processes, env.etcd.process])
+    if (!p.name.endsWith('kube-apiserver')) reniceProcess(p.pid, niceOthers, p.name);
 }
 const k = kube({ kubeconfig: readFileSync(cluster.kubeconfigPath, 'utf8') } as ClusterInfo);
 let stopAgent = (): void => {};
@@ -279,6 +306,8 @@ try {
   );
   stopAgent = () => child.kill('SIGTERM');
   if (child.pid !== undefined) namedPids[child.pid] = 'agent';
+  // After the agent started: it would inherit the bench's nice value.
+  if (niceOthers !== undefined) reniceProcess(process.pid, niceOthers, 'bench');
   await until('agent ready', async () => (await fetch(`http://127.0.0.1:${healthPort}/readyz`)).ok);
   for (const ss of SIDECARSETS) {
     await k.custom.createClusterCustomObject({
@@ -347,6 +376,18 @@ try {
   };
   // A create sent late (the bench's event loop busy, e.g. decoding a batch of spans) arrives in a
   // burst with others: its latency is measured from when it left, but the burst loads the apiserver.
+  // GODEBUG=gctrace=1 in --apiserver-env: line the slow calls up with the apiserver's GC cycles.
+  const apiserverProcess = cluster.processes.find((p) => p.name.endsWith('kube-apiserver'));
+  if (tracedSpans && apiserverProcess && /(^|,)gctrace=1/.test(apiserverEnv.GODEBUG ?? '')) {
+    const cycles = gcCycles(
+      readFileSync(apiserverProcess.logFile, 'utf8'),
+      processStartMs(apiserverProcess.pid),
+    ).filter((c) => c.startMs + c.durationMs >= webhookPhase.startMs && c.startMs <= webhookPhase.endMs);
+    result.apiserverGcAndSlowCalls = {
+      what: "the apiserver's GC cycles in the webhook phase (gctrace, placed on the wall clock to about 20 ms) and the share of traced calls that overlapped one: all calls against those over 10 ms",
+      ...gcOverlap(tracedSpans, cycles, 10),
+    };
+  }
   result.loadGeneratorLateness = {
     what: "how late the bench sent creates against the open loop's schedule, in ms (all streams of the phase)",
     baseline: summary(baseline!.lateMs),
@@ -501,6 +542,8 @@ function report(
       agentControllers: CONTROLLERS,
       admissionsServedBy: WEBHOOK_THREAD === 'false' ? 'main thread' : 'admission thread',
       cpus: layout?.report ?? 'shared by every process',
+      ...(niceOthers !== undefined ? { niceOfAllButApiserverAndAgent: niceOthers } : {}),
+      ...(Object.keys(apiserverEnv).length > 0 ? { apiserverEnv } : {}),
       apiserverTracing: TRACE
         ? `${TRACE_RATE >= 1_000_000 ? 'every request' : `${TRACE_RATE / 10_000} % of the requests`} sampled, spans to the bench`
         : 'off',

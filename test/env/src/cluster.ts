@@ -35,6 +35,8 @@ export interface ClusterOptions {
   shared?: { pki: Pki; etcd: Etcd; dir: string };
   /** Extra kube-apiserver flags, e.g. feature gates. */
   apiserverArgs?: string[];
+  /** Extra environment of the kube-apiserver, e.g. Go runtime settings (GOGC, GOMAXPROCS) a bench varies. */
+  apiserverEnv?: Record<string, string>;
 }
 
 export interface Cluster {
@@ -197,6 +199,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       name: `${opts.name}/kube-apiserver`,
       command: toolPath('kube-apiserver'),
       args: apiserverArgs({ name: opts.name, port, etcd: etcd.endpoint, pki, dir, extra: opts.apiserverArgs ?? [] }),
+      ...(opts.apiserverEnv ? { env: { ...process.env, ...opts.apiserverEnv } } : {}),
       logFile: path.join(dir, 'kube-apiserver.log'),
     });
     started.push(apiserver);

@@ -6,7 +6,7 @@ import { startEtcd, type Etcd } from './etcd.js';
 import { createPki, type Pki } from './pki.js';
 
 export interface EnvironmentOptions {
-  clusters: Pick<ClusterOptions, 'name' | 'nodes' | 'apiserverArgs'>[];
+  clusters: Pick<ClusterOptions, 'name' | 'nodes' | 'apiserverArgs' | 'apiserverEnv'>[];
   /** Run directory; defaults to a fresh folder under the OS temp dir. */
   dir?: string;
   /** Keep the run directory (logs, kubeconfigs) after stop. */
