@@ -374,8 +374,6 @@ try {
     injectedCreatesOver50ms: perSecond(injected!.sentAt, injected!.latencies, 50),
     controlCreatesOver50ms: perSecond(control!.sentAt, control!.latencies, 50),
   };
-  // A create sent late (the bench's event loop busy, e.g. decoding a batch of spans) arrives in a
-  // burst with others: its latency is measured from when it left, but the burst loads the apiserver.
   // GODEBUG=gctrace=1 in --apiserver-env: line the slow calls up with the apiserver's GC cycles.
   const apiserverProcess = cluster.processes.find((p) => p.name.endsWith('kube-apiserver'));
   if (tracedSpans && apiserverProcess && /(^|,)gctrace=1/.test(apiserverEnv.GODEBUG ?? '')) {
@@ -388,6 +386,8 @@ try {
       ...gcOverlap(tracedSpans, cycles, 10),
     };
   }
+  // A create sent late (the bench's event loop busy, e.g. decoding a batch of spans) arrives in a
+  // burst with others: its latency is measured from when it left, but the burst loads the apiserver.
   result.loadGeneratorLateness = {
     what: "how late the bench sent creates against the open loop's schedule, in ms (all streams of the phase)",
     baseline: summary(baseline!.lateMs),
