@@ -25,6 +25,8 @@ export interface WebhookServerOptions {
   metrics?: WebhookServerMetrics;
   /** Largest accepted request body; the apiserver's own limit is 3 MiB per object, twice in an UPDATE. */
   maxBodyBytes?: number;
+  /** How long an HTTP/2 session sent away on rotation may stay open before the server closes it. */
+  drainGraceMs?: number;
 }
 
 const DEFAULT_MAX_BODY = 8 * 1024 * 1024;
@@ -35,6 +37,12 @@ const DEFAULT_MAX_BODY = 8 * 1024 * 1024;
  * being closed), so the server waits longer than that and leaves closing to the client.
  */
 const HTTP1_KEEP_ALIVE_MS = 120_000;
+/**
+ * After a GOAWAY the client closes the connection itself once its last stream ends (Go's transport
+ * does). The server closes it only if the client has not after this long: by then every request
+ * sent before the client read the GOAWAY has long been answered.
+ */
+const DRAIN_GRACE_MS = 30_000;
 const STREAM_WINDOW = 1024 * 1024;
 const SESSION_WINDOW = 32 * 1024 * 1024;
 
@@ -45,8 +53,8 @@ const SESSION_WINDOW = 32 * 1024 * 1024;
  *
  * The serving certificate can be replaced at any time (setTls): new connections get the new one,
  * open HTTP/1.1 keep-alive connections finish with the old one and HTTP/2 sessions are sent away
- * gracefully, so nothing restarts and nothing fails during a rotation. The server listens only
- * once the first certificate is set.
+ * (GOAWAY) and left for the client to close, so nothing restarts and nothing fails during a
+ * rotation. The server listens only once the first certificate is set.
  */
 export class WebhookServer {
   readonly #o: WebhookServerOptions;
@@ -57,6 +65,8 @@ export class WebhookServer {
   /** Open HTTP/2 sessions and HTTP/1 sockets, to end them on rotation and close. */
   readonly #sessions = new Set<http2.ServerHttp2Session>();
   readonly #sockets = new Set<Socket>();
+  /** Sessions sent away on a rotation, waiting for the client to close them. */
+  readonly #draining = new Set<http2.ServerHttp2Session>();
   #tls: TlsMaterial | undefined;
   #served = 0;
 
@@ -84,7 +94,32 @@ export class WebhookServer {
     const replaced = this.#tls !== undefined && this.#tls.certPem !== tls.certPem;
     this.#tls = tls;
     this.#server?.setSecureContext({ cert: tls.certPem, key: tls.keyPem });
-    if (replaced) for (const session of this.#sessions) session.close();
+    if (replaced) for (const session of this.#sessions) this.#sendAway(session);
+  }
+
+  /**
+   * Not session.close(): that ends the connection the moment the server's last stream does, while
+   * the client may be writing a request it sent before reading the GOAWAY. Its write then fails,
+   * and Go's transport fails every stream of the connection with "client connection force closed"
+   * instead of retrying the refused ones on a new connection: an admission lost to a rotation.
+   */
+  #sendAway(session: http2.ServerHttp2Session): void {
+    if (this.#draining.has(session) || session.closed || session.destroyed) return;
+    this.#draining.add(session);
+    session.goaway(http2.constants.NGHTTP2_NO_ERROR);
+    // destroy(), not close(): close() would wait for the peer's FIN, which a client that stopped
+    // reading never sends, and any stream still open has outlived the apiserver's longest timeout.
+    const backstop = setTimeout(() => session.destroy(), this.#o.drainGraceMs ?? DRAIN_GRACE_MS);
+    backstop.unref();
+    session.once('close', () => {
+      clearTimeout(backstop);
+      this.#draining.delete(session);
+    });
+  }
+
+  /** Open HTTP/2 connections, counting those sent away that the client has not closed yet. */
+  openSessions(): number {
+    return this.#sessions.size;
   }
 
   /** Admission reviews answered so far (any outcome). */

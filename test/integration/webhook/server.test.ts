@@ -2,7 +2,8 @@
  * The webhook's HTTPS server on its own (no cluster): it answers over HTTP/2 (the apiserver's
  * choice for loopback URLs only) and over HTTP/1.1, which the apiserver uses for a Service or any
  * other URL and whose connections the server keeps longer than the apiserver's idle pool does; a
- * new serving certificate sends open HTTP/2 sessions away so the next connection presents it.
+ * new serving certificate sends open HTTP/2 sessions away so the next connection presents it, and
+ * leaves them open for the client to close (closing them itself only after a grace period).
  */
 import http2 from 'node:http2';
 import https from 'node:https';
@@ -160,3 +161,67 @@ describe('webhook HTTPS server', () => {
     }
   });
 });
+
+describe('webhook HTTPS server rotating under a busy HTTP/2 client', () => {
+  const GRACE_MS = 1_000;
+  let busy: WebhookServer;
+  let busyPort: number;
+  let busyCa: { certPem: string; keyPem: string };
+  let entered = false;
+  let release: () => void = () => undefined;
+  beforeAll(async () => {
+    busyCa = await createCa('busy-ca', Date.now(), HOUR);
+    busy = new WebhookServer({ host: '127.0.0.1', port: 0, logger: pino({ level: 'silent' }), drainGraceMs: GRACE_MS });
+    busy.handle('/mutate-pod', async () => {
+      entered = true;
+      await new Promise<void>((resolve) => (release = resolve));
+      return allow();
+    });
+    busy.setTls(await createServingCert(busyCa, ['127.0.0.1'], Date.now(), HOUR));
+    busyPort = await busy.listen();
+  });
+  afterAll(async () => {
+    await busy?.close();
+  });
+
+  it('answers the request in flight and leaves the connection open for the client to close, closing it only after the grace period', async () => {
+    const client = http2.connect(`https://127.0.0.1:${busyPort}`, { ca: busyCa.certPem });
+    // Node's client closes its side as soon as it reads a GOAWAY and its streams end; Go's does too,
+    // but a client still writing a request it sent before reading the GOAWAY (the apiserver under
+    // load) has not yet, which is the case that matters: the server must leave it the time to.
+    client.close = () => client;
+    client.on('error', () => undefined);
+    try {
+      const inFlight = new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = client.request({ ':method': 'POST', ':path': '/mutate-pod', 'content-type': 'application/json' });
+        let status = 0;
+        let body = '';
+        req.on('response', (headers) => (status = Number(headers[':status'])));
+        req.setEncoding('utf8');
+        req.on('data', (chunk: string) => (body += chunk));
+        req.on('end', () => resolve({ status, body }));
+        req.on('error', reject);
+        req.end(review);
+      });
+      for (let i = 0; i < 200 && !entered; i++) await sleep(10);
+      expect(entered, 'the request reached the handler before the rotation').toBe(true);
+      const goaway = new Promise<number>((resolve) => client.once('goaway', (code: number) => resolve(code)));
+      busy.setTls(await createServingCert(busyCa, ['127.0.0.1'], Date.now(), HOUR));
+      expect(await goaway, 'GOAWAY with NO_ERROR').toBe(http2.constants.NGHTTP2_NO_ERROR);
+      release();
+      const answer = await inFlight;
+      const answeredAt = Date.now();
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.body)).toMatchObject({ response: { uid: 'u-1', allowed: true } });
+      await sleep(GRACE_MS / 3);
+      expect(busy.openSessions(), 'the server must not close the connection as soon as its streams end').toBe(1);
+      for (let i = 0; i < 300 && busy.openSessions() > 0; i++) await sleep(10);
+      expect(busy.openSessions(), 'closed by the server after the grace period').toBe(0);
+      expect(Date.now() - answeredAt).toBeGreaterThanOrEqual(GRACE_MS / 2);
+    } finally {
+      client.destroy();
+    }
+  });
+});
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
