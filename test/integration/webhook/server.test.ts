@@ -192,17 +192,7 @@ describe('webhook HTTPS server rotating under a busy HTTP/2 client', () => {
     client.close = () => client;
     client.on('error', () => undefined);
     try {
-      const inFlight = new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = client.request({ ':method': 'POST', ':path': '/mutate-pod', 'content-type': 'application/json' });
-        let status = 0;
-        let body = '';
-        req.on('response', (headers) => (status = Number(headers[':status'])));
-        req.setEncoding('utf8');
-        req.on('data', (chunk: string) => (body += chunk));
-        req.on('end', () => resolve({ status, body }));
-        req.on('error', reject);
-        req.end(review);
-      });
+      const inFlight = postH2(client);
       for (let i = 0; i < 200 && !entered; i++) await sleep(10);
       expect(entered, 'the request reached the handler before the rotation').toBe(true);
       const goaway = new Promise<number>((resolve) => client.once('goaway', (code: number) => resolve(code)));
