@@ -17,7 +17,12 @@ export default defineConfig({
         ssr,
         test: {
           name: 'unit',
-          include: ['api/src/**/*.test.ts', 'hub/src/**/*.test.ts', 'agent/src/**/*.test.ts'],
+          include: [
+            'api/src/**/*.test.ts',
+            'hub/src/**/*.test.ts',
+            'agent/src/**/*.test.ts',
+            'test/bench/**/*.test.ts',
+          ],
           environment: 'node',
           // Projects with different worker limits run as separate groups: units first.
           sequence: { groupOrder: 0 },

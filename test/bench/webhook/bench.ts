@@ -14,17 +14,18 @@
 // apiserver opened, CPU per create of the apiserver and of the agent (load-independent), and the
 // agent's event-loop delay. Pods carry a scheduling gate so neither scheduler nor kwok work
 // competes for the CPU. The creates go over one HTTP/2 connection, as client-go sends them
-// (`--client=h1` uses uncapped HTTP/1.1 keep-alive connections instead). Prints the numbers and
+// (`--client=h1` uses uncapped HTTP/1.1 keep-alive connections instead), from a thread of the
+// bench's own so nothing else on its event loop delays a send (`--load-thread=false`). Prints the numbers and
 // writes test/bench/results/webhook.json with the machine's load average (the machine is shared).
 // The apiserver traces every request to an OTLP receiver in the bench (tracing.ts), which gives
 // the exact duration of every webhook call as the apiserver saw it (`--trace=false` turns it off).
 // The agent runs every controller beside the webhook, as deployed (`--controllers=webhook` for
 // the webhook alone), and serves admissions from its admission thread (`--webhook-thread=false`:
 // from the main thread, beside the controllers).
-// Run: npm run bench:webhook [-- --rate=100 --seconds=30 --client=h2|h1 --cpu-prof=<dir>
+// Run: npm run bench:webhook [-- --rate=100 --seconds=30 --client=h2|h1 --load-thread=true|false --cpu-prof=<dir>
 //      --apiserver-profile=<file> --controllers=*|webhook --webhook-thread=true|false --trace=true|false
 //      --trace-rate=<per million> --apiserver-cpus=<list> | --split-cores
-//      --apiserver-env=GOMAXPROCS=2,GODEBUG=gctrace=1 --nice-others=<n>]
+//      --apiserver-env=GOMAXPROCS=2,GODEBUG=gctrace=1 --nice-others=<n> --packets]
 import { spawn } from 'node:child_process';
 import https from 'node:https';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -38,10 +39,13 @@ import { freePort, startEnvironment } from '../../env/src/index.js';
 import type { ClusterInfo } from '../../integration/helpers/context.js';
 import { installCrds } from '../../integration/helpers/crds.js';
 import { kube } from '../../integration/helpers/kube.js';
-import { http1Creator, http2Creator, openLoop, type CreatePod, type StreamResult } from './load.js';
+import { h2Target, http1Creator, http2Creator, openLoop, type CreatePod, type StreamResult } from './load.js';
+import { startLoadThread } from './load-thread.js';
+import { benchPod, type PodStream } from './pods.js';
 import { agentMetrics, apiserverMetrics, grownBy, quantiles, round, summary, type MetricsText } from './metrics.js';
 import { machineUse, sampleMachine, type MachineSample } from './machine.js';
 import { startTraceReceiver, type TraceReceiver } from './tracing.js';
+import { capturePackets, splitCalls, tcpdumpAvailable } from './packets.js';
 import { gcCycles, gcOverlap, processStartMs } from './gc-trace.js';
 import { CONTROL_PLANE, pinToCpus, reniceProcess, splitCpus } from '../cpus.js';
 
@@ -52,6 +56,11 @@ const option = (name: string): string | undefined =>
 const RATE = Number(option('rate') ?? 100);
 const SECONDS = Number(option('seconds') ?? 30);
 const CLIENT = option('client') ?? 'h2';
+/**
+ * `--load-thread=false`: the HTTP/2 load generator on the bench's main thread, beside the trace
+ * receiver (as before), instead of on a thread of its own. `--client=h1` always runs there.
+ */
+const LOAD_THREAD = CLIENT !== 'h1' && option('load-thread') !== 'false';
 /** `--controllers=webhook,sidecarset`: what else the agent runs beside the webhook (as in production: `*`). */
 const CONTROLLERS = option('controllers') ?? '*';
 /** `--webhook-thread=false`: admissions served from the agent's main thread (the design before the admission thread). */
@@ -103,7 +112,16 @@ if (splitCores && apiserverCpus) throw new Error('--split-cores and --apiserver-
  * manager, kwok, the bench) at nice n, to see the webhook's tail without their CPU in its way.
  */
 const niceOthers = option('nice-others') === undefined ? undefined : Number(option('nice-others'));
+/**
+ * `--packets`: captures the webhook's packets (tcpdump) in the webhook phase and splits each traced
+ * HTTP request into the apiserver sending, the agent (kernel to kernel) and the apiserver receiving.
+ */
+const PACKETS = process.argv.includes('--packets');
+if (PACKETS && !tcpdumpAvailable()) throw new Error('--packets needs tcpdump (apt-get install tcpdump)');
+if (PACKETS && !TRACE) throw new Error('--packets splits the traced calls: it needs --trace');
 const CONTROL_RATE = Math.max(1, RATE / 10);
+/** Sends this close before a webhook call count as its company (slowCallsAndBursts). */
+const BURST_WINDOW_MS = 5;
 const WARMUP_SECONDS = 3;
 const SETTLE_MS = 2000;
 const AGENT_NS = 'flotilla-system';
@@ -129,19 +147,6 @@ function hostAddress(): string {
     .find((a) => a && a.family === 'IPv4' && !a.internal);
   if (!found) throw new Error('no non-loopback IPv4 address for the webhook');
   return found.address;
-}
-
-function pod(i: number, phase: string, optOut: boolean): Record<string, unknown> {
-  return {
-    metadata: {
-      name: `${phase}-${i}`,
-      labels: { app: 'bench', ...(optOut ? { 'flotilla.io/webhook': 'disabled' } : {}) },
-    },
-    spec: {
-      schedulingGates: [{ name: 'flotilla.io/bench' }],
-      containers: [{ name: 'main', image: 'registry.local/app:v1', env: [{ name: 'LOG_LEVEL', value: 'info' }] }],
-    },
-  };
 }
 
 /** What the processes did during one phase, from /metrics and process.cpuUsage before and after. */
@@ -258,17 +263,30 @@ const k = kube({ kubeconfig: readFileSync(cluster.kubeconfigPath, 'utf8') } as C
 let stopAgent = (): void => {};
 /** Groups of the machine's CPU use by pid (the rest go by command name). */
 const namedPids: Record<number, string> = { [process.pid]: 'bench (load generator, trace receiver)' };
-let closeClient = (): void => {};
+let closeClient = async (): Promise<void> => {};
 let clientConnections = (): number | undefined => undefined;
 try {
-  let create: CreatePod;
+  /** Runs the streams open-loop side by side in namespace `bench` for `seconds`. */
+  let runLoop: (seconds: number, streams: PodStream[]) => Promise<StreamResult[]>;
+  const inProcess = (create: CreatePod) => (seconds: number, streams: PodStream[]) =>
+    openLoop(
+      create,
+      'bench',
+      seconds,
+      streams.map((s) => ({ rate: s.rate, pod: (i: number) => benchPod(i, s.phase, s.optOut) })),
+    );
   if (CLIENT === 'h1') {
     // Open loop for real: no connection cap, so a slow answer never holds the next create back.
-    create = http1Creator(createKubeRest(kc, { maxSockets: 10_000, maxFreeSockets: 1000, http2: false }));
+    runLoop = inProcess(http1Creator(createKubeRest(kc, { maxSockets: 10_000, maxFreeSockets: 1000, http2: false })));
+  } else if (LOAD_THREAD) {
+    const thread = await startLoadThread(await h2Target(kc));
+    runLoop = (seconds, streams) => thread.openLoop('bench', seconds, streams);
+    closeClient = () => thread.close();
+    clientConnections = () => thread.connections();
   } else {
-    const h2 = await http2Creator(kc);
-    create = h2.create;
-    closeClient = h2.close;
+    const h2 = await http2Creator(await h2Target(kc));
+    runLoop = inProcess(h2.create);
+    closeClient = () => Promise.resolve(h2.close());
     clientConnections = h2.connections;
   }
   await installCrds(k);
@@ -318,12 +336,16 @@ try {
     });
   }
   await until('both SidecarSets inject', async () => {
-    const p = await k.core.createNamespacedPod({ namespace: 'bench', body: pod(0, 'probe', false), dryRun: 'All' });
+    const p = await k.core.createNamespacedPod({
+      namespace: 'bench',
+      body: benchPod(0, 'probe', false),
+      dryRun: 'All',
+    });
     return p.spec?.containers.length === 4 && p.spec.initContainers?.length === 1;
   });
 
   log(`warm-up: ${WARMUP_SECONDS} s at ${RATE}/s`);
-  await openLoop(create, 'bench', WARMUP_SECONDS, [{ rate: RATE, pod: (i) => pod(i, 'warm', false) }]);
+  await runLoop(WARMUP_SECONDS, [{ rate: RATE, phase: 'warm', optOut: false }]);
   const loadAverages: Record<string, number> = { start: load() };
 
   log(`baseline: ${SECONDS} s at ${RATE}/s, webhook skipped`);
@@ -331,7 +353,7 @@ try {
   // Rendering its /metrics costs the apiserver a burst of CPU; a phase starts once that is over,
   // not with a backlog (the webhook phase, over HTTP/1.1, would start with a handshake burst).
   await sleep(SETTLE_MS);
-  const [baseline] = await openLoop(create, 'bench', SECONDS, [{ rate: RATE, pod: (i) => pod(i, 'base', true) }]);
+  const [baseline] = await runLoop(SECONDS, [{ rate: RATE, phase: 'base', optOut: true }]);
   const s1 = await snapshot(healthPort, kc);
   await sleep(SETTLE_MS);
   loadAverages.afterBaseline = load();
@@ -340,12 +362,14 @@ try {
   const profiling = apiserverProfile
     ? profileApiserver(kc, Math.max(1, Math.min(SECONDS - 2, 20)), apiserverProfile)
     : undefined;
+  const capture = PACKETS ? capturePackets(webhookPort) : undefined;
   const webhookPhase = { startMs: Date.now(), endMs: 0 };
-  const [injected, control] = await openLoop(create, 'bench', SECONDS, [
-    { rate: RATE, pod: (i) => pod(i, 'inj', false) },
-    { rate: CONTROL_RATE, pod: (i) => pod(i, 'ctl', true) },
+  const [injected, control] = await runLoop(SECONDS, [
+    { rate: RATE, phase: 'inj', optOut: false },
+    { rate: CONTROL_RATE, phase: 'ctl', optOut: true },
   ]);
   webhookPhase.endMs = Date.now();
+  const packetExchanges = await capture?.stop();
   const s2 = await snapshot(healthPort, kc);
   await profiling;
   loadAverages.afterWebhook = load();
@@ -374,6 +398,46 @@ try {
     injectedCreatesOver50ms: perSecond(injected!.sentAt, injected!.latencies, 50),
     controlCreatesOver50ms: perSecond(control!.sentAt, control!.latencies, 50),
   };
+  if (tracedSpans) {
+    const split = tracedSpans.filter((c) => c.httpMs !== undefined);
+    result.apiserverWebhookCallParts = {
+      what: 'the traced call in two parts, from the apiserver\'s HTTP client span inside it ("HTTP POST"): the HTTP request (sending the review over the kept connection, the agent, reading the answer) and the rest, the apiserver\'s own work (encoding the review, decoding the answer, applying the patch) and its waits for CPU',
+      callsWithHttpSpan: split.length,
+      httpRequest: summary(split.map((c) => c.httpMs!)),
+      apiserverOwn: summary(split.map((c) => c.durationMs - c.httpMs!)),
+      overTenMsWhereMost: {
+        what: 'calls over 10 ms, by the part that took most of them',
+        httpRequest: split.filter((c) => c.durationMs > 10 && c.httpMs! >= c.durationMs / 2).length,
+        apiserverOwn: split.filter((c) => c.durationMs > 10 && c.httpMs! < c.durationMs / 2).length,
+      },
+    };
+    if (packetExchanges) {
+      const parts = splitCalls(
+        split.map((c) => ({ startMs: c.httpStartMs!, endMs: c.httpStartMs! + c.httpMs! })),
+        packetExchanges,
+      );
+      const slow = parts.filter((p) => p.sendMs + p.agentMs + p.receiveMs > 10);
+      const most = (pick: (p: (typeof parts)[number]) => number): number =>
+        slow.filter((p) => pick(p) >= Math.max(p.sendMs, p.agentMs, p.receiveMs)).length;
+      result.apiserverWebhookHttpRequestParts = {
+        what: "each traced HTTP request split at the kernel's packet timestamps (tcpdump): the apiserver sending the review (span start to the request's first packet), the agent (request's last packet to the answer's first: waking up, TLS, HTTP, the handler, and any wait for a CPU, which the agent's own handling metric cannot see) and the apiserver receiving (answer's first packet to span end)",
+        exchangesCaptured: packetExchanges.length,
+        requestsSplit: parts.length,
+        apiserverSend: summary(parts.map((p) => p.sendMs)),
+        agent: summary(parts.map((p) => p.agentMs)),
+        agentShareAtOrBelow10ms: round(parts.filter((p) => p.agentMs <= 10).length / Math.max(1, parts.length), 4),
+        apiserverReceive: summary(parts.map((p) => p.receiveMs)),
+        overTenMsWhereMost: {
+          what: 'requests over 10 ms, by the part that took most of them',
+          apiserverSend: most((p) => p.sendMs),
+          agent: most((p) => p.agentMs),
+          apiserverReceive: most((p) => p.receiveMs),
+        },
+      };
+    }
+    const sends = [injected!, control!].flatMap((r) => r.sentAt.map((s) => r.startEpochMs + s * 1000));
+    result.slowCallsAndBursts = burstsAndSlowCalls(tracedSpans, sends, BURST_WINDOW_MS, 10);
+  }
   // GODEBUG=gctrace=1 in --apiserver-env: line the slow calls up with the apiserver's GC cycles.
   const apiserverProcess = cluster.processes.find((p) => p.name.endsWith('kube-apiserver'));
   if (tracedSpans && apiserverProcess && /(^|,)gctrace=1/.test(apiserverEnv.GODEBUG ?? '')) {
@@ -386,8 +450,8 @@ try {
       ...gcOverlap(tracedSpans, cycles, 10),
     };
   }
-  // A create sent late (the bench's event loop busy, e.g. decoding a batch of spans) arrives in a
-  // burst with others: its latency is measured from when it left, but the burst loads the apiserver.
+  // A create sent late (the load generator's event loop busy: on the main thread, decoding a batch
+  // of spans; in its thread, the CPU taken by other processes) arrives in a burst with others: its latency is measured from when it left, but the burst loads the apiserver.
   result.loadGeneratorLateness = {
     what: "how late the bench sent creates against the open loop's schedule, in ms (all streams of the phase)",
     baseline: summary(baseline!.lateMs),
@@ -404,7 +468,7 @@ try {
   const json = await format(JSON.stringify(result), { parser: 'json' });
   writeFileSync(path.join(here, '../results/webhook.json'), json);
 } finally {
-  closeClient();
+  await closeClient();
   stopAgent();
   await traces?.close();
   // The profile is written on exit; give the agent its shutdown before the cluster goes.
@@ -480,6 +544,43 @@ function perSecond(sentAtS: readonly number[], ms: readonly number[], overMs: nu
     .join(' ');
 }
 
+/**
+ * Whether the slow calls follow bursts of creates: for each traced call, the creates sent in the
+ * `windowMs` before it started (its own among them), as the share of calls that had company,
+ * over all calls and over those slower than `overMs`. A load generator that falls behind sends
+ * several creates at once, and the apiserver then works on them together.
+ */
+function burstsAndSlowCalls(
+  calls: readonly { startMs: number; durationMs: number }[],
+  sendsEpochMs: number[],
+  windowMs: number,
+  overMs: number,
+): Record<string, unknown> {
+  const sends = [...sendsEpochMs].sort((a, b) => a - b);
+  /** Index of the first send at or after `t`. */
+  const firstAtOrAfter = (t: number): number => {
+    let lo = 0;
+    let hi = sends.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (sends[mid]! < t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  const company = (c: { startMs: number }): number => firstAtOrAfter(c.startMs) - firstAtOrAfter(c.startMs - windowMs);
+  const share = (of: readonly { startMs: number }[], atLeast: number): number =>
+    of.length === 0 ? 0 : round(of.filter((c) => company(c) >= atLeast).length / of.length, 4);
+  const slow = calls.filter((c) => c.durationMs > overMs);
+  return {
+    what: `creates sent in the ${windowMs} ms before each traced webhook call started: the share of calls with at least 2 / 3 of them, all calls against those over ${overMs} ms (several at once means the load generator sent a burst)`,
+    calls: calls.length,
+    slowCalls: slow.length,
+    atLeast2: { all: share(calls, 2), slow: share(slow, 2) },
+    atLeast3: { all: share(calls, 3), slow: share(slow, 3) },
+  };
+}
+
 /** p50 latency of the creates sent in each fifth of the phase: growing means the phase outran the system. */
 function windows(run: StreamResult): Record<string, number> {
   const out: Record<string, number> = {};
@@ -552,6 +653,7 @@ function report(
           ? 'HTTP/1.1 keep-alive, uncapped'
           : 'HTTP/2, a new connection when 100 streams are busy (as client-go)',
       apiserverClientConnections: clientConnections(),
+      loadGenerator: LOAD_THREAD ? 'a thread of its own' : "the bench's main thread, beside the trace receiver",
       webhookProtocol: 'HTTP/1.1 (as behind a Service)',
     },
     addedLatencyMs: {

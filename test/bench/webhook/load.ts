@@ -8,6 +8,30 @@ import { round } from './metrics.js';
 
 export type CreatePod = (namespace: string, body: Record<string, unknown>) => Promise<void>;
 
+/** Where and as whom the HTTP/2 client creates: plain data, so a load thread can get it too. */
+export interface H2Target {
+  server: string;
+  /** PEM. */
+  ca?: string;
+  cert?: string;
+  key?: string;
+  headers: Record<string, string>;
+}
+
+export async function h2Target(kc: KubeConfig): Promise<H2Target> {
+  const options: https.RequestOptions = {};
+  await kc.applyToHTTPSOptions(options);
+  const pem = (v: unknown): string | undefined =>
+    v === undefined ? undefined : Buffer.isBuffer(v) ? v.toString('utf8') : (v as string);
+  return {
+    server: kc.getCurrentCluster()!.server,
+    ca: pem(options.ca),
+    cert: pem(options.cert),
+    key: pem(options.key),
+    headers: { ...((options.headers ?? {}) as Record<string, string>) },
+  };
+}
+
 /**
  * Creates over HTTP/2, as client-go (the ReplicaSet, Job and CloneSet controllers) talks to the
  * apiserver: many creates share a connection, and another connection opens only when every open
@@ -18,16 +42,13 @@ export type CreatePod = (namespace: string, body: Record<string, unknown>) => Pr
  * itself turns a slowdown into a collapse.
  */
 export async function http2Creator(
-  kc: KubeConfig,
+  target: H2Target,
 ): Promise<{ create: CreatePod; close: () => void; connections: () => number }> {
-  const options: https.RequestOptions = {};
-  await kc.applyToHTTPSOptions(options);
-  const headers = (options.headers ?? {}) as Record<string, string>;
-  const server = kc.getCurrentCluster()!.server;
+  const { server, headers } = target;
   const sessions: { session: http2.ClientHttp2Session; active: number }[] = [];
   let opened = 0;
   const connect = async (): Promise<(typeof sessions)[number]> => {
-    const session = http2.connect(server, { ca: options.ca, cert: options.cert, key: options.key });
+    const session = http2.connect(server, { ca: target.ca, cert: target.cert, key: target.key });
     session.on('error', () => undefined);
     const entry = { session, active: 0 };
     // Counted before the handshake, so creates sent meanwhile do not each open one more.
@@ -102,6 +123,8 @@ export interface StreamResult {
   failures: number;
   firstError?: string;
   achievedRate: number;
+  /** When the loop started, in ms since the epoch: with `sentAt`, a send on the wall clock. */
+  startEpochMs: number;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -123,6 +146,7 @@ export async function openLoop(
     lateMs: [],
     failures: 0,
     achievedRate: 0,
+    startEpochMs: 0,
   }));
   const inFlight: Promise<void>[] = [];
   const schedule = streams.flatMap((s, k) =>
@@ -130,6 +154,7 @@ export async function openLoop(
   );
   schedule.sort((a, b) => a.at - b.at);
   const t0 = performance.now();
+  for (const r of results) r.startEpochMs = performance.timeOrigin + t0;
   for (const { at, k, i } of schedule) {
     const wait = t0 + at - performance.now();
     if (wait > 0) await sleep(wait);

@@ -16,7 +16,7 @@ package opentelemetry.proto.collector.trace.v1;
 message AnyValue { oneof value { string string_value = 1; bool bool_value = 2; int64 int_value = 3; double double_value = 4; } }
 message KeyValue { string key = 1; AnyValue value = 2; }
 message Span {
-  bytes trace_id = 1; bytes span_id = 2; string name = 5;
+  bytes trace_id = 1; bytes span_id = 2; bytes parent_span_id = 4; string name = 5;
   fixed64 start_time_unix_nano = 7; fixed64 end_time_unix_nano = 8; repeated KeyValue attributes = 9;
 }
 message ScopeSpans { repeated Span spans = 2; }
@@ -27,6 +27,8 @@ service TraceService { rpc Export(ExportTraceServiceRequest) returns (ExportTrac
 `;
 
 interface WireSpan {
+  spanId: Buffer;
+  parentSpanId: Buffer;
   name: string;
   startTimeUnixNano: string;
   endTimeUnixNano: string;
@@ -40,6 +42,14 @@ interface WireRequest {
 export interface WebhookCallSpan {
   startMs: number;
   durationMs: number;
+  /**
+   * The HTTP request inside the call (the apiserver's client span, "HTTP POST"): from sending the
+   * review to reading the answer, in ms. The rest of the call is the apiserver's own work:
+   * encoding the review, decoding the answer, applying the patch.
+   */
+  httpMs?: number;
+  /** When that HTTP request started, ms since the epoch. */
+  httpStartMs?: number;
 }
 
 export interface TraceReceiver {
@@ -63,6 +73,9 @@ export async function startTraceReceiver(webhook: string, samplingRatePerMillion
     opentelemetry: { proto: { collector: { trace: { v1: { TraceService: { service: grpc.ServiceDefinition } } } } } };
   };
   const calls: WebhookCallSpan[] = [];
+  /** Calls by span id, and HTTP client spans by their parent's: either may arrive first. */
+  const callsById = new Map<string, WebhookCallSpan>();
+  const httpByParent = new Map<string, { startMs: number; durationMs: number }>();
   let received = 0;
   const server = new grpc.Server();
   server.addService(pkg.opentelemetry.proto.collector.trace.v1.TraceService.service, {
@@ -71,11 +84,28 @@ export async function startTraceReceiver(webhook: string, samplingRatePerMillion
         for (const ss of rs.scopeSpans)
           for (const span of ss.spans) {
             received++;
-            if (span.name !== 'Call mutating webhook') continue;
-            if (!span.attributes.some((a) => a.key === 'webhook' && a.value?.stringValue === webhook)) continue;
             const start = BigInt(span.startTimeUnixNano);
             const end = BigInt(span.endTimeUnixNano);
-            calls.push({ startMs: Number(start / 1000n) / 1000, durationMs: Number(end - start) / 1e6 });
+            const durationMs = Number(end - start) / 1e6;
+            const startMs = Number(start / 1000n) / 1000;
+            if (span.name === 'HTTP POST') {
+              const parent = span.parentSpanId.toString('hex');
+              const call = callsById.get(parent);
+              if (call) Object.assign(call, { httpMs: durationMs, httpStartMs: startMs });
+              else httpByParent.set(parent, { startMs, durationMs });
+              continue;
+            }
+            if (span.name !== 'Call mutating webhook') continue;
+            if (!span.attributes.some((a) => a.key === 'webhook' && a.value?.stringValue === webhook)) continue;
+            const id = span.spanId.toString('hex');
+            const call: WebhookCallSpan = { startMs, durationMs };
+            const http = httpByParent.get(id);
+            if (http) {
+              Object.assign(call, { httpMs: http.durationMs, httpStartMs: http.startMs });
+              httpByParent.delete(id);
+            }
+            calls.push(call);
+            callsById.set(id, call);
           }
       callback(null, {});
     },
