@@ -67,6 +67,25 @@ describe('webhook settings', () => {
     expect(defaultWebhookConfig('ns').thread, 'admissions have a thread of their own by default').toBe(true);
   });
 
+  it('lower the controllers only beside the admission thread, to a nice value of 0-19', () => {
+    const read = (flags: Record<string, string>, env: Record<string, string> = {}) => {
+      const problems: string[] = [];
+      return { config: webhookConfigFromFlags(flags, env, 'ns', problems), problems };
+    };
+    expect(defaultWebhookConfig('ns').controllersNice, 'off unless asked').toBe(0);
+    expect(read({}, { FLOTILLA_WEBHOOK_CONTROLLERS_NICE: '10' })).toMatchObject({
+      config: { controllersNice: 10, thread: true },
+      problems: [],
+    });
+    expect(read({ webhookControllersNice: '20' }).problems).toEqual([
+      '--webhook-controllers-nice (FLOTILLA_WEBHOOK_CONTROLLERS_NICE): must be an integer 0-19, got "20"',
+    ]);
+    expect(read({ webhookControllersNice: '10', webhookThread: 'false' }).problems).toEqual([
+      '--webhook-controllers-nice (FLOTILLA_WEBHOOK_CONTROLLERS_NICE): needs the admission thread (--webhook-thread=true); without it admissions run on the thread it would slow down',
+    ]);
+    expect(read({ webhookControllersNice: '0', webhookThread: 'false' }).problems).toEqual([]);
+  });
+
   it('fail loadConfig with the flag named, and are all listed in `agent manager --help`', () => {
     const flags = { kubeconfig: '/k', clusterName: 'c1', webhookPort: '10250', sidecarsetWhitelistConfigmap: 'wl' };
     expect(loadConfig(flags, {}, host).webhook).toMatchObject({ port: 10250, whitelistConfigMap: 'wl' });

@@ -13,6 +13,12 @@ export interface WebhookConfig {
    * main thread's event loop never delay a pod create; false serves them from the main thread.
    */
   thread: boolean;
+  /**
+   * With the admission thread: the nice value (1-19) the main thread, where the controllers and
+   * informers run, lowers itself to once the thread is started, so admissions get the agent's CPU
+   * first (Linux; 0 leaves priorities alone). The Helm chart sets 10.
+   */
+  controllersNice: number;
   /** Listen address and port of the HTTPS server. */
   host: string;
   port: number;
@@ -56,6 +62,7 @@ export function defaultWebhookConfig(namespace: string): WebhookConfig {
   return {
     enabled: true,
     thread: true,
+    controllersNice: 0,
     host: '0.0.0.0',
     port: 9876,
     namespace,
@@ -116,6 +123,13 @@ export const WEBHOOK_SETTINGS: readonly Setting[] = [
     key: 'thread',
     kind: { type: 'bool' },
     help: 'serve admissions from a worker thread of their own, apart from the controllers (default true)',
+  },
+  {
+    flag: 'webhook-controllers-nice',
+    env: 'FLOTILLA_WEBHOOK_CONTROLLERS_NICE',
+    key: 'controllersNice',
+    kind: { type: 'int', min: 0, max: 19 },
+    help: "with the admission thread, lower the controllers' thread to this nice value so admissions get the CPU first (Linux; default 0: off)",
   },
   {
     flag: 'webhook-host',
@@ -259,7 +273,14 @@ export function webhookConfigFromFlags(
     const value = read(setting, raw, problems);
     if (value !== undefined) c[setting.key] = value;
   }
-  return c as unknown as WebhookConfig;
+  const config = c as unknown as WebhookConfig;
+  // Without the thread, admissions are served by the main thread: lowering it would lower them.
+  if (config.controllersNice > 0 && !config.thread) {
+    problems.push(
+      '--webhook-controllers-nice (FLOTILLA_WEBHOOK_CONTROLLERS_NICE): needs the admission thread (--webhook-thread=true); without it admissions run on the thread it would slow down',
+    );
+  }
+  return config;
 }
 
 /** Registers the webhook flags on `agent manager`; returns the command for chaining. */

@@ -25,7 +25,7 @@
 // Run: npm run bench:webhook [-- --rate=100 --seconds=30 --client=h2|h1 --load-thread=true|false --cpu-prof=<dir>
 //      --apiserver-profile=<file> --controllers=*|webhook --webhook-thread=true|false --trace=true|false
 //      --trace-rate=<per million> --apiserver-cpus=<list> | --split-cores
-//      --apiserver-env=GOMAXPROCS=2,GODEBUG=gctrace=1 --nice-others=<n> --packets]
+//      --apiserver-env=GOMAXPROCS=2,GODEBUG=gctrace=1 --nice-others=<n> --packets --controllers-nice=<n>]
 import { spawn } from 'node:child_process';
 import https from 'node:https';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -65,6 +65,11 @@ const LOAD_THREAD = CLIENT !== 'h1' && option('load-thread') !== 'false';
 const CONTROLLERS = option('controllers') ?? '*';
 /** `--webhook-thread=false`: admissions served from the agent's main thread (the design before the admission thread). */
 const WEBHOOK_THREAD = option('webhook-thread') ?? 'true';
+/**
+ * `--controllers-nice=<n>`: the nice value the agent's controller thread lowers itself to beside
+ * the admission thread (`--webhook-controllers-nice`); default the Helm chart's, 0 turns it off.
+ */
+const CONTROLLERS_NICE = Number(option('controllers-nice') ?? 10);
 /** `--trace=false`: no apiserver tracing (no exact per-call durations). */
 const TRACE = option('trace') !== 'false';
 /**
@@ -315,6 +320,7 @@ try {
       '--log-level=warn',
       `--controllers=${CONTROLLERS}`,
       `--webhook-thread=${WEBHOOK_THREAD}`,
+      `--webhook-controllers-nice=${WEBHOOK_THREAD === 'false' ? 0 : CONTROLLERS_NICE}`,
       `--webhook-host=${webhookHost}`,
       `--webhook-port=${webhookPort}`,
       `--webhook-url=https://${webhookHost}:${webhookPort}`,
@@ -642,6 +648,7 @@ function report(
       controlRatePerSecond: CONTROL_RATE,
       agentControllers: CONTROLLERS,
       admissionsServedBy: WEBHOOK_THREAD === 'false' ? 'main thread' : 'admission thread',
+      controllersNice: WEBHOOK_THREAD === 'false' ? 0 : CONTROLLERS_NICE,
       cpus: layout?.report ?? 'shared by every process',
       ...(niceOthers !== undefined ? { niceOfAllButApiserverAndAgent: niceOthers } : {}),
       ...(Object.keys(apiserverEnv).length > 0 ? { apiserverEnv } : {}),

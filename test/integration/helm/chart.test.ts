@@ -277,6 +277,7 @@ describe('helm template with the required values', () => {
       FLOTILLA_WEBHOOK_MANAGE_CONFIGURATIONS: 'false',
       FLOTILLA_WEBHOOK_MUTATING_CONFIGURATION: 'flotilla-agent-mutating',
       FLOTILLA_WEBHOOK_VALIDATING_CONFIGURATION: 'flotilla-agent-validating',
+      FLOTILLA_WEBHOOK_CONTROLLERS_NICE: '10',
       FLOTILLA_HUB_URL: 'https://hub.example.com',
       FLOTILLA_JOIN_SECRET: 'flotilla-agent-join',
     });
@@ -517,6 +518,7 @@ describe('values.schema.json', () => {
     expect(await refused(set('clusterName=Not_A_Label', 'hub.url=https://hub.example.com'))).toContain('clusterName');
     expect(await refused([...REQUIRED, ...set('webhook.failurePolicy=Sometimes')])).toContain('failurePolicy');
     expect(await refused([...REQUIRED, ...set('webhook.timeoutSeconds=31')])).toContain('timeoutSeconds');
+    expect(await refused([...REQUIRED, ...set('webhook.controllersNice=20')])).toContain('controllersNice');
     expect(await refused([...REQUIRED, ...set('manager.replcas=2')])).toContain('replcas');
   });
 

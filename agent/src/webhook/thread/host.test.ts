@@ -161,6 +161,31 @@ describe('AdmissionThread (a real worker thread)', () => {
     for (const t of threads.splice(0)) await t.stop();
   });
 
+  it('lowers the main thread once the thread is started, and only once across restarts', async () => {
+    const set: number[] = [];
+    let startedFirst = false;
+    const thread: AdmissionThread = new AdmissionThread({
+      config: { ...defaultWebhookConfig('agents'), host: '127.0.0.1', port: 0, controllersNice: 10 },
+      logger: silent,
+      restartDelayMs: 50,
+      priority: {
+        platform: 'linux',
+        setCallingThreadNice: (nice) => {
+          // A thread inherits its creator's priority: it must exist before the main thread is lowered.
+          startedFirst = thread.worker() !== undefined;
+          set.push(nice);
+        },
+      },
+    });
+    threads.push(thread);
+    thread.start();
+    expect(set).toEqual([10]);
+    expect(startedFirst).toBe(true);
+    await thread.worker()!.terminate();
+    await until(() => thread.restarts() === 1, 'restarted');
+    expect(set).toEqual([10]);
+  }, 30_000);
+
   it('serves admissions from mirrored caches, counts them, and is restarted with its state when it dies', async () => {
     const observed: string[] = [];
     const metrics: WebhookServerMetrics = {

@@ -18,6 +18,7 @@ import { WebhookError } from '../errors.js';
 import type { WebhookServerMetrics } from '../metrics.js';
 import type { TlsMaterial } from '../server.js';
 import type { FromThread, LoopStats, StoreName, ThreadInit, ToThread } from './protocol.js';
+import { lowerCallingThread, osThreadPriority, type ThreadPriority } from './priority.js';
 
 /** What the host mirrors from: an informer (its cache, and its change notifications). */
 export interface MirrorSource {
@@ -38,6 +39,8 @@ export interface AdmissionThreadOptions {
   flushMs?: number;
   /** Wait before restarting a thread that died (ms); default 1000. */
   restartDelayMs?: number;
+  /** Sets thread priorities for `config.controllersNice` (the operating system's by default). */
+  priority?: ThreadPriority;
   /** Longest wait for the thread to answer a request (ms); default 30 s. */
   requestTimeoutMs?: number;
 }
@@ -74,6 +77,8 @@ export class AdmissionThread {
   #stopped = false;
   #restarts = 0;
   #restartTimer: NodeJS.Timeout | undefined;
+  /** The main thread runs at config.controllersNice: threads started from now on inherit it. */
+  #mainThreadLowered = false;
 
   constructor(options: AdmissionThreadOptions) {
     this.#o = options;
@@ -109,8 +114,22 @@ export class AdmissionThread {
       logLevel: this.#o.logger.level,
       flushMs: this.#o.flushMs ?? 100,
     };
+    if (this.#mainThreadLowered) {
+      this.#log.warn(
+        { nice: this.#o.config.controllersNice },
+        "the restarted admission thread inherits the controllers' lower CPU priority (raising it back needs CAP_SYS_NICE)",
+      );
+    }
     const worker = spawn(init);
     this.#worker = worker;
+    // After the thread exists, which keeps the priority it was started with.
+    if (!this.#mainThreadLowered && this.#o.config.controllersNice > 0) {
+      this.#mainThreadLowered = lowerCallingThread(
+        this.#o.config.controllersNice,
+        this.#o.priority ?? osThreadPriority,
+        this.#log,
+      );
+    }
     worker.on('message', (msg: FromThread) => this.#receive(msg));
     worker.on('error', (err) => this.#log.error({ err }, 'admission thread failed'));
     worker.on('exit', (code) => this.#exited(worker, code));
