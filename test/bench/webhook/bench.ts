@@ -23,7 +23,7 @@
 // the webhook alone), and serves admissions from its admission thread (`--webhook-thread=false`:
 // from the main thread, beside the controllers).
 // Run: npm run bench:webhook [-- --rate=100 --seconds=30 --client=h2|h1 --load-thread=true|false --cpu-prof=<dir>
-//      --apiserver-profile=<file> --controllers=*|webhook --webhook-thread=true|false --trace=true|false
+//      --apiserver-profile=<file> --apiserver-trace=<file> --controllers=*|webhook --webhook-thread=true|false --trace=true|false
 //      --trace-rate=<per million> --apiserver-cpus=<list> | --split-cores
 //      --apiserver-env=GOMAXPROCS=2,GODEBUG=gctrace=1 --nice-others=<n> --packets --controllers-nice=<n>]
 import { spawn } from 'node:child_process';
@@ -84,6 +84,12 @@ const TRACE_FLUSH_MS = 6000;
 const cpuProfDir = option('cpu-prof');
 /** `--apiserver-profile=<file>`: a Go CPU profile of the apiserver during the webhook phase (go tool pprof). */
 const apiserverProfile = option('apiserver-profile');
+/**
+ * `--apiserver-trace=<file>`: a Go execution trace of the apiserver during the webhook phase
+ * (`go tool trace -pprof=sched <file>`: how long each goroutine waited to run once it could, e.g.
+ * the one reading the webhook's answer).
+ */
+const apiserverTrace = option('apiserver-trace');
 /**
  * `--apiserver-cpus=<list>`: pins the apiserver to these CPUs (taskset list, e.g. `0`) and every
  * other process of the bench (etcd, scheduler, controller manager, kwok, the agent, the bench) to
@@ -168,11 +174,16 @@ async function snapshot(healthPort: number, kc: KubeConfig): Promise<Snapshot> {
   return { agent, apiserver, benchCpuMicros: cpu.user + cpu.system, machine: sampleMachine() };
 }
 
-/** A CPU profile of the apiserver over `seconds`, written to `file` (needs --profiling=true). */
-async function profileApiserver(kc: KubeConfig, seconds: number, file: string): Promise<void> {
+/** A CPU profile (or `kind` trace: an execution trace) of the apiserver over `seconds`, written to `file` (needs --profiling=true). */
+async function profileApiserver(
+  kc: KubeConfig,
+  seconds: number,
+  file: string,
+  kind: 'profile' | 'trace' = 'profile',
+): Promise<void> {
   const options: https.RequestOptions = {};
   await kc.applyToHTTPSOptions(options);
-  const url = new URL(`${kc.getCurrentCluster()!.server}/debug/pprof/profile?seconds=${seconds}`);
+  const url = new URL(`${kc.getCurrentCluster()!.server}/debug/pprof/${kind}?seconds=${seconds}`);
   const body = await new Promise<Buffer>((resolve, reject) => {
     https
       .get(url, options, (res) => {
@@ -220,7 +231,7 @@ const env = await startEnvironment({
       name: 'whbench',
       nodes: 1,
       apiserverArgs: [
-        ...(apiserverProfile ? ['--profiling=true'] : []),
+        ...(apiserverProfile || apiserverTrace ? ['--profiling=true'] : []),
         ...(traces ? [`--tracing-config-file=${traces.configFile}`] : []),
       ],
       apiserverEnv,
@@ -365,9 +376,11 @@ try {
   loadAverages.afterBaseline = load();
 
   log(`webhook: ${SECONDS} s at ${RATE}/s injected, with ${CONTROL_RATE}/s opted-out controls`);
-  const profiling = apiserverProfile
-    ? profileApiserver(kc, Math.max(1, Math.min(SECONDS - 2, 20)), apiserverProfile)
-    : undefined;
+  const profileSeconds = Math.max(1, Math.min(SECONDS - 2, 20));
+  const profiling = Promise.all([
+    apiserverProfile ? profileApiserver(kc, profileSeconds, apiserverProfile) : undefined,
+    apiserverTrace ? profileApiserver(kc, profileSeconds, apiserverTrace, 'trace') : undefined,
+  ]);
   const capture = PACKETS ? capturePackets(webhookPort) : undefined;
   const webhookPhase = { startMs: Date.now(), endMs: 0 };
   const [injected, control] = await runLoop(SECONDS, [
