@@ -15,8 +15,8 @@
 // agent's event-loop delay. Pods carry a scheduling gate so neither scheduler nor kwok work
 // competes for the CPU. The creates go over one HTTP/2 connection, as client-go sends them
 // (`--client=h1` uses uncapped HTTP/1.1 keep-alive connections instead), from a thread of the
-// bench's own so nothing else on its event loop delays a send (`--load-thread=false`). Prints the numbers and
-// writes test/bench/results/webhook.json with the machine's load average (the machine is shared).
+// bench's own so nothing else on its event loop delays a send (`--load-thread=false`). Prints the
+// numbers and writes test/bench/results/webhook.json with the machine's load average (the machine is shared).
 // The apiserver traces every request to an OTLP receiver in the bench (tracing.ts), which gives
 // the exact duration of every webhook call as the apiserver saw it (`--trace=false` turns it off).
 // The agent runs every controller beside the webhook, as deployed (`--controllers=webhook` for
@@ -41,7 +41,7 @@ import { installCrds } from '../../integration/helpers/crds.js';
 import { kube } from '../../integration/helpers/kube.js';
 import { h2Target, http1Creator, http2Creator, openLoop, type CreatePod, type StreamResult } from './load.js';
 import { startLoadThread } from './load-thread.js';
-import { benchPod, type PodStream } from './pods.js';
+import { benchPod, openLoopStreams, type PodStream } from './pods.js';
 import { agentMetrics, apiserverMetrics, grownBy, quantiles, round, summary, type MetricsText } from './metrics.js';
 import { machineUse, sampleMachine, type MachineSample } from './machine.js';
 import { startTraceReceiver, type TraceReceiver } from './tracing.js';
@@ -285,12 +285,7 @@ try {
   /** Runs the streams open-loop side by side in namespace `bench` for `seconds`. */
   let runLoop: (seconds: number, streams: PodStream[]) => Promise<StreamResult[]>;
   const inProcess = (create: CreatePod) => (seconds: number, streams: PodStream[]) =>
-    openLoop(
-      create,
-      'bench',
-      seconds,
-      streams.map((s) => ({ rate: s.rate, pod: (i: number) => benchPod(i, s.phase, s.optOut) })),
-    );
+    openLoop(create, 'bench', seconds, openLoopStreams(streams));
   if (CLIENT === 'h1') {
     // Open loop for real: no connection cap, so a slow answer never holds the next create back.
     runLoop = inProcess(http1Creator(createKubeRest(kc, { maxSockets: 10_000, maxFreeSockets: 1000, http2: false })));
@@ -470,7 +465,8 @@ try {
     };
   }
   // A create sent late (the load generator's event loop busy: on the main thread, decoding a batch
-  // of spans; in its thread, the CPU taken by other processes) arrives in a burst with others: its latency is measured from when it left, but the burst loads the apiserver.
+  // of spans; in its thread, the CPU taken by other processes) arrives in a burst with others: its
+  // latency is measured from when it left, but the burst loads the apiserver.
   result.loadGeneratorLateness = {
     what: "how late the bench sent creates against the open loop's schedule, in ms (all streams of the phase)",
     baseline: summary(baseline!.lateMs),

@@ -5,7 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { http2Creator, openLoop } from './load.js';
 import type { FromLoadThread, LoadThreadInit, ToLoadThread } from './load-protocol.js';
-import { benchPod } from './pods.js';
+import { openLoopStreams } from './pods.js';
 
 const port = parentPort!;
 const post = (m: FromLoadThread): void => port.postMessage(m);
@@ -19,8 +19,7 @@ try {
       post({ type: 'closed' });
       return;
     }
-    const streams = m.streams.map((s) => ({ rate: s.rate, pod: (i: number) => benchPod(i, s.phase, s.optOut) }));
-    openLoop(client.create, m.namespace, m.seconds, streams).then(
+    openLoop(client.create, m.namespace, m.seconds, openLoopStreams(m.streams)).then(
       (results) => post({ type: 'done', id: m.id, results, connections: client.connections() }),
       (err: unknown) => post({ type: 'failed', id: m.id, message: err instanceof Error ? err.message : String(err) }),
     );

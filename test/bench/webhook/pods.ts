@@ -1,5 +1,6 @@
 // The pods the webhook bench creates: gated (no scheduler or kwok work), labelled for the two
 // SidecarSets, or opted out of the webhook by its objectSelector.
+import type { Stream } from './load.js';
 
 export function benchPod(i: number, phase: string, optOut: boolean): Record<string, unknown> {
   return {
@@ -20,4 +21,9 @@ export interface PodStream {
   /** Name prefix of the stream's pods. */
   phase: string;
   optOut: boolean;
+}
+
+/** The open loop's streams for these pod streams. */
+export function openLoopStreams(streams: readonly PodStream[]): Stream[] {
+  return streams.map((s) => ({ rate: s.rate, pod: (i: number) => benchPod(i, s.phase, s.optOut) }));
 }
