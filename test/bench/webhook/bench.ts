@@ -87,7 +87,8 @@ const apiserverProfile = option('apiserver-profile');
 /**
  * `--apiserver-trace=<file>`: a Go execution trace of the apiserver during the webhook phase
  * (`go tool trace -pprof=sched <file>`: how long each goroutine waited to run once it could, e.g.
- * the one reading the webhook's answer).
+ * the one reading the webhook's answer; `sched-windows.ts`: the same per 100 ms, beside the GC's
+ * mark phases).
  */
 const apiserverTrace = option('apiserver-trace');
 /**
