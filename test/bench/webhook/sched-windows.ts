@@ -6,6 +6,7 @@
 //   go tool trace -d=parsed /tmp/apiserver.trace | npx tsx test/bench/webhook/sched-windows.ts [--window-ms=100] [--all]
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { round } from './metrics.js';
 
 /** One window of the trace, shares of the window's length (1 = one P busy all the window). */
 export interface SchedWindow {
@@ -141,11 +142,6 @@ export function gcContrast(
     inGcMark: part(windows.filter((w) => w.gcMarkShare >= 0.5)),
     outsideGcMark: part(windows.filter((w) => w.gcMarkShare === 0)),
   };
-}
-
-function round(n: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(n * f) / f;
 }
 
 async function main(): Promise<void> {
