@@ -14,14 +14,16 @@ import {
 
 const k = kube(cluster(0));
 
-/** A TCP round-robin balancer standing in for the Service in front of the replicas. */
-async function roundRobin(port: number, backends: number[]): Promise<net.Server> {
-  let next = 0;
+/**
+ * A TCP balancer standing in for the Service in front of the replicas: `pick` chooses each new
+ * connection's backend port.
+ */
+async function balancer(port: number, pick: () => number): Promise<net.Server> {
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
-    const upstream = net.connect(backends[next++ % backends.length]!, '127.0.0.1');
+    const upstream = net.connect(pick(), '127.0.0.1');
     client.pipe(upstream).pipe(client);
     client.on('error', () => upstream.destroy());
     upstream.on('error', () => client.destroy());
@@ -60,14 +62,25 @@ describe('webhook certificates', () => {
       propagationMs: 1_500,
       syncIntervalMs: 1_000,
     };
-    const lb = await roundRobin(lbPort, [portA, portB]);
+    const started: { a?: AgentReplica; b?: AgentReplica } = {};
+    // A new connection goes to the replica that has served fewer admissions. The apiserver speaks
+    // HTTP/2 to a loopback URL, one connection at a time, and each replica's reload of a rotated
+    // certificate sends it away (GOAWAY). By plain round robin, the replica that reloaded second in
+    // a round held the connection only between the two reloads, so a replica's share depended on
+    // which one read the Secret first and could stay at a handful of admissions.
+    const lb = await balancer(lbPort, () => {
+      const { a, b } = started;
+      return a && b && b.webhook.server.served() < a.webhook.server.served() ? portB : portA;
+    });
     cleanup.push(() => new Promise((r) => lb.close(r)));
     cleanup.push(() => deleteConfigurations(k, config));
-    const a: AgentReplica = await startReplica(k, config, 'replica-a');
+    const a = await startReplica(k, config, 'replica-a');
+    started.a = a;
     cleanup.push(() => a.stop());
     // Replica A serves from its admission thread (the default), B from its main thread: rotation
     // must be seamless both ways.
-    const b: AgentReplica = await startReplica(k, { ...config, port: portB, thread: false }, 'replica-b');
+    const b = await startReplica(k, { ...config, port: portB, thread: false }, 'replica-b');
+    started.b = b;
     cleanup.push(() => b.stop());
 
     const secretCa = async (): Promise<string> => {
