@@ -58,12 +58,12 @@ const SECONDS = Number(option('seconds') ?? 30);
 const CLIENT = option('client') ?? 'h2';
 /**
  * `--load-thread=false`: the HTTP/2 load generator on the bench's main thread, beside the trace
- * receiver (as before), instead of on a thread of its own. `--client=h1` always runs there.
+ * receiver, instead of on a thread of its own. `--client=h1` always runs there.
  */
 const LOAD_THREAD = CLIENT !== 'h1' && option('load-thread') !== 'false';
 /** `--controllers=webhook,sidecarset`: what else the agent runs beside the webhook (as in production: `*`). */
 const CONTROLLERS = option('controllers') ?? '*';
-/** `--webhook-thread=false`: admissions served from the agent's main thread (the design before the admission thread). */
+/** `--webhook-thread=false`: admissions served from the agent's main thread, beside the controllers. */
 const WEBHOOK_THREAD = option('webhook-thread') ?? 'true';
 /**
  * `--controllers-nice=<n>`: the nice value the agent's controller thread lowers itself to beside

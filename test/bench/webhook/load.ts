@@ -101,7 +101,7 @@ export async function http2Creator(
   };
 }
 
-/** Creates over HTTP/1.1 keep-alive connections without a cap (the bench's earlier client). */
+/** Creates over HTTP/1.1 keep-alive connections without a cap (`--client=h1`). */
 export function http1Creator(rest: KubeRest): CreatePod {
   return async (namespace, body) => {
     await rest.request({ method: 'POST', path: resourcePath(Resources.pods, namespace), body });
