@@ -32,10 +32,23 @@ export interface RevisionContent {
   overrides: Overrides;
 }
 
-/** The spec a given cluster gets: the template with that cluster's merge patch applied. */
+/**
+ * The spec a given cluster gets: the template with that cluster's merge patch applied. Only an
+ * own key is an override: `overrides.constructor` of a cluster named "constructor" (a valid
+ * name) would otherwise find Object.prototype's constructor and replace the spec with nothing.
+ */
 export function specForCluster(content: Pick<RevisionContent, 'spec' | 'overrides'>, cluster: string): unknown {
-  const patch = content.overrides[cluster];
-  return patch ? applyMergePatch(content.spec, patch) : content.spec;
+  return Object.hasOwn(content.overrides, cluster)
+    ? applyMergePatch(content.spec, content.overrides[cluster])
+    : content.spec;
+}
+
+/** Maps a field path on the spec to the same field in a cluster's override (`spec.x` → `overrides.c.x`). */
+export function overrideFieldPath(cluster: string, path: string): string {
+  const base = `overrides.${cluster}`;
+  if (path === 'spec') return base;
+  if (path.startsWith('spec.') || path.startsWith('spec[')) return `${base}${path.slice(4)}`;
+  return `${base}.${path}`;
 }
 
 /** A Kruise object as the template describes it, before any hub markers (used for validation). */
