@@ -64,9 +64,10 @@ async function ensureConsumer(nc: NatsConnection, deps: DesiredConsumerDeps): Pr
   });
 }
 
-type Verdict = { ok: true; msg: DesiredMessage; ref: ObjectRef } | { ok: false; reason: string; detail: string };
+export type Verdict = { ok: true; msg: DesiredMessage; ref: ObjectRef } | { ok: false; reason: string; detail: string };
 
-function validate(m: JsMsg, cluster: string): Verdict {
+/** Pure: whether a desired message is this cluster's and well-formed (fuzzed in test/bench/fuzz). */
+export function validateDesired(m: Pick<JsMsg, 'subject' | 'data'>, cluster: string): Verdict {
   const key = parseDesiredSubject(m.subject);
   if (!key || key.cluster !== cluster) return { ok: false, reason: 'foreign', detail: m.subject };
   const decoded = decodeDesired(m.data);
@@ -110,7 +111,7 @@ async function act(msg: DesiredMessage, ref: ObjectRef, deps: DesiredConsumerDep
 }
 
 async function handle(m: JsMsg, deps: DesiredConsumerDeps): Promise<void> {
-  const v = validate(m, deps.cluster);
+  const v = validateDesired(m, deps.cluster);
   if (!v.ok) {
     deps.metrics.dropped.inc({ reason: v.reason });
     deps.logger.warn({ subject: m.subject, reason: v.reason, detail: v.detail }, 'dropping desired message');
