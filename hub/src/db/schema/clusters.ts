@@ -22,6 +22,10 @@ export const clusters = pgTable(
     lastHeartbeatAt: timestamp('last_heartbeat_at', { withTimezone: true }),
     /** linkId of the newest heartbeat: a change means the agent's link restarted (republish). */
     agentLinkId: text('agent_link_id'),
+    /** The link id the cluster's desired objects were last republished for (or its first link). */
+    linkRepublishedFor: text('link_republished_for'),
+    /** When they were last republished: at most one republish per FLOTILLA_LINK_REPUBLISH_INTERVAL. */
+    linkRepublishedAt: timestamp('link_republished_at', { withTimezone: true }),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
