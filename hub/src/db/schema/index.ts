@@ -6,3 +6,4 @@ export * from './status.js';
 export * from './outbox.js';
 export * from './audit.js';
 export * from './rollouts.js';
+export * from './policies.js';
