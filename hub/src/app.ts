@@ -11,8 +11,17 @@ import type { Db } from './db/client.js';
 import type { SpecValidator } from './domain/spec-validator.js';
 import type { HubMetrics } from './metrics.js';
 import { dashboardRoutes } from './dashboard/static.js';
+import {
+  DEFAULT_REST_LIMITS,
+  DEFAULT_SYSTEM_NAMESPACES,
+  type RestLimits,
+  type WorkloadPolicyConfig,
+} from './config.js';
 import { createAuth } from './plugins/auth.js';
 import { registerErrorHandling } from './plugins/error-handler.js';
+import { createRateLimiter } from './plugins/rate-limit.js';
+import { registerRequestGuard } from './plugins/request-guard.js';
+import { createStreamLimiter } from './plugins/stream-limits.js';
 import { auditRoutes } from './routes/audit.js';
 import { clusterRoutes } from './routes/clusters.js';
 import type { RouteContext } from './routes/context.js';
@@ -25,6 +34,10 @@ import { tokenRoutes } from './routes/tokens.js';
 import { workloadRoutes } from './routes/workloads.js';
 import type { CredentialSync } from './services/credential-sync.js';
 import { createClusterService } from './services/cluster-service.js';
+import { createPolicyService } from './services/policy-service.js';
+import { createRegistrationGuard } from './services/registration-guard.js';
+import { createWorkloadAdmission } from './services/workload-admission.js';
+import { policyRoutes } from './routes/policies.js';
 import { createWorkloadService } from './services/workload-service.js';
 import type { OutboxRecord } from './repositories/outbox-repo.js';
 
@@ -50,6 +63,10 @@ export interface AppDeps {
     heartbeatTimeoutMs: number;
     natsPublicUrls: string[];
     bcryptCost: number;
+    /** Default DEFAULT_REST_LIMITS. */
+    limits?: RestLimits;
+    /** Default: DEFAULT_SYSTEM_NAMESPACES. */
+    workloadPolicy?: WorkloadPolicyConfig;
   };
   now?: () => Date;
 }
@@ -58,6 +75,8 @@ export const API_PREFIX = '/api/v1';
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const now = deps.now ?? ((): Date => new Date());
+  const limits = deps.options.limits ?? DEFAULT_REST_LIMITS;
+  const workloadPolicy = deps.options.workloadPolicy ?? { systemNamespaces: DEFAULT_SYSTEM_NAMESPACES };
   // pino's Logger is a FastifyBaseLogger; widening keeps the instance type the default one.
   const loggerInstance: FastifyBaseLogger = deps.logger;
   const app = Fastify({
@@ -68,6 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerErrorHandling(app);
+  registerRequestGuard(app, { maxJsonDepth: limits.maxJsonDepth, metrics: deps.metrics });
   app.addHook('onResponse', async (request, reply) => {
     deps.metrics.httpRequests.observe(
       { method: request.method, route: request.routeOptions.url ?? 'unknown', status: String(reply.statusCode) },
@@ -88,9 +108,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true } }, () => app.swagger());
 
   const rolloutNotifier = deps.rolloutNotifier ?? createRolloutNotifier();
+  const registrations = createRegistrationGuard({ limits, metrics: deps.metrics });
+  const admission = createWorkloadAdmission({
+    systemNamespaces: workloadPolicy.systemNamespaces,
+    metrics: deps.metrics,
+  });
   const ctx: RouteContext = {
     db: deps.db,
-    auth: createAuth(deps.db),
+    auth: createAuth(deps.db, createRateLimiter({ limits, metrics: deps.metrics })),
+    streams: createStreamLimiter({ limits, metrics: deps.metrics }),
     now,
     heartbeatTimeoutMs: deps.options.heartbeatTimeoutMs,
     clusters: createClusterService({
@@ -100,23 +126,29 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       natsPublicUrls: deps.options.natsPublicUrls,
       bcryptCost: deps.options.bcryptCost,
       heartbeatTimeoutMs: deps.options.heartbeatTimeoutMs,
+      registrationGuard: registrations,
       now,
     }),
+    registrations,
     workloads: createWorkloadService({
       db: deps.db,
       validate: deps.validate,
       onDesiredChange: deps.onDesiredChange,
       metrics: deps.metrics,
+      admission,
     }),
     rollouts: createRolloutService({
       db: deps.db,
       now,
+      admission,
       onRolloutChange: (id) => {
         rolloutNotifier.notify(id);
         deps.onRolloutChange?.(id);
       },
     }),
     rolloutNotifier,
+    policies: createPolicyService({ db: deps.db }),
+    systemNamespaces: workloadPolicy.systemNamespaces,
   };
   await app.register(
     (api, _opts, done) => {
@@ -127,6 +159,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       rolloutRoutes(typed, ctx);
       statusRoutes(typed, ctx);
       auditRoutes(typed, ctx);
+      policyRoutes(typed, ctx);
       done();
     },
     { prefix: API_PREFIX },

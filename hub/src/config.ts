@@ -27,7 +27,59 @@ export interface HubConfig {
   outboxRetentionSeconds?: number;
   /** How often the rollout scheduler steps active rollouts (default 1000). */
   rolloutTickMs?: number;
+  /** REST limits (default DEFAULT_REST_LIMITS). */
+  limits?: RestLimits;
+  /** Workload admission policy (default: DEFAULT_SYSTEM_NAMESPACES). */
+  workloadPolicy?: WorkloadPolicyConfig;
 }
+
+/**
+ * Limits of the REST API. Every refusal is counted in flotilla_hub_refusals_total{reason}. The
+ * counters behind the rate and stream limits live in each hub process (per replica); the
+ * registration limits are counted in Postgres (fleet-wide).
+ */
+export interface RestLimits {
+  /** Token bucket per API token (bootstrap tokens: per token and client address). */
+  requestsPerSecond: number;
+  requestBurst: number;
+  /** Token bucket per client address for requests without a valid token. */
+  anonymousRequestsPerSecond: number;
+  anonymousRequestBurst: number;
+  /** Open server-sent event streams per token and in total. */
+  streamsPerToken: number;
+  streamsTotal: number;
+  /** Registrations one bootstrap token may make per minute. */
+  registrationsPerMinute: number;
+  /** Pending (not yet accepted) clusters one bootstrap token may have, and all tokens together. */
+  pendingClustersPerToken: number;
+  pendingClustersTotal: number;
+  /** A cluster pending longer than this is removed; its agent registers again. */
+  pendingClusterTtlSeconds: number;
+  /** Deepest nesting of objects and arrays accepted in a request body. */
+  maxJsonDepth: number;
+}
+
+export const DEFAULT_REST_LIMITS: RestLimits = {
+  requestsPerSecond: 50,
+  requestBurst: 200,
+  anonymousRequestsPerSecond: 5,
+  anonymousRequestBurst: 20,
+  streamsPerToken: 20,
+  streamsTotal: 500,
+  registrationsPerMinute: 30,
+  pendingClustersPerToken: 50,
+  pendingClustersTotal: 500,
+  pendingClusterTtlSeconds: 86_400,
+  maxJsonDepth: 64,
+};
+
+/** The workload admission policy's settings (docs/workload-policy.md). */
+export interface WorkloadPolicyConfig {
+  /** Namespaces no workload may use without an exception (the agent's own included). */
+  systemNamespaces: string[];
+}
+
+export const DEFAULT_SYSTEM_NAMESPACES = ['kube-system', 'kube-public', 'kube-node-lease', 'flotilla-system'];
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -62,6 +114,39 @@ function urlList(env: Env, key: string, fallback: string[]): string[] {
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+function namespaceList(env: Env, key: string, fallback: string[]): string[] {
+  const list = urlList(env, key, fallback);
+  const bad = list.find((ns) => ns.length > 63 || !DNS_LABEL.test(ns));
+  if (bad !== undefined) {
+    throw new HubError('HUB_ERR_CONFIG', `${key} must list namespace names, got ${JSON.stringify(bad)}`);
+  }
+  return list;
+}
+
+function restLimits(env: Env): RestLimits {
+  const d = DEFAULT_REST_LIMITS;
+  const limit = (key: string, fallback: number, max: number): number => integer(env, key, fallback, 1, max);
+  return {
+    requestsPerSecond: limit('FLOTILLA_RATE_LIMIT_PER_SECOND', d.requestsPerSecond, 100_000),
+    requestBurst: limit('FLOTILLA_RATE_LIMIT_BURST', d.requestBurst, 1_000_000),
+    anonymousRequestsPerSecond: limit(
+      'FLOTILLA_RATE_LIMIT_ANONYMOUS_PER_SECOND',
+      d.anonymousRequestsPerSecond,
+      100_000,
+    ),
+    anonymousRequestBurst: limit('FLOTILLA_RATE_LIMIT_ANONYMOUS_BURST', d.anonymousRequestBurst, 1_000_000),
+    streamsPerToken: limit('FLOTILLA_SSE_STREAMS_PER_TOKEN', d.streamsPerToken, 100_000),
+    streamsTotal: limit('FLOTILLA_SSE_STREAMS_TOTAL', d.streamsTotal, 100_000),
+    registrationsPerMinute: limit('FLOTILLA_REGISTRATIONS_PER_MINUTE', d.registrationsPerMinute, 100_000),
+    pendingClustersPerToken: limit('FLOTILLA_PENDING_CLUSTERS_PER_TOKEN', d.pendingClustersPerToken, 1_000_000),
+    pendingClustersTotal: limit('FLOTILLA_PENDING_CLUSTERS_TOTAL', d.pendingClustersTotal, 1_000_000),
+    pendingClusterTtlSeconds: limit('FLOTILLA_PENDING_CLUSTER_TTL_SECONDS', d.pendingClusterTtlSeconds, 365 * 86_400),
+    maxJsonDepth: limit('FLOTILLA_HUB_MAX_JSON_DEPTH', d.maxJsonDepth, 1000),
+  };
 }
 
 /** Validates the environment; throws HubError(HUB_ERR_CONFIG) naming the offending variable. */
@@ -112,5 +197,9 @@ export function loadConfig(env: Env): HubConfig {
     relayIntervalMs: integer(env, 'FLOTILLA_RELAY_INTERVAL_MS', 250, 10, 60_000),
     outboxRetentionSeconds: integer(env, 'FLOTILLA_OUTBOX_RETENTION_SECONDS', 3600, 1, 30 * 86_400),
     rolloutTickMs: integer(env, 'FLOTILLA_ROLLOUT_TICK_MS', 1000, 10, 60_000),
+    limits: restLimits(env),
+    workloadPolicy: {
+      systemNamespaces: namespaceList(env, 'FLOTILLA_POLICY_SYSTEM_NAMESPACES', DEFAULT_SYSTEM_NAMESPACES),
+    },
   };
 }

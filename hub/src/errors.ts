@@ -7,6 +7,8 @@ import type { FieldProblem } from '@flotilla/api';
 export type HubErrorCode =
   | 'HUB_ERR_UNAUTHORIZED'
   | 'HUB_ERR_FORBIDDEN'
+  | 'HUB_ERR_POLICY_DENIED'
+  | 'HUB_ERR_TOO_MANY_REQUESTS'
   | 'HUB_ERR_NOT_FOUND'
   | 'HUB_ERR_INVALID'
   | 'HUB_ERR_CONFLICT'
@@ -21,6 +23,8 @@ export type HubErrorCode =
 const STATUS: Record<HubErrorCode, number> = {
   HUB_ERR_UNAUTHORIZED: 401,
   HUB_ERR_FORBIDDEN: 403,
+  HUB_ERR_POLICY_DENIED: 403,
+  HUB_ERR_TOO_MANY_REQUESTS: 429,
   HUB_ERR_NOT_FOUND: 404,
   HUB_ERR_INVALID: 400,
   HUB_ERR_CONFLICT: 409,
@@ -35,12 +39,15 @@ const STATUS: Record<HubErrorCode, number> = {
 
 export interface HubErrorOptions extends ErrorOptions {
   details?: FieldProblem[];
+  /** Sent as Retry-After (429s). */
+  retryAfterSeconds?: number;
 }
 
 export class HubError extends Error {
   readonly code: HubErrorCode;
   readonly statusCode: number;
   readonly details: FieldProblem[] | undefined;
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(code: HubErrorCode, message: string, options: HubErrorOptions = {}) {
     super(message, options);
@@ -48,10 +55,14 @@ export class HubError extends Error {
     this.code = code;
     this.statusCode = STATUS[code];
     this.details = options.details;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 
 export const notFound = (what: string): HubError => new HubError('HUB_ERR_NOT_FOUND', `${what} not found`);
 export const conflict = (message: string): HubError => new HubError('HUB_ERR_CONFLICT', message);
+/** A limit refused the request; the client may retry after `retryAfterSeconds`. */
+export const tooManyRequests = (message: string, retryAfterSeconds: number): HubError =>
+  new HubError('HUB_ERR_TOO_MANY_REQUESTS', message, { retryAfterSeconds: Math.max(1, Math.ceil(retryAfterSeconds)) });
 export const invalid = (message: string, details: FieldProblem[] = []): HubError =>
   new HubError('HUB_ERR_INVALID', message, { details });

@@ -1,6 +1,6 @@
 export { buildApp, API_PREFIX, type AppDeps } from './app.js';
 export { startHub, type HubOptions, type RunningHub } from './server.js';
-export { loadConfig, type HubConfig } from './config.js';
+export { loadConfig, DEFAULT_REST_LIMITS, type HubConfig, type RestLimits } from './config.js';
 export { HubError, type HubErrorCode } from './errors.js';
 export { createLogger } from './logger.js';
 export { createHubMetrics, type HubMetrics } from './metrics.js';

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from './logger.js';
+import { createLogger, redactUrl } from './logger.js';
 
 describe('createLogger', () => {
   it('redacts secrets wherever they appear', () => {
@@ -25,5 +25,15 @@ describe('createLogger', () => {
       expect(out).not.toContain(secret);
     }
     expect(out).toContain('[redacted]');
+  });
+});
+
+describe('redactUrl', () => {
+  it('keeps the path and query keys, never a query value', () => {
+    expect(redactUrl('/api/v1/clusters?token=flt_secret&limit=5&flag')).toBe(
+      '/api/v1/clusters?token=[redacted]&limit=[redacted]&flag',
+    );
+    expect(redactUrl('/api/v1/clusters')).toBe('/api/v1/clusters');
+    expect(redactUrl('/x?')).toBe('/x?');
   });
 });

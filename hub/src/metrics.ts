@@ -22,6 +22,12 @@ export interface HubMetrics {
   statusReports: Counter;
   statusWritten: Counter;
   heartbeats: Counter;
+  /**
+   * REST requests refused by a limit or policy, by reason: `rate_limit`, `rate_limit_anonymous`,
+   * `streams_per_token`, `streams_total`, `registrations_per_minute`, `pending_per_token`,
+   * `pending_total`, `workload_policy`, `json_depth`, `nul_character`.
+   */
+  refusals: Counter<'reason'>;
 }
 
 export function createHubMetrics(registry: Registry, withDefaults = true): HubMetrics {
@@ -96,6 +102,12 @@ export function createHubMetrics(registry: Registry, withDefaults = true): HubMe
     heartbeats: new Counter({
       name: 'flotilla_hub_heartbeats_total',
       help: 'Valid heartbeats received',
+      registers,
+    }),
+    refusals: new Counter({
+      name: 'flotilla_hub_refusals_total',
+      help: 'REST requests refused by a limit or the workload policy, by reason',
+      labelNames: ['reason'],
       registers,
     }),
   };

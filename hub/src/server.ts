@@ -192,6 +192,8 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
         heartbeatTimeoutMs: config.heartbeatTimeoutMs,
         natsPublicUrls: config.nats.publicUrls,
         bcryptCost: config.natsAuth?.bcryptCost ?? 10,
+        ...(config.limits ? { limits: config.limits } : {}),
+        ...(config.workloadPolicy ? { workloadPolicy: config.workloadPolicy } : {}),
       },
     });
     cleanup.push(() => app.close());

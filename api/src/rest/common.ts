@@ -16,6 +16,9 @@ export const ErrorResponse = Type.Object({
 export type ErrorResponse = Static<typeof ErrorResponse>;
 
 export const MAX_PAGE_SIZE = 1000;
+
+/** Revisions are Postgres integers: 1..2^31-1. */
+export const Revision = Type.Integer({ minimum: 1, maximum: 2 ** 31 - 1 });
 export const DEFAULT_PAGE_SIZE = 100;
 
 /** `limit` + opaque `continue` token, as the Kubernetes API pages lists. */

@@ -5,3 +5,4 @@ export * from './workloads.js';
 export * from './status.js';
 export * from './audit.js';
 export * from './rollouts.js';
+export * from './policies.js';

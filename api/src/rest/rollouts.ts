@@ -4,7 +4,7 @@
  * `validateRolloutStrategy`, so every problem comes back with its field path.
  */
 import { Type, type Static } from 'typebox';
-import { Page, PageQuery } from './common.js';
+import { Page, PageQuery, Revision } from './common.js';
 
 export const RolloutPhase = Type.Union([
   Type.Literal('Progressing'),
@@ -19,7 +19,7 @@ export const RolloutPhase = Type.Union([
 export const CreateRolloutRequest = Type.Object(
   {
     /** Defaults to the workload's latest revision. */
-    revision: Type.Optional(Type.Integer({ minimum: 1 })),
+    revision: Type.Optional(Revision),
     /** A RolloutStrategy: { waves: [...], failureBudget?, onFailure?, offlinePolicy? }. */
     strategy: Type.Record(Type.String(), Type.Unknown(), { description: 'RolloutStrategy' }),
   },

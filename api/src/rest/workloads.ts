@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { WorkloadKind } from '../protocol/messages.js';
-import { LabelMap, LabelSelector, Page, PageQuery } from './common.js';
+import { LabelMap, LabelSelector, Page, PageQuery, Revision } from './common.js';
 
 const KubeName = Type.String({ minLength: 1, maxLength: 253 });
 const JsonObject = Type.Record(Type.String(), Type.Unknown());
@@ -101,5 +101,5 @@ export type WorkloadRevisionList = Static<typeof WorkloadRevisionList>;
 export const WorkloadIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 export type WorkloadIdParams = Static<typeof WorkloadIdParams>;
 
-export const WorkloadRevisionParams = Type.Object({ id: Type.String({ maxLength: 64 }), revision: Type.Integer() });
+export const WorkloadRevisionParams = Type.Object({ id: Type.String({ maxLength: 64 }), revision: Revision });
 export type WorkloadRevisionParams = Static<typeof WorkloadRevisionParams>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchesSelector, parseLabelSelector, selectorProblems } from './label-selector.js';
+import { labelProblems, matchesSelector, parseLabelSelector, selectorProblems } from './label-selector.js';
 
 const labels = { env: 'prod', region: 'eu', canary: 'true' };
 
@@ -76,5 +76,18 @@ describe('selectorProblems', () => {
       'placement.clusterSelector.matchExpressions[0].values',
       'placement.clusterSelector.matchExpressions[1].values',
     ]);
+  });
+});
+
+describe('labelProblems', () => {
+  it('validates keys and values as Kubernetes does, naming the label', () => {
+    expect(labelProblems({ env: 'prod', 'example.com/tier': 'db-1', empty: '' }, 'labels')).toEqual([]);
+    const problems = labelProblems(
+      { ['k'.repeat(317)]: 'v', env: 'line\nbreak', 'a/b/c': 'x', tier: '<b>x</b>', ok: 'v'.repeat(64) },
+      'labels',
+    );
+    expect(problems.map((p) => p.path)).toEqual(['labels', 'labels[env]', 'labels', 'labels[tier]', 'labels[ok]']);
+    expect(problems[0]!.message).toContain('name part must be no more than 63 characters');
+    expect(problems[1]!.message).toMatch(/^Invalid value: "line\\nbreak": a valid label/);
   });
 });

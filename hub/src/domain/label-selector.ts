@@ -2,7 +2,8 @@
  * Label selectors: matching (placement, filters) and parsing of the Kubernetes string syntax
  * used in `?labelSelector=` (`env=prod,tier!=db,region in (eu,us),!legacy,canary`).
  */
-import type { LabelSelector, LabelSelectorRequirement } from '@flotilla/api';
+import { validateLabelSelector, validateLabels } from '@flotilla/api';
+import type { FieldProblem, LabelSelector, LabelSelectorRequirement } from '@flotilla/api';
 
 export type Labels = Readonly<Record<string, string>>;
 
@@ -29,20 +30,22 @@ export function matchesSelector(labels: Labels, selector: LabelSelector): boolea
   return (selector.matchExpressions ?? []).every((r) => matchesRequirement(labels, r));
 }
 
-/** Problems with a selector's shape that the JSON schema cannot express. */
-export function selectorProblems(selector: LabelSelector, path: string): { path: string; message: string }[] {
-  const problems: { path: string; message: string }[] = [];
-  (selector.matchExpressions ?? []).forEach((r, i) => {
-    const needsValues = r.operator === 'In' || r.operator === 'NotIn';
-    const count = r.values?.length ?? 0;
-    if (needsValues && count === 0) {
-      problems.push({ path: `${path}.matchExpressions[${i}].values`, message: `must be non-empty for ${r.operator}` });
-    }
-    if (!needsValues && count > 0) {
-      problems.push({ path: `${path}.matchExpressions[${i}].values`, message: `must be empty for ${r.operator}` });
-    }
-  });
-  return problems;
+/**
+ * Problems with a selector as Kubernetes validates one: keys are qualified names, values label
+ * values, values present exactly for In/NotIn. Each problem names its field.
+ */
+export function selectorProblems(selector: LabelSelector, path: string): FieldProblem[] {
+  return validateLabelSelector(selector, path).map(({ path: p, message }) => ({ path: p, message }));
+}
+
+/**
+ * Problems with a label map as Kubernetes validates labels: keys are qualified names (an
+ * optional DNS-subdomain prefix of at most 253 characters, a name of at most 63), values at most
+ * 63 characters of `[A-Za-z0-9._-]`, starting and ending alphanumeric. A bad key is reported on
+ * `path` with the key quoted in the message, a bad value on `path[key]`.
+ */
+export function labelProblems(labels: Labels, path: string): FieldProblem[] {
+  return validateLabels(labels, path).map(({ path: p, message }) => ({ path: p, message }));
 }
 
 const SET_TERM = /^([^\s!=()]+)\s+(in|notin)\s+\(([^)]*)\)$/;

@@ -43,4 +43,20 @@ describe('applyMergePatch (RFC 7396 appendix A)', () => {
       }),
     );
   });
+
+  it('applies a patch nested 100,000 deep without exhausting the stack', () => {
+    const depth = 100_000;
+    let patch: Record<string, unknown> = { leaf: 1 };
+    for (let i = 0; i < depth; i++) patch = { a: patch };
+    let node = applyMergePatch({ keep: true }, patch) as Record<string, unknown>;
+    expect(node.keep).toBe(true);
+    for (let i = 0; i < depth; i++) node = node.a as Record<string, unknown>;
+    expect(node).toEqual({ leaf: 1 });
+  });
+
+  it('keeps a __proto__ key an own property', () => {
+    const out = applyMergePatch({}, JSON.parse('{"__proto__": {"polluted": true}}')) as Record<string, unknown>;
+    expect(Object.hasOwn(out, '__proto__')).toBe(true);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
 });

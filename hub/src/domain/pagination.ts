@@ -1,25 +1,58 @@
-/** Opaque continue tokens: the sort key of the last item, base64url-encoded JSON. */
+/**
+ * Opaque continue tokens: the sort key of the last item, base64url-encoded JSON. A token comes
+ * back from the client, so decoding checks every part against the kind of key the list sorts
+ * by (and the column type behind it) before anything reaches SQL.
+ */
 import { DEFAULT_PAGE_SIZE } from '@flotilla/api';
 import { invalid } from '../errors.js';
+
+/**
+ * The kinds of key parts lists sort by: `string` (names, kinds; text columns), `int32` (revision
+ * numbers; integer columns, 0..2^31-1), `id` (bigserial ids, 0..2^53-1), `timestamp` (an ISO
+ * time in UTC as toISOString writes it) and `uuid`.
+ */
+export type KeyPart = 'string' | 'int32' | 'id' | 'timestamp' | 'uuid';
+type KeyValue<K extends KeyPart> = K extends 'int32' | 'id' ? number : string;
+export type DecodedKey<K extends readonly KeyPart[]> = { -readonly [I in keyof K]: KeyValue<K[I]> };
+
+const MAX_STRING_PART = 512;
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function partValid(kind: KeyPart, v: unknown): boolean {
+  switch (kind) {
+    case 'string':
+      // Postgres text cannot hold NUL.
+      return typeof v === 'string' && v.length <= MAX_STRING_PART && !v.includes('\u0000');
+    case 'int32':
+      return Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 2 ** 31 - 1;
+    case 'id':
+      return Number.isSafeInteger(v) && (v as number) >= 0;
+    case 'timestamp':
+      return typeof v === 'string' && ISO_UTC.test(v) && Number.isFinite(Date.parse(v));
+    case 'uuid':
+      return typeof v === 'string' && UUID.test(v);
+  }
+}
 
 export function encodeContinue(key: readonly (string | number)[]): string {
   return Buffer.from(JSON.stringify(key)).toString('base64url');
 }
 
-/** Decodes a token into `length` key parts; a malformed token is a 400 on `continue`. */
-export function decodeContinue(token: string | undefined, length: number): (string | number)[] | undefined {
+/** Decodes a token into key parts of the given kinds; anything else is a 400 on `continue`. */
+export function decodeContinue<const K extends readonly KeyPart[]>(
+  token: string | undefined,
+  kinds: K,
+): DecodedKey<K> | undefined {
   if (token === undefined || token === '') return undefined;
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-    if (
-      Array.isArray(parsed) &&
-      parsed.length === length &&
-      parsed.every((p) => typeof p === 'string' || typeof p === 'number')
-    ) {
-      return parsed;
-    }
+    parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
   } catch {
-    // fall through to the error below
+    parsed = undefined;
+  }
+  if (Array.isArray(parsed) && parsed.length === kinds.length && kinds.every((k, i) => partValid(k, parsed[i]))) {
+    return parsed as DecodedKey<K>;
   }
   throw invalid('invalid continue token', [{ path: 'continue', message: 'is not a token this API issued' }]);
 }

@@ -1,14 +1,17 @@
 /**
- * Bearer-token authentication and role checks. Routes declare the role they need with
- * `preHandler: requireRole(...)`; the principal is attached to the request for auditing.
- * No token or an unknown/revoked one is 401; a token whose role is too small is 403.
+ * Bearer-token authentication, role checks and request rate limits. Routes declare the role they
+ * need with `onRequest: requireRole(...)`, so a caller is authenticated before its body is read
+ * or validated: an anonymous caller never learns anything about the request's shape.
+ * No token or an unknown/revoked one is 401; a token whose role is too small is 403; a caller
+ * over its rate is 429 with Retry-After. The principal is attached to the request for auditing.
  */
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { TokenRole } from '@flotilla/api';
 import { roleSatisfies, sha256 } from '../auth/tokens.js';
 import type { Db } from '../db/client.js';
-import { HubError } from '../errors.js';
+import { HubError, tooManyRequests } from '../errors.js';
 import { findActiveToken, type Principal } from '../repositories/tokens-repo.js';
+import type { RateLimiter } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,15 +21,24 @@ declare module 'fastify' {
 
 const BEARER = /^Bearer\s+(\S+)$/i;
 
-export type RequireRole = (role: TokenRole) => preHandlerAsyncHookHandler;
+export type RequireRole = (role: TokenRole) => onRequestAsyncHookHandler;
 
-export function createAuth(db: Db): RequireRole {
+export function createAuth(db: Db, limiter: RateLimiter): RequireRole {
   return (role) =>
     async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
       const match = BEARER.exec(request.headers.authorization ?? '');
-      if (!match) throw new HubError('HUB_ERR_UNAUTHORIZED', 'a bearer token is required');
+      if (!match) {
+        limiter.admitAnonymous(request.ip);
+        throw new HubError('HUB_ERR_UNAUTHORIZED', 'a bearer token is required');
+      }
+      // An address that keeps presenting bad tokens is refused before it costs a lookup.
+      if (limiter.anonymousExhausted(request.ip)) throw tooManyRequests('too many requests; retry later', 1);
       const principal = await findActiveToken(db, sha256(match[1]!));
-      if (!principal) throw new HubError('HUB_ERR_UNAUTHORIZED', 'the token is unknown or revoked');
+      if (!principal) {
+        limiter.admitAnonymous(request.ip);
+        throw new HubError('HUB_ERR_UNAUTHORIZED', 'the token is unknown or revoked');
+      }
+      limiter.admitToken(principal, request.ip);
       if (!roleSatisfies(principal.role, role)) {
         throw new HubError('HUB_ERR_FORBIDDEN', `this needs the ${role} role; the token has ${principal.role}`);
       }

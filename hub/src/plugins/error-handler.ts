@@ -42,6 +42,7 @@ function codeForStatus(status: number): HubErrorCode {
   if (status === 403) return 'HUB_ERR_FORBIDDEN';
   if (status === 404) return 'HUB_ERR_NOT_FOUND';
   if (status === 409) return 'HUB_ERR_CONFLICT';
+  if (status === 429) return 'HUB_ERR_TOO_MANY_REQUESTS';
   if (status === 413) return 'HUB_ERR_PAYLOAD_TOO_LARGE';
   return status >= 500 ? 'HUB_ERR_INTERNAL' : 'HUB_ERR_INVALID';
 }
@@ -49,6 +50,7 @@ function codeForStatus(status: number): HubErrorCode {
 export function handleError(err: FastifyError | HubError, request: FastifyRequest, reply: FastifyReply): void {
   if (err instanceof HubError) {
     if (err.statusCode >= 500) request.log.error({ err }, 'request failed');
+    if (err.retryAfterSeconds !== undefined) void reply.header('retry-after', String(err.retryAfterSeconds));
     return send(reply, err.statusCode, err.code, err.statusCode >= 500 ? 'internal error' : err.message, err.details);
   }
   if (err.validation) {

@@ -1,24 +1,25 @@
 /** /api/v1/audit — the audit log, newest first (admin). */
-import { AuditList, ErrorResponse, PageQuery } from '@flotilla/api';
+import { AuditList, PageQuery } from '@flotilla/api';
 import { decodeContinue, pageSize, toPage } from '../domain/pagination.js';
 import { listAudit } from '../repositories/audit-repo.js';
 import type { Api, RouteContext } from './context.js';
+import { errorResponses } from './responses.js';
 
 export function auditRoutes(api: Api, ctx: RouteContext): void {
   api.get(
     '/audit',
     {
-      preHandler: ctx.auth('admin'),
+      onRequest: ctx.auth('admin'),
       schema: {
         tags: ['audit'],
         querystring: PageQuery,
-        response: { 200: AuditList, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse },
+        response: { 200: AuditList, ...errorResponses },
       },
     },
     async (request) => {
       const limit = pageSize(request.query.limit);
-      const before = decodeContinue(request.query.continue, 1);
-      const rows = await listAudit(ctx.db, limit + 1, before ? Number(before[0]) : undefined);
+      const before = decodeContinue(request.query.continue, ['id']);
+      const rows = await listAudit(ctx.db, limit + 1, before?.[0]);
       return toPage(rows, limit, (r) => [Number(r.id)]);
     },
   );

@@ -6,20 +6,20 @@ import {
   ClusterList,
   ClusterListQuery,
   ClusterNameParams,
-  ErrorResponse,
   RegisterClusterRequest,
   RegisterClusterResponse,
   SetClusterLabelsRequest,
 } from '@flotilla/api';
 import { Type } from 'typebox';
-import { parseLabelSelector } from '../domain/label-selector.js';
+import { labelProblems, parseLabelSelector } from '../domain/label-selector.js';
 import { decodeContinue, pageSize, toPage } from '../domain/pagination.js';
-import { invalid, notFound } from '../errors.js';
+import { HubError, invalid, notFound } from '../errors.js';
 import { principalOf } from '../plugins/auth.js';
 import { getCluster, listClusters, toApiCluster } from '../repositories/clusters-repo.js';
 import type { Api, RouteContext } from './context.js';
+import { changeErrorResponses } from './responses.js';
 
-const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
+const errors = changeErrorResponses;
 const tags = ['clusters'];
 
 /** Parses `?labelSelector=`; a syntax error is a 400 on that parameter. */
@@ -32,20 +32,40 @@ export function selectorParam(raw: string | undefined): ReturnType<typeof parseL
   }
 }
 
+/** Cluster labels are validated as Kubernetes validates labels; each problem names the label. */
+function assertLabels(labels: Record<string, string>): void {
+  const problems = labelProblems(labels, 'labels');
+  if (problems.length > 0) throw invalid('invalid cluster labels', problems);
+}
+
+/**
+ * A claim for an unknown or removed cluster and one with the wrong secret get the same answer,
+ * so a bootstrap token cannot probe which cluster names exist.
+ */
+function uniformClaimRefusal(err: unknown): never {
+  if (err instanceof HubError && (err.code === 'HUB_ERR_NOT_FOUND' || err.code === 'HUB_ERR_FORBIDDEN')) {
+    throw new HubError('HUB_ERR_FORBIDDEN', 'no registration matches this cluster name and secret');
+  }
+  throw err;
+}
+
 export function clusterRoutes(api: Api, ctx: RouteContext): void {
   api.post(
     '/clusters/register',
     {
-      preHandler: ctx.auth('bootstrap'),
+      onRequest: ctx.auth('bootstrap'),
       schema: { tags, body: RegisterClusterRequest, response: { 201: RegisterClusterResponse, ...errors } },
     },
-    async (request, reply) => reply.status(201).send(await ctx.clusters.register(principalOf(request), request.body)),
+    async (request, reply) => {
+      assertLabels(request.body.labels ?? {});
+      return reply.status(201).send(await ctx.clusters.register(principalOf(request), request.body));
+    },
   );
 
   api.post(
     '/clusters/:name/claim',
     {
-      preHandler: ctx.auth('bootstrap'),
+      onRequest: ctx.auth('bootstrap'),
       schema: {
         tags,
         params: ClusterNameParams,
@@ -53,22 +73,29 @@ export function clusterRoutes(api: Api, ctx: RouteContext): void {
         response: { 200: AgentCredentials, ...errors },
       },
     },
-    async (request) => ctx.clusters.claim(principalOf(request), request.params.name, request.body.registrationSecret),
+    async (request) =>
+      ctx.clusters
+        .claim(principalOf(request), request.params.name, request.body.registrationSecret)
+        .catch(uniformClaimRefusal),
   );
 
   api.post(
     '/clusters/:name/accept',
     {
-      preHandler: ctx.auth('operator'),
+      onRequest: ctx.auth('operator'),
       schema: { tags, params: ClusterNameParams, response: { 200: Cluster, ...errors } },
     },
-    async (request) => ctx.clusters.accept(principalOf(request), request.params.name),
+    async (request) => {
+      // A registration past its TTL must not be accepted: the agent registers again instead.
+      await ctx.registrations.expireStale(ctx.db);
+      return ctx.clusters.accept(principalOf(request), request.params.name);
+    },
   );
 
   api.post(
     '/clusters/:name/credentials',
     {
-      preHandler: ctx.auth('admin'),
+      onRequest: ctx.auth('admin'),
       schema: { tags, params: ClusterNameParams, response: { 200: AgentCredentials, ...errors } },
     },
     async (request) => ctx.clusters.rotate(principalOf(request), request.params.name),
@@ -77,16 +104,19 @@ export function clusterRoutes(api: Api, ctx: RouteContext): void {
   api.put(
     '/clusters/:name/labels',
     {
-      preHandler: ctx.auth('operator'),
+      onRequest: ctx.auth('operator'),
       schema: { tags, params: ClusterNameParams, body: SetClusterLabelsRequest, response: { 200: Cluster, ...errors } },
     },
-    async (request) => ctx.clusters.setLabels(principalOf(request), request.params.name, request.body.labels),
+    async (request) => {
+      assertLabels(request.body.labels);
+      return ctx.clusters.setLabels(principalOf(request), request.params.name, request.body.labels);
+    },
   );
 
   api.delete(
     '/clusters/:name',
     {
-      preHandler: ctx.auth('operator'),
+      onRequest: ctx.auth('operator'),
       schema: { tags, params: ClusterNameParams, response: { 204: Type.Null(), ...errors } },
     },
     async (request, reply) => {
@@ -98,19 +128,19 @@ export function clusterRoutes(api: Api, ctx: RouteContext): void {
   api.get(
     '/clusters',
     {
-      preHandler: ctx.auth('viewer'),
+      onRequest: ctx.auth('viewer'),
       schema: { tags, querystring: ClusterListQuery, response: { 200: ClusterList, ...errors } },
     },
     async (request) => {
       const q = request.query;
       const limit = pageSize(q.limit);
-      const after = decodeContinue(q.continue, 1);
+      const after = decodeContinue(q.continue, ['string']);
       const now = ctx.now();
       const selector = selectorParam(q.labelSelector);
       const rows = await listClusters(ctx.db, {
         ...(selector ? { selector } : {}),
         ...(q.health ? { health: q.health } : {}),
-        ...(after ? { after: String(after[0]) } : {}),
+        ...(after ? { after: after[0] } : {}),
         limit,
         now,
         heartbeatTimeoutMs: ctx.heartbeatTimeoutMs,
@@ -123,7 +153,7 @@ export function clusterRoutes(api: Api, ctx: RouteContext): void {
   api.get(
     '/clusters/:name',
     {
-      preHandler: ctx.auth('viewer'),
+      onRequest: ctx.auth('viewer'),
       schema: { tags, params: ClusterNameParams, response: { 200: Cluster, ...errors } },
     },
     async (request) => {

@@ -9,7 +9,10 @@ import type {
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Db } from '../db/client.js';
 import type { RequireRole } from '../plugins/auth.js';
+import type { StreamLimiter } from '../plugins/stream-limits.js';
 import type { ClusterService } from '../services/cluster-service.js';
+import type { PolicyService } from '../services/policy-service.js';
+import type { RegistrationGuard } from '../services/registration-guard.js';
 import type { WorkloadService } from '../services/workload-service.js';
 import type { RolloutNotifier } from '../rollouts/notifier.js';
 import type { RolloutService } from '../services/rollout-service.js';
@@ -29,6 +32,13 @@ export interface RouteContext {
   workloads: WorkloadService;
   rollouts: RolloutService;
   rolloutNotifier: RolloutNotifier;
+  policies: PolicyService;
+  /** Registration limits; the accept route expires stale pending clusters first. */
+  registrations: Pick<RegistrationGuard, 'expireStale'>;
+  /** The namespaces the workload policy keeps workloads out of. */
+  systemNamespaces: string[];
+  /** Open server-sent event streams, per token and in total. */
+  streams: StreamLimiter;
   now: () => Date;
   heartbeatTimeoutMs: number;
 }

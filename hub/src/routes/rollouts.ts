@@ -4,7 +4,6 @@
  */
 import {
   CreateRolloutRequest,
-  ErrorResponse,
   PageQuery,
   Rollout,
   RolloutControlParams,
@@ -27,8 +26,9 @@ import {
 import { getLiveWorkload } from '../repositories/workloads-repo.js';
 import { TERMINAL_ROLLOUT_PHASES } from '../rollouts/types.js';
 import type { Api, RouteContext } from './context.js';
+import { changeErrorResponses } from './responses.js';
 
-const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
+const errors = changeErrorResponses;
 const tags = ['rollouts'];
 const STREAM_POLL_MS = 1000;
 const KEEPALIVE_MS = 15_000;
@@ -53,7 +53,7 @@ export function rolloutRoutes(api: Api, ctx: RouteContext): void {
   api.post(
     '/workloads/:id/rollouts',
     {
-      preHandler: ctx.auth('operator'),
+      onRequest: ctx.auth('operator'),
       schema: { tags, params: WorkloadIdParams, body: CreateRolloutRequest, response: { 201: Rollout, ...errors } },
     },
     async (request, reply) =>
@@ -63,14 +63,14 @@ export function rolloutRoutes(api: Api, ctx: RouteContext): void {
   api.get(
     '/workloads/:id/rollouts',
     {
-      preHandler: ctx.auth('viewer'),
+      onRequest: ctx.auth('viewer'),
       schema: { tags, params: WorkloadIdParams, querystring: PageQuery, response: { 200: RolloutList, ...errors } },
     },
     async (request) => {
       const w = await getLiveWorkload(ctx.db, request.params.id);
       if (!w) throw notFound(`workload ${request.params.id}`);
       const limit = pageSize(request.query.limit);
-      const before = decodeContinue(request.query.continue, 2) as [string, string] | undefined;
+      const before = decodeContinue(request.query.continue, ['timestamp', 'uuid']);
       const rows = await listRolloutsOf(ctx.db, w.id, limit, before);
       const page = toPage(rows, limit, (r) => [r.createdAt.toISOString(), r.id]);
       return { ...page, items: page.items.map(toApiRollout) };
@@ -80,7 +80,7 @@ export function rolloutRoutes(api: Api, ctx: RouteContext): void {
   api.get(
     '/rollouts/:id',
     {
-      preHandler: ctx.auth('viewer'),
+      onRequest: ctx.auth('viewer'),
       schema: { tags, params: RolloutIdParams, response: { 200: Rollout, ...errors } },
     },
     async (request) => {
@@ -93,7 +93,7 @@ export function rolloutRoutes(api: Api, ctx: RouteContext): void {
   api.post(
     '/rollouts/:id/rollback',
     {
-      preHandler: ctx.auth('operator'),
+      onRequest: ctx.auth('operator'),
       schema: { tags, params: RolloutIdParams, response: { 201: Rollout, ...errors } },
     },
     async (request, reply) =>
@@ -103,7 +103,7 @@ export function rolloutRoutes(api: Api, ctx: RouteContext): void {
   api.post(
     '/rollouts/:id/:control',
     {
-      preHandler: ctx.auth('operator'),
+      onRequest: ctx.auth('operator'),
       // The body is optional (RolloutControlRequest); fastify cannot validate an absent body, so it is checked here.
       schema: { tags, params: RolloutControlParams, response: { 200: Rollout, ...errors } },
     },
@@ -114,7 +114,7 @@ export function rolloutRoutes(api: Api, ctx: RouteContext): void {
   api.get(
     '/rollouts/:id/events',
     {
-      preHandler: ctx.auth('viewer'),
+      onRequest: ctx.auth('viewer'),
       schema: {
         tags,
         params: RolloutIdParams,
@@ -129,6 +129,8 @@ export function rolloutRoutes(api: Api, ctx: RouteContext): void {
       const lastHeader = request.headers['last-event-id'];
       let last = Number(Array.isArray(lastHeader) ? lastHeader[0] : (lastHeader ?? 0)) || 0;
       const follow = request.query.follow !== false;
+      // Released when the stream ends, however it ends (release is idempotent).
+      const release = ctx.streams.open(principalOf(request).tokenId);
       reply.hijack();
       const raw = reply.raw;
       raw.writeHead(200, {
@@ -141,6 +143,7 @@ export function rolloutRoutes(api: Api, ctx: RouteContext): void {
       let wake: (() => void) | undefined;
       const unsubscribe = ctx.rolloutNotifier.subscribe(id, () => wake?.());
       raw.on('close', () => {
+        release();
         closed = true;
         wake?.();
       });
@@ -174,6 +177,7 @@ export function rolloutRoutes(api: Api, ctx: RouteContext): void {
       } catch (err) {
         request.log.warn({ err, rollout: id }, 'rollout event stream failed');
       } finally {
+        release();
         unsubscribe();
         if (!closed) raw.end();
       }

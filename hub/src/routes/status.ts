@@ -1,12 +1,5 @@
 /** Fleet status: per workload (one row per cluster + aggregate) and per cluster (every workload). */
-import {
-  ClusterNameParams,
-  ClusterWorkloadStatus,
-  ErrorResponse,
-  StatusQuery,
-  WorkloadIdParams,
-  WorkloadStatus,
-} from '@flotilla/api';
+import { ClusterNameParams, ClusterWorkloadStatus, StatusQuery, WorkloadIdParams, WorkloadStatus } from '@flotilla/api';
 import { decodeContinue, pageSize, toPage } from '../domain/pagination.js';
 import { aggregateStatus } from '../domain/status-aggregate.js';
 import { notFound } from '../errors.js';
@@ -15,15 +8,16 @@ import { clusterStatusRows, workloadStatusRows } from '../repositories/status-re
 import { getLiveWorkload } from '../repositories/workloads-repo.js';
 import { selectorParam } from './clusters.js';
 import type { Api, RouteContext } from './context.js';
+import { errorResponses } from './responses.js';
 
-const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse };
+const errors = errorResponses;
 const tags = ['status'];
 
 export function statusRoutes(api: Api, ctx: RouteContext): void {
   api.get(
     '/workloads/:id/status',
     {
-      preHandler: ctx.auth('viewer'),
+      onRequest: ctx.auth('viewer'),
       schema: {
         tags,
         params: WorkloadIdParams,
@@ -38,11 +32,11 @@ export function statusRoutes(api: Api, ctx: RouteContext): void {
       const selector = selectorParam(q.labelSelector);
       const filter = { ...(selector ? { selector } : {}), ...(q.health ? { health: q.health } : {}) };
       const limit = pageSize(q.limit);
-      const after = decodeContinue(q.continue, 1);
+      const after = decodeContinue(q.continue, ['string']);
       const now = ctx.now();
       // The aggregate covers every matching cluster, not just this page.
       const all = await workloadStatusRows(ctx.db, w.id, filter, {}, now);
-      const rows = after ? all.filter((r) => r.cluster > String(after[0])) : all;
+      const rows = after ? all.filter((r) => r.cluster > after[0]) : all;
       const page = toPage(rows.slice(0, limit + 1), limit, (r) => [r.cluster]);
       return { workloadId: w.id, revision: w.currentRevision, aggregate: aggregateStatus(all), ...page };
     },
@@ -51,7 +45,7 @@ export function statusRoutes(api: Api, ctx: RouteContext): void {
   api.get(
     '/clusters/:name/status',
     {
-      preHandler: ctx.auth('viewer'),
+      onRequest: ctx.auth('viewer'),
       schema: {
         tags,
         params: ClusterNameParams,
@@ -64,7 +58,7 @@ export function statusRoutes(api: Api, ctx: RouteContext): void {
       if (!cluster) throw notFound(`cluster ${request.params.name}`);
       const q = request.query;
       const limit = pageSize(q.limit);
-      const after = decodeContinue(q.continue, 3) as [string, string, string] | undefined;
+      const after = decodeContinue(q.continue, ['string', 'string', 'string']);
       const rows = await clusterStatusRows(
         ctx.db,
         cluster.name,

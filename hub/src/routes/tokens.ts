@@ -1,5 +1,5 @@
 /** /api/v1/tokens — admin-only management of API tokens (the secret is returned once). */
-import { ApiToken, ApiTokenList, CreateTokenRequest, CreatedApiToken, ErrorResponse } from '@flotilla/api';
+import { ApiToken, ApiTokenList, CreateTokenRequest, CreatedApiToken } from '@flotilla/api';
 import { Type } from 'typebox';
 import { newSecret, sha256 } from '../auth/tokens.js';
 import { notFound } from '../errors.js';
@@ -8,20 +8,21 @@ import { recordAudit } from '../repositories/audit-repo.js';
 import { insertToken, listTokens, revokeToken } from '../repositories/tokens-repo.js';
 import { isWorkloadId as isUuid } from '../repositories/workloads-repo.js';
 import type { Api, RouteContext } from './context.js';
+import { changeErrorResponses } from './responses.js';
 
-const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
+const errors = changeErrorResponses;
 
 export function tokenRoutes(api: Api, ctx: RouteContext): void {
   api.get(
     '/tokens',
-    { preHandler: ctx.auth('admin'), schema: { tags: ['tokens'], response: { 200: ApiTokenList, ...errors } } },
+    { onRequest: ctx.auth('admin'), schema: { tags: ['tokens'], response: { 200: ApiTokenList, ...errors } } },
     async () => ({ items: await listTokens(ctx.db) }),
   );
 
   api.post(
     '/tokens',
     {
-      preHandler: ctx.auth('admin'),
+      onRequest: ctx.auth('admin'),
       schema: { tags: ['tokens'], body: CreateTokenRequest, response: { 201: CreatedApiToken, ...errors } },
     },
     async (request, reply) => {
@@ -45,7 +46,7 @@ export function tokenRoutes(api: Api, ctx: RouteContext): void {
   api.delete(
     '/tokens/:id',
     {
-      preHandler: ctx.auth('admin'),
+      onRequest: ctx.auth('admin'),
       schema: { tags: ['tokens'], params: Type.Object({ id: Type.String() }), response: { 200: ApiToken, ...errors } },
     },
     async (request) => {

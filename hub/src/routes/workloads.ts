@@ -25,22 +25,16 @@ import {
   toApiWorkload,
 } from '../repositories/workloads-repo.js';
 import type { Api, RouteContext } from './context.js';
+import { changeErrorResponses } from './responses.js';
 
-const errors = {
-  400: ErrorResponse,
-  401: ErrorResponse,
-  403: ErrorResponse,
-  404: ErrorResponse,
-  409: ErrorResponse,
-  413: ErrorResponse,
-};
+const errors = { ...changeErrorResponses, 413: ErrorResponse };
 const tags = ['workloads'];
 
 export function workloadRoutes(api: Api, ctx: RouteContext): void {
   api.post(
     '/workloads',
     {
-      preHandler: ctx.auth('operator'),
+      onRequest: ctx.auth('operator'),
       schema: { tags, body: CreateWorkloadRequest, response: { 201: Workload, ...errors } },
     },
     async (request, reply) => reply.status(201).send(await ctx.workloads.create(principalOf(request), request.body)),
@@ -49,7 +43,7 @@ export function workloadRoutes(api: Api, ctx: RouteContext): void {
   api.put(
     '/workloads/:id',
     {
-      preHandler: ctx.auth('operator'),
+      onRequest: ctx.auth('operator'),
       schema: { tags, params: WorkloadIdParams, body: UpdateWorkloadRequest, response: { 200: Workload, ...errors } },
     },
     async (request) => ctx.workloads.update(principalOf(request), request.params.id, request.body),
@@ -58,7 +52,7 @@ export function workloadRoutes(api: Api, ctx: RouteContext): void {
   api.delete(
     '/workloads/:id',
     {
-      preHandler: ctx.auth('operator'),
+      onRequest: ctx.auth('operator'),
       schema: { tags, params: WorkloadIdParams, response: { 204: Type.Null(), ...errors } },
     },
     async (request, reply) => {
@@ -70,13 +64,13 @@ export function workloadRoutes(api: Api, ctx: RouteContext): void {
   api.get(
     '/workloads',
     {
-      preHandler: ctx.auth('viewer'),
+      onRequest: ctx.auth('viewer'),
       schema: { tags, querystring: WorkloadListQuery, response: { 200: WorkloadList, ...errors } },
     },
     async (request) => {
       const q = request.query;
       const limit = pageSize(q.limit);
-      const after = decodeContinue(q.continue, 3) as [string, string, string] | undefined;
+      const after = decodeContinue(q.continue, ['string', 'string', 'string']);
       const rows = await listWorkloads(ctx.db, {
         ...(q.kind ? { kind: q.kind } : {}),
         ...(q.namespace !== undefined ? { namespace: q.namespace } : {}),
@@ -91,7 +85,7 @@ export function workloadRoutes(api: Api, ctx: RouteContext): void {
   api.get(
     '/workloads/:id',
     {
-      preHandler: ctx.auth('viewer'),
+      onRequest: ctx.auth('viewer'),
       schema: { tags, params: WorkloadIdParams, response: { 200: Workload, ...errors } },
     },
     async (request) => {
@@ -105,7 +99,7 @@ export function workloadRoutes(api: Api, ctx: RouteContext): void {
   api.get(
     '/workloads/:id/revisions',
     {
-      preHandler: ctx.auth('viewer'),
+      onRequest: ctx.auth('viewer'),
       schema: {
         tags,
         params: WorkloadIdParams,
@@ -117,8 +111,8 @@ export function workloadRoutes(api: Api, ctx: RouteContext): void {
       const w = await getLiveWorkload(ctx.db, request.params.id);
       if (!w) throw notFound(`workload ${request.params.id}`);
       const limit = pageSize(request.query.limit);
-      const before = decodeContinue(request.query.continue, 1);
-      const rows = await listRevisions(ctx.db, w.id, limit, before ? Number(before[0]) : undefined);
+      const before = decodeContinue(request.query.continue, ['int32']);
+      const rows = await listRevisions(ctx.db, w.id, limit, before?.[0]);
       const page = toPage(rows, limit, (r) => [r.revision]);
       return { ...page, items: page.items.map(toApiRevision) };
     },
@@ -127,7 +121,7 @@ export function workloadRoutes(api: Api, ctx: RouteContext): void {
   api.get(
     '/workloads/:id/revisions/:revision',
     {
-      preHandler: ctx.auth('viewer'),
+      onRequest: ctx.auth('viewer'),
       schema: { tags, params: WorkloadRevisionParams, response: { 200: WorkloadRevision, ...errors } },
     },
     async (request) => {

@@ -31,11 +31,14 @@ import {
 import type { Principal } from '../repositories/tokens-repo.js';
 import type { CredentialSync } from './credential-sync.js';
 import { beginDesiredChange, syncCluster } from './desired-sync.js';
+import type { RegistrationGuard } from './registration-guard.js';
 
 export interface ClusterServiceDeps {
   db: Db;
   onDesiredChange: () => void;
   syncCredentials: CredentialSync;
+  /** Registration limits, checked first in each registration's transaction. */
+  registrationGuard?: Pick<RegistrationGuard, 'admit'>;
   natsPublicUrls: string[];
   bcryptCost: number;
   heartbeatTimeoutMs: number;
@@ -96,6 +99,7 @@ export function createClusterService(deps: ClusterServiceDeps): ClusterService {
     async register(actor, body) {
       const secret = newSecret('flreg');
       const row = await db.transaction(async (tx) => {
+        await deps.registrationGuard?.admit(tx, actor);
         const existing = await getCluster(tx, body.name, true);
         if (existing && existing.state !== 'removed') throw conflict(`cluster ${body.name} is already registered`);
         const values = {

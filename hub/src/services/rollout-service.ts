@@ -18,6 +18,7 @@ import {
   toApiRollout,
 } from '../repositories/rollouts-repo.js';
 import type { Principal } from '../repositories/tokens-repo.js';
+import type { WorkloadAdmission } from './workload-admission.js';
 import { getLiveWorkload, getRevision } from '../repositories/workloads-repo.js';
 import {
   RolloutStateError,
@@ -37,6 +38,12 @@ export interface RolloutServiceDeps {
   now: () => Date;
   /** Called after a rollout changed (wakes the scheduler and event streams). */
   onRolloutChange: (rolloutId: string) => void;
+  /**
+   * The workload policy: a new rollout's target revision must pass it as it stands now (a
+   * revision stored under an exception since removed is refused). Rollbacks are not checked:
+   * they return clusters to the revision they ran before.
+   */
+  admission?: WorkloadAdmission;
 }
 
 export interface RolloutService {
@@ -84,6 +91,7 @@ export function createRolloutService(deps: RolloutServiceDeps): RolloutService {
     const target = revisionWanted ?? w.currentRevision;
     const revision = await getRevision(tx, w.id, target);
     if (!revision) throw notFound(`revision ${target} of workload ${w.id}`);
+    if (rollbackOf === null) await deps.admission?.check(tx, w, revision);
     const active = await activeRolloutOf(tx, w.id);
     if (active) throw conflict(`workload ${w.id} already has an active rollout ${active.id} (${active.phase})`);
     const targeted = (await allClusters(tx))

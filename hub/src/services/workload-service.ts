@@ -27,6 +27,7 @@ import {
 import type { OutboxRecord } from '../repositories/outbox-repo.js';
 import type { HubMetrics } from '../metrics.js';
 import { beginDesiredChange, observeSync, syncWorkload, type DesiredSync } from './desired-sync.js';
+import type { WorkloadAdmission } from './workload-admission.js';
 import { assertValidTemplate } from './workload-validation.js';
 
 export interface WorkloadServiceDeps {
@@ -35,6 +36,8 @@ export interface WorkloadServiceDeps {
   /** After commit, with the outbox rows written (the relay publishes them from memory). */
   onDesiredChange: (written: readonly OutboxRecord[]) => void;
   metrics?: HubMetrics;
+  /** The workload policy, checked on the content as every cluster gets it. */
+  admission: WorkloadAdmission;
 }
 
 interface Content {
@@ -68,6 +71,7 @@ export function createWorkloadService(deps: WorkloadServiceDeps): WorkloadServic
       const content = contentOf(body);
       const out = await db.transaction(async (tx) => {
         await beginDesiredChange(tx);
+        await deps.admission.check(tx, target, content);
         const w = await insertWorkload(tx, {
           ...target,
           placement: body.placement,
@@ -101,6 +105,7 @@ export function createWorkloadService(deps: WorkloadServiceDeps): WorkloadServic
         assertValidTemplate(validate, w, body);
         const current = await getRevision(tx, w.id, w.currentRevision);
         const content = contentOf(body);
+        await deps.admission.check(tx, w, content);
         const hash = contentHash(content);
         // A new revision only when what clusters receive changes; placement is not part of it.
         const revision =

@@ -6,7 +6,7 @@
 import { isValidClusterName, type WorkloadKind } from '@flotilla/api';
 import type { CreateWorkloadRequest, UpdateWorkloadRequest } from '@flotilla/api';
 import { selectorProblems } from '../domain/label-selector.js';
-import { specForCluster, templateObject } from '../domain/manifest.js';
+import { overrideFieldPath, specForCluster, templateObject } from '../domain/manifest.js';
 import type { FieldProblem, SpecValidator } from '../domain/spec-validator.js';
 import { invalid } from '../errors.js';
 
@@ -29,14 +29,6 @@ export function namespaceProblems(kind: WorkloadKind, namespace: string): FieldP
   return [];
 }
 
-/** Maps a validator path on the object to the path in an override (`spec.x` → `overrides.c.x`). */
-function overridePath(cluster: string, path: string): string {
-  const base = `overrides.${cluster}`;
-  if (path === 'spec') return base;
-  if (path.startsWith('spec.') || path.startsWith('spec[')) return `${base}${path.slice(4)}`;
-  return `${base}.${path}`;
-}
-
 /** Throws HubError(HUB_ERR_INVALID) listing every problem with its field path. */
 export function assertValidTemplate(
   validate: SpecValidator,
@@ -56,7 +48,8 @@ export function assertValidTemplate(
     }
     const spec = specForCluster({ spec: body.spec, overrides: body.overrides ?? {} }, cluster);
     for (const p of validate(templateObject(target, metadata, spec))) {
-      if (p.path === 'spec' || p.path.startsWith('spec')) problems.push({ ...p, path: overridePath(cluster, p.path) });
+      if (p.path === 'spec' || p.path.startsWith('spec'))
+        problems.push({ ...p, path: overrideFieldPath(cluster, p.path) });
     }
   }
   if (problems.length > 0) throw invalid(`the ${target.kind} template is invalid`, dedupe(problems));

@@ -1,0 +1,86 @@
+/**
+ * Exceptions to the workload admission policy: created, replaced and deleted by admins only (the
+ * routes require the role), each change in one transaction with its audit entry. Validation
+ * names the field: an exception covers a namespace (optionally one kind in it) or one workload.
+ */
+import type { FieldProblem, PolicyException, PutPolicyExceptionRequest } from '@flotilla/api';
+import { dns1123LabelErrors } from '@flotilla/api';
+import type { Db } from '../db/client.js';
+import { invalid, notFound } from '../errors.js';
+import { recordAudit } from '../repositories/audit-repo.js';
+import { deleteException, putException, toApiException, type ExceptionValues } from '../repositories/policy-repo.js';
+import type { Principal } from '../repositories/tokens-repo.js';
+
+export interface PolicyService {
+  put(
+    actor: Principal,
+    name: string,
+    body: PutPolicyExceptionRequest,
+  ): Promise<{ exception: PolicyException; created: boolean }>;
+  remove(actor: Principal, name: string): Promise<void>;
+}
+
+/** The stored scope of an exception, or the problems with its `match`. */
+export function exceptionScope(
+  match: PutPolicyExceptionRequest['match'],
+): { scope: Pick<ExceptionValues, 'namespace' | 'kind' | 'workloadName'> } | { problems: FieldProblem[] } {
+  const problems: FieldProblem[] = [];
+  const namespace = match.namespace ?? '';
+  if (match.name !== undefined && match.kind === undefined) {
+    problems.push({ path: 'match.kind', message: 'Required value: an exception for one workload names its kind' });
+  }
+  if (match.kind === 'SidecarSet') {
+    if (namespace !== '')
+      problems.push({ path: 'match.namespace', message: 'Forbidden: SidecarSet is cluster-scoped' });
+    if (match.name === undefined) {
+      problems.push({ path: 'match.name', message: 'Required value: an exception for SidecarSets names one' });
+    }
+  } else if (namespace === '') {
+    problems.push({ path: 'match.namespace', message: 'Required value: the namespace the exception covers' });
+  } else {
+    for (const m of dns1123LabelErrors(namespace)) problems.push({ path: 'match.namespace', message: m });
+  }
+  if (problems.length > 0) return { problems };
+  return { scope: { namespace, kind: match.kind ?? null, workloadName: match.name ?? null } };
+}
+
+export function createPolicyService(deps: { db: Db }): PolicyService {
+  const { db } = deps;
+  return {
+    async put(actor, name, body) {
+      const checked = exceptionScope(body.match);
+      if ('problems' in checked) throw invalid('the policy exception is invalid', checked.problems);
+      const values: ExceptionValues = {
+        name,
+        ...checked.scope,
+        allow: [...new Set(body.allow)],
+        reason: body.reason,
+      };
+      return db.transaction(async (tx) => {
+        const { row, created } = await putException(tx, values, actor.name);
+        await recordAudit(tx, {
+          actor: actor.name,
+          action: created ? 'policy.exception.create' : 'policy.exception.update',
+          targetType: 'policy-exception',
+          targetId: name,
+          details: { match: body.match, allow: values.allow, reason: body.reason },
+        });
+        return { exception: toApiException(row), created };
+      });
+    },
+
+    async remove(actor, name) {
+      await db.transaction(async (tx) => {
+        const row = await deleteException(tx, name);
+        if (!row) throw notFound(`policy exception ${name}`);
+        await recordAudit(tx, {
+          actor: actor.name,
+          action: 'policy.exception.delete',
+          targetType: 'policy-exception',
+          targetId: name,
+          details: { match: toApiException(row).match, allow: row.allow },
+        });
+      });
+    },
+  };
+}
