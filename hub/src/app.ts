@@ -33,6 +33,7 @@ import { statusRoutes } from './routes/status.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { workloadRoutes } from './routes/workloads.js';
 import type { CredentialSync } from './services/credential-sync.js';
+import type { AgentConsumers } from './nats/agent-consumers.js';
 import { createClusterService } from './services/cluster-service.js';
 import { createPolicyService } from './services/policy-service.js';
 import { createRegistrationGuard } from './services/registration-guard.js';
@@ -48,6 +49,10 @@ export interface AppDeps {
   validate: SpecValidator;
   /** Pushes agent identities to NATS after credentials change. */
   syncCredentials: CredentialSync;
+  /** The agents' durables; absent: an app without NATS (REST tests), nothing to create. */
+  agentConsumers?: Pick<AgentConsumers, 'ensure' | 'remove'>;
+  /** Called after a cluster was accepted or removed (wakes the NATS link reconciler). */
+  onLinkChange?: () => void;
   /**
    * Called after a desired-state change committed (wakes the outbox relay); with the outbox rows
    * written when the caller has them, so the relay can publish them without reading them back.
@@ -72,6 +77,12 @@ export interface AppDeps {
 }
 
 export const API_PREFIX = '/api/v1';
+
+/** Agent durables of an app that runs without NATS. */
+const withoutNats: Pick<AgentConsumers, 'ensure' | 'remove'> = {
+  ensure: () => Promise.resolve({ action: 'unchanged' }),
+  remove: () => Promise.resolve(false),
+};
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const now = deps.now ?? ((): Date => new Date());
@@ -123,6 +134,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       db: deps.db,
       onDesiredChange: deps.onDesiredChange,
       syncCredentials: deps.syncCredentials,
+      consumers: deps.agentConsumers ?? withoutNats,
+      onLinkChange: deps.onLinkChange ?? ((): void => undefined),
       natsPublicUrls: deps.options.natsPublicUrls,
       bcryptCost: deps.options.bcryptCost,
       heartbeatTimeoutMs: deps.options.heartbeatTimeoutMs,

@@ -41,4 +41,39 @@ describe('loadConfig', () => {
     expect(c.natsAuth).toEqual({ file: '/etc/nats/flotilla-auth.conf', pidFile: '/run/nats.pid', bcryptCost: 10 });
     expect(c.nats.publicUrls).toEqual(['nats://a:4222', 'nats://b:4222']);
   });
+
+  it('bounds both streams, the desired messages by the largest manifest the API accepts', () => {
+    const c = loadConfig({ DATABASE_URL: 'x', FLOTILLA_HUB_BODY_LIMIT_BYTES: '2097152' });
+    expect(c.streams).toEqual({
+      desired: { maxBytes: 1024 ** 3, maxMsgs: 1_000_000, maxMsgSize: 2 * 1024 ** 2 + 64 * 1024 },
+      status: { maxBytes: 256 * 1024 ** 2, maxMsgs: 1_000_000, maxMsgSize: 8 * 1024 },
+    });
+    expect(c.natsReconcileMs).toBe(30_000);
+    const set = loadConfig({
+      DATABASE_URL: 'x',
+      FLOTILLA_STATUS_STREAM_MAX_MSG_SIZE: '4096',
+      FLOTILLA_STATUS_STREAM_MAX_MSGS: '5000',
+      FLOTILLA_DESIRED_STREAM_MAX_BYTES: '104857600',
+      FLOTILLA_NATS_RECONCILE_SECONDS: '5',
+    });
+    expect(set.streams.status).toMatchObject({ maxMsgSize: 4096, maxMsgs: 5000 });
+    expect(set.streams.desired.maxBytes).toBe(100 * 1024 ** 2);
+    expect(set.natsReconcileMs).toBe(5000);
+  });
+
+  it.each([
+    [
+      { FLOTILLA_DESIRED_STREAM_MAX_MSG_SIZE: '1048576' },
+      /FLOTILLA_DESIRED_STREAM_MAX_MSG_SIZE must be at least FLOTILLA_HUB_BODY_LIMIT_BYTES/,
+    ],
+    [{ FLOTILLA_STATUS_STREAM_MAX_MSG_SIZE: '10' }, /FLOTILLA_STATUS_STREAM_MAX_MSG_SIZE must be an integer/],
+    [{ FLOTILLA_STATUS_STREAM_MAX_MSGS: '-1' }, /FLOTILLA_STATUS_STREAM_MAX_MSGS must be an integer/],
+    [
+      { FLOTILLA_DESIRED_STREAM_MAX_BYTES: '1048576' },
+      /FLOTILLA_DESIRED_STREAM_MAX_BYTES must be at least FLOTILLA_DESIRED_STREAM_MAX_MSG_SIZE/,
+    ],
+    [{ FLOTILLA_NATS_RECONCILE_SECONDS: '0' }, /FLOTILLA_NATS_RECONCILE_SECONDS must be an integer/],
+  ])('refuses stream limits that cannot work: %o', (env, message) => {
+    expect(() => loadConfig({ DATABASE_URL: 'x', ...env })).toThrow(message);
+  });
 });

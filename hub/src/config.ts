@@ -27,6 +27,10 @@ export interface HubConfig {
   outboxRetentionSeconds?: number;
   /** How often the rollout scheduler steps active rollouts (default 1000). */
   rolloutTickMs?: number;
+  /** Size limits of the DESIRED and STATUS streams (applied to existing streams at start). */
+  streams: { desired: StreamLimits; status: StreamLimits };
+  /** How often agent identities and durables are brought in line with Postgres (default 30 s). */
+  natsReconcileMs: number;
   /** REST limits (default DEFAULT_REST_LIMITS). */
   limits?: RestLimits;
   /** Workload admission policy (default: DEFAULT_SYSTEM_NAMESPACES). */
@@ -149,6 +153,61 @@ function restLimits(env: Env): RestLimits {
   };
 }
 
+/** What one JetStream stream may hold: totals, and the largest single message. */
+export interface StreamLimits {
+  maxBytes: number;
+  maxMsgs: number;
+  maxMsgSize: number;
+}
+
+const KIB = 1024;
+const MIB = 1024 * KIB;
+/** Room around a manifest in a desired message: the envelope and the labels the hub stamps on. */
+const DESIRED_ENVELOPE_BYTES = 64 * KIB;
+/** The least envelope room FLOTILLA_DESIRED_STREAM_MAX_MSG_SIZE may leave. */
+const MIN_DESIRED_ENVELOPE_BYTES = 4 * KIB;
+
+/** Reads `<prefix>_MAX_BYTES`, `_MAX_MSGS` and `_MAX_MSG_SIZE`; a stream must fit its largest message. */
+function streamLimits(env: Env, prefix: string, fallback: StreamLimits): StreamLimits {
+  const limits = {
+    maxBytes: integer(env, `${prefix}_MAX_BYTES`, fallback.maxBytes, MIB, 1024 * 1024 * MIB),
+    maxMsgs: integer(env, `${prefix}_MAX_MSGS`, fallback.maxMsgs, 100, 1_000_000_000),
+    maxMsgSize: integer(env, `${prefix}_MAX_MSG_SIZE`, fallback.maxMsgSize, KIB, 64 * MIB),
+  };
+  if (limits.maxBytes < limits.maxMsgSize) {
+    throw new HubError('HUB_ERR_CONFIG', `${prefix}_MAX_BYTES must be at least ${prefix}_MAX_MSG_SIZE`);
+  }
+  return limits;
+}
+
+/**
+ * DESIRED holds one message per object and cluster, each up to the largest manifest the REST API
+ * accepts (its body limit) plus the envelope; STATUS holds one small report per object and cluster
+ * and a heartbeat per cluster.
+ */
+function natsStreamLimits(env: Env, bodyLimitBytes: number): HubConfig['streams'] {
+  const desired = streamLimits(env, 'FLOTILLA_DESIRED_STREAM', {
+    maxBytes: 1024 * MIB,
+    maxMsgs: 1_000_000,
+    maxMsgSize: bodyLimitBytes + DESIRED_ENVELOPE_BYTES,
+  });
+  if (desired.maxMsgSize < bodyLimitBytes + MIN_DESIRED_ENVELOPE_BYTES) {
+    throw new HubError(
+      'HUB_ERR_CONFIG',
+      `FLOTILLA_DESIRED_STREAM_MAX_MSG_SIZE must be at least FLOTILLA_HUB_BODY_LIMIT_BYTES + ${MIN_DESIRED_ENVELOPE_BYTES} (${bodyLimitBytes + MIN_DESIRED_ENVELOPE_BYTES}): a manifest the API accepts must fit`,
+    );
+  }
+  const status = streamLimits(env, 'FLOTILLA_STATUS_STREAM', {
+    maxBytes: 256 * MIB,
+    maxMsgs: 1_000_000,
+    maxMsgSize: 8 * KIB,
+  });
+  return { desired, status };
+}
+
+const bodyLimit = (env: Env): number =>
+  integer(env, 'FLOTILLA_HUB_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024);
+
 /** Validates the environment; throws HubError(HUB_ERR_CONFIG) naming the offending variable. */
 export function loadConfig(env: Env): HubConfig {
   const natsUrl = optional(env, 'NATS_URL') ?? 'nats://127.0.0.1:4222';
@@ -175,7 +234,7 @@ export function loadConfig(env: Env): HubConfig {
     http: {
       host: optional(env, 'FLOTILLA_HUB_HOST') ?? '0.0.0.0',
       port: integer(env, 'FLOTILLA_HUB_PORT', 8080, 0, 65535),
-      bodyLimitBytes: integer(env, 'FLOTILLA_HUB_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+      bodyLimitBytes: bodyLimit(env),
     },
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
     nats: {
@@ -197,6 +256,8 @@ export function loadConfig(env: Env): HubConfig {
     relayIntervalMs: integer(env, 'FLOTILLA_RELAY_INTERVAL_MS', 250, 10, 60_000),
     outboxRetentionSeconds: integer(env, 'FLOTILLA_OUTBOX_RETENTION_SECONDS', 3600, 1, 30 * 86_400),
     rolloutTickMs: integer(env, 'FLOTILLA_ROLLOUT_TICK_MS', 1000, 10, 60_000),
+    streams: natsStreamLimits(env, bodyLimit(env)),
+    natsReconcileMs: integer(env, 'FLOTILLA_NATS_RECONCILE_SECONDS', 30, 1, 3600) * 1000,
     limits: restLimits(env),
     workloadPolicy: {
       systemNamespaces: namespaceList(env, 'FLOTILLA_POLICY_SYSTEM_NAMESPACES', DEFAULT_SYSTEM_NAMESPACES),

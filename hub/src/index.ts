@@ -10,6 +10,8 @@ export { createFileCredentialIssuer, signalReloadFromPidFile } from './nats/cred
 export { externalCredentialIssuer, type NatsCredentialIssuer, type AgentIdentity } from './nats/credentials/issuer.js';
 export { renderAuthorization, type StaticNatsUser } from './nats/credentials/render.js';
 export { bcryptHash } from './nats/credentials/passwords.js';
+export { ensureStreams, type StreamSettings } from './nats/streams.js';
+export { type StreamLimits } from './config.js';
 export { kruiseSpecValidator, type SpecValidator } from './domain/spec-validator.js';
 export { sha256, newSecret } from './auth/tokens.js';
 export {

@@ -23,6 +23,17 @@ export interface HubMetrics {
   statusWritten: Counter;
   heartbeats: Counter;
   /**
+   * Messages on the DESIRED stream that were not what the hub stored for their subject and were
+   * put right, by reason: `invalid` (not a desired message), `mismatch` (another object,
+   * generation or content), `unknown` (a subject the hub never placed; the message is deleted).
+   */
+  desiredRepairs: Counter<'reason'>;
+  /**
+   * Changes to agents' durables: `created`, `repaired` (reason: what drifted, e.g. `filter+push`),
+   * `deleted` (reason `not_accepted`).
+   */
+  agentConsumerChanges: Counter<'action' | 'reason'>;
+  /**
    * REST requests refused by a limit or policy, by reason: `rate_limit`, `rate_limit_anonymous`,
    * `streams_per_token`, `streams_total`, `registrations_per_minute`, `pending_per_token`,
    * `pending_total`, `workload_policy`, `json_depth`, `nul_character`.
@@ -102,6 +113,18 @@ export function createHubMetrics(registry: Registry, withDefaults = true): HubMe
     heartbeats: new Counter({
       name: 'flotilla_hub_heartbeats_total',
       help: 'Valid heartbeats received',
+      registers,
+    }),
+    desiredRepairs: new Counter({
+      name: 'flotilla_hub_desired_repairs_total',
+      help: 'Desired-state messages that did not match what the hub stored and were republished or deleted',
+      labelNames: ['reason'],
+      registers,
+    }),
+    agentConsumerChanges: new Counter({
+      name: 'flotilla_hub_agent_consumer_changes_total',
+      help: "Agents' durable consumers created, repaired (deleted and created again) or deleted by the hub",
+      labelNames: ['action', 'reason'],
       registers,
     }),
     refusals: new Counter({

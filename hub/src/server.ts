@@ -1,6 +1,7 @@
 /**
- * Starts a hub: Postgres (migrations under an advisory lock), NATS (streams, credential issuer),
- * the outbox relay, status ingestion and the HTTP server. Returns a handle whose close() shuts
+ * Starts a hub: Postgres (migrations under an advisory lock), NATS (streams, credential issuer,
+ * the agents' durables and the watch over the desired stream), the outbox relay, status
+ * ingestion and the HTTP server. Returns a handle whose close() shuts
  * everything down in reverse order. main.ts calls this with the validated config; tests call it
  * with their own databases, NATS servers and switches (e.g. no relay, to simulate a crash).
  */
@@ -23,6 +24,10 @@ import { externalCredentialIssuer, type NatsCredentialIssuer } from './nats/cred
 import { bcryptHash } from './nats/credentials/passwords.js';
 import { hubSessionName, listenOutbox } from './nats/outbox-notify.js';
 import { createOutboxRelay, type OutboxRelay } from './nats/relay.js';
+import { createAgentConsumers } from './nats/agent-consumers.js';
+import { createDesiredWatch, type DesiredWatch } from './nats/desired-watch.js';
+import { createLinkReconciler, type LinkReconciler } from './nats/link-reconciler.js';
+import { acceptedClusterNames } from './repositories/clusters-repo.js';
 import { createStatusIngest, type StatusIngest } from './nats/status-ingest.js';
 import { createRolloutNotifier } from './rollouts/notifier.js';
 import { createRolloutScheduler, type RolloutScheduler } from './rollouts/scheduler.js';
@@ -46,6 +51,8 @@ export interface HubOptions {
   listen?: boolean;
   /** false: do not run the rollout scheduler. */
   rolloutScheduler?: boolean;
+  /** false: do not watch the desired stream for messages the hub did not publish. */
+  desiredWatch?: boolean;
 }
 
 export interface RunningHub {
@@ -62,6 +69,10 @@ export interface RunningHub {
   ingest: StatusIngest | undefined;
   /** The rollout scheduler (active only while it holds the scheduler lock). */
   scheduler: RolloutScheduler;
+  /** Agent identities and durables brought in line with Postgres (pass() runs one now). */
+  link: LinkReconciler;
+  /** The watch over the desired stream (undefined when disabled). */
+  desiredWatch: DesiredWatch | undefined;
   close(): Promise<void>;
 }
 
@@ -102,11 +113,30 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
       maxReconnectAttempts: -1,
     });
     cleanup.push(() => nc.drain());
-    await ensureStreams(await jetstreamManager(nc), config.nats.replicas);
+    const jsm = await jetstreamManager(nc);
+    await ensureStreams(jsm, { replicas: config.nats.replicas, ...config.streams });
+    if (nc.info && nc.info.max_payload < config.streams.desired.maxMsgSize) {
+      logger.warn(
+        { maxPayload: nc.info.max_payload, desiredMaxMsgSize: config.streams.desired.maxMsgSize },
+        "nats-server's max_payload is below the desired stream's message size: the largest manifests cannot be published",
+      );
+    }
     const js = jetstream(nc);
 
     const syncCredentials = createCredentialSync(db, options.issuer ?? (await issuerFor(config)));
     await syncCredentials();
+    const agentConsumers = createAgentConsumers({ jsm, logger: logger.child({ component: 'consumers' }), metrics });
+    const link = createLinkReconciler({
+      consumers: agentConsumers,
+      acceptedClusters: () => acceptedClusterNames(db),
+      syncCredentials: () => syncCredentials(),
+      logger: logger.child({ component: 'consumers' }),
+      intervalMs: config.natsReconcileMs,
+    });
+    // Before the API serves: durables of accepted clusters exist, stale and drifted ones are gone.
+    await link.pass().catch((err: unknown) => logger.warn({ err }, 'first NATS link reconcile failed; retrying'));
+    link.start();
+    cleanup.push(() => link.stop());
 
     const relay = createOutboxRelay({
       db,
@@ -151,6 +181,20 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
     if (options.rolloutScheduler !== false) scheduler.start();
     cleanup.push(() => scheduler.stop());
 
+    let desiredWatch: DesiredWatch | undefined;
+    if (options.desiredWatch !== false) {
+      desiredWatch = createDesiredWatch({
+        db,
+        js,
+        jsm,
+        logger: logger.child({ component: 'desired-watch' }),
+        metrics,
+        onRepaired: () => handOff(),
+      });
+      await desiredWatch.start();
+      cleanup.push(() => desiredWatch!.stop());
+    }
+
     let ingest: StatusIngest | undefined;
     if (options.statusIngest !== false) {
       ingest = createStatusIngest({
@@ -180,6 +224,8 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
       metrics,
       validate: options.validate ?? kruiseSpecValidator,
       syncCredentials,
+      agentConsumers,
+      onLinkChange: () => link.kick(),
       onDesiredChange: handOff,
       rolloutNotifier,
       onRolloutChange: () => scheduler.kick(),
@@ -201,7 +247,7 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
     if (options.listen !== false) {
       url = await app.listen({ host: config.http.host, port: config.http.port });
     }
-    return { app, url, db, pool, nc, js, metrics, relay, ingest, scheduler, close: closeAll };
+    return { app, url, db, pool, nc, js, metrics, relay, ingest, scheduler, link, desiredWatch, close: closeAll };
   } catch (err) {
     await closeAll();
     throw err;

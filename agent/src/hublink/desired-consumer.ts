@@ -1,22 +1,26 @@
 /**
  * Consumes this cluster's desired objects from its named durable consumer and applies them.
- * The durable is created on first start with a filter on the cluster's own subjects and
- * DeliverPolicy.LastPerSubject (the latest value of every object); afterwards it resumes where
- * it stopped, including after NATS outages. A message is acknowledged only after the apply or
- * prune succeeded; a failure naks it for redelivery. Malformed or foreign messages are
+ * The hub creates the durable (filtered to the cluster's own subjects, the latest value of every
+ * object first) before it hands out the credentials, and deletes it when the cluster is removed;
+ * the agent may not create or change it. Should it be missing (a hub that has not caught up, a
+ * durable being repaired), the agent waits and looks again with backoff. Afterwards it resumes
+ * where it stopped, including after NATS outages. A message is acknowledged only after the apply
+ * or prune succeeded; a failure naks it for redelivery. Malformed or foreign messages are
  * terminated (never redelivered) and counted.
  */
-import { decodeDesired, desiredFilter, parseDesiredSubject, type DesiredMessage } from '@flotilla/api';
+import { decodeDesired, parseDesiredSubject, type DesiredMessage } from '@flotilla/api';
 import {
-  AckPolicy,
-  DeliverPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
   jetstream,
-  jetstreamManager,
+  type Consumer,
   type ConsumerMessages,
+  type JetStreamClient,
   type JsMsg,
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
+import { backoffDelay, type BackoffOptions } from '../runtime/backoff.js';
 import { decideDesired } from './desired-decision.js';
 import { errorText } from './error-text.js';
 import type { DriftGuard, Serial } from './drift.js';
@@ -24,7 +28,6 @@ import type { HubLinkMetrics } from './metrics.js';
 import type { StatusReporter } from './status-reporter.js';
 import type { HubLinkCredentials, KubeApplier, ObjectRef } from './types.js';
 
-const NANOS_PER_MS = 1_000_000;
 /** The status message for an object the hub may not write (hub users read it). */
 export const NOT_MANAGED_MESSAGE =
   'an object of this name exists without the flotilla.io/managed-by=hub label; label it to hand it to the hub';
@@ -41,27 +44,67 @@ export interface DesiredConsumerDeps {
   guard: DriftGuard;
   /** Shared with drift repair: one write to the cluster at a time. */
   serial: Serial;
+  /** How long to wait between looks for a missing durable (default 0.5 s growing to 30 s). */
+  missingBackoff?: BackoffOptions;
 }
 
-/** Creates the durable if it does not exist yet (only the agent's own name and filter are allowed). */
-async function ensureConsumer(nc: NatsConnection, deps: DesiredConsumerDeps): Promise<void> {
-  const { desiredStream, consumer } = deps.credentials;
-  const jsm = await jetstreamManager(nc, { checkAPI: false });
-  try {
-    await jsm.consumers.info(desiredStream, consumer);
-    return;
-  } catch (err) {
-    deps.logger.info({ consumer, err: (err as Error).message }, 'creating the desired-state consumer');
-  }
-  await jsm.consumers.add(desiredStream, {
-    durable_name: consumer,
-    filter_subject: desiredFilter(deps.cluster),
-    deliver_policy: DeliverPolicy.LastPerSubject,
-    ack_policy: AckPolicy.Explicit,
-    ack_wait: 60_000 * NANOS_PER_MS,
-    max_deliver: -1,
-    max_ack_pending: 1000,
+const MISSING_BACKOFF: BackoffOptions = { initialMs: 500, maxMs: 30_000 };
+
+function isConsumerNotFound(err: unknown): boolean {
+  return err instanceof JetStreamApiError && err.code === JetStreamApiCodes.ConsumerNotFound;
+}
+
+/** Waits `ms` or until `signal` aborts. */
+function waitFor(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
   });
+}
+
+/**
+ * The cluster's durable, once it exists; undefined when aborted first. Any other failure (no
+ * permission, NATS gone) ends the wait with that error.
+ */
+async function awaitDurable(
+  js: JetStreamClient,
+  deps: DesiredConsumerDeps,
+  signal: AbortSignal,
+): Promise<Consumer | undefined> {
+  const { desiredStream, consumer } = deps.credentials;
+  for (let attempt = 1; !signal.aborted; attempt++) {
+    try {
+      return await js.consumers.get(desiredStream, consumer);
+    } catch (err) {
+      if (!isConsumerNotFound(err)) throw err;
+    }
+    const delay = backoffDelay(attempt, deps.missingBackoff ?? MISSING_BACKOFF);
+    deps.metrics.consumerMissing.inc();
+    deps.logger.warn(
+      { consumer, retryInMs: Math.round(delay) },
+      'the desired-state consumer does not exist yet; waiting for the hub to create it',
+    );
+    await waitFor(delay, signal);
+  }
+  return undefined;
+}
+
+/** Logs and counts a durable that disappears while consuming (the client looks for it again). */
+async function watchNotifications(messages: ConsumerMessages, deps: DesiredConsumerDeps): Promise<void> {
+  for await (const n of messages.status()) {
+    if (n.type === 'consumer_deleted' || n.type === 'consumer_not_found') {
+      deps.metrics.consumerMissing.inc();
+      deps.logger.warn(
+        { consumer: deps.credentials.consumer, event: n.type },
+        'the desired-state consumer is gone; waiting for the hub to create it again',
+      );
+    }
+  }
 }
 
 export type Verdict = { ok: true; msg: DesiredMessage; ref: ObjectRef } | { ok: false; reason: string; detail: string };
@@ -133,20 +176,35 @@ async function handle(m: JsMsg, deps: DesiredConsumerDeps): Promise<void> {
 }
 
 export interface DesiredConsumer {
+  /** Resolves once consuming, or once stopped while still waiting for the durable. */
+  ready: Promise<void>;
   stop(): Promise<void>;
 }
 
-export async function startDesiredConsumer(nc: NatsConnection, deps: DesiredConsumerDeps): Promise<DesiredConsumer> {
-  await ensureConsumer(nc, deps);
-  const js = jetstream(nc, { checkAPI: false });
-  const consumer = await js.consumers.get(deps.credentials.desiredStream, deps.credentials.consumer);
-  const messages: ConsumerMessages = await consumer.consume({ max_messages: 100 });
-  const loop = (async () => {
-    for await (const m of messages) await handle(m, deps);
-  })().catch((err: unknown) => deps.logger.error({ err }, 'desired-state consumer stopped'));
+/**
+ * Starts consuming as soon as the durable exists; `ready` rejects when looking for it failed
+ * otherwise than by its absence.
+ */
+export function startDesiredConsumer(nc: NatsConnection, deps: DesiredConsumerDeps): DesiredConsumer {
+  const aborted = new AbortController();
+  let messages: ConsumerMessages | undefined;
+  let loop: Promise<void> = Promise.resolve();
+  const ready = (async () => {
+    const consumer = await awaitDurable(jetstream(nc, { checkAPI: false }), deps, aborted.signal);
+    if (!consumer) return;
+    const consuming = await consumer.consume({ max_messages: 100 });
+    messages = consuming;
+    void watchNotifications(consuming, deps).catch(() => undefined);
+    loop = (async () => {
+      for await (const m of consuming) await handle(m, deps);
+    })().catch((err: unknown) => deps.logger.error({ err }, 'desired-state consumer stopped'));
+  })();
   return {
+    ready,
     async stop() {
-      await messages.close();
+      aborted.abort();
+      await ready.catch(() => undefined);
+      await messages?.close();
       await loop;
     },
   };

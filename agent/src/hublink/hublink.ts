@@ -33,6 +33,7 @@ export function createHubLink(deps: HubLinkDeps): HubLink {
   let js: JetStreamClient | undefined;
   let consumer: DesiredConsumer | undefined;
   let heartbeat: Heartbeat | undefined;
+  let stopped = false;
   const serial = createSerial();
   const guard = createDriftGuard({ kube: deps.kube, serial, logger, metrics: deps.metrics });
   const status = createStatusReporter({
@@ -70,7 +71,7 @@ export function createHubLink(deps: HubLinkDeps): HubLink {
       deps.metrics.connected.set(1);
       void watchStatus(nc).catch(() => undefined);
       js = jetstream(nc, { checkAPI: false });
-      consumer = await startDesiredConsumer(nc, {
+      consumer = startDesiredConsumer(nc, {
         cluster: deps.clusterName,
         credentials,
         kube: deps.kube,
@@ -81,6 +82,9 @@ export function createHubLink(deps: HubLinkDeps): HubLink {
         guard,
         serial,
       });
+      await consumer.ready;
+      // Stopped while waiting for the hub to create the durable: start nothing more.
+      if (stopped) return;
       status.start();
       heartbeat = startHeartbeat({
         cluster: deps.clusterName,
@@ -97,6 +101,7 @@ export function createHubLink(deps: HubLinkDeps): HubLink {
       await heartbeat.beat().catch((err: unknown) => logger.warn({ err }, 'first heartbeat failed'));
     },
     async stop() {
+      stopped = true;
       heartbeat?.stop();
       await consumer?.stop();
       await status.stop();

@@ -10,6 +10,8 @@ export interface HubLinkMetrics {
   connected: Gauge;
   driftRepaired: Counter<'reason'>;
   released: Counter;
+  /** Looks for the cluster's durable that found it missing (not created yet, or being repaired). */
+  consumerMissing: Counter;
 }
 
 export function createHubLinkMetrics(registry: Registry): HubLinkMetrics {
@@ -42,6 +44,11 @@ export function createHubLinkMetrics(registry: Registry): HubLinkMetrics {
     released: new Counter({
       name: 'flotilla_agent_hublink_released_total',
       help: "Objects left alone because they lost the managed-by label or were not the hub's to begin with",
+      registers,
+    }),
+    consumerMissing: new Counter({
+      name: 'flotilla_agent_hublink_consumer_missing_total',
+      help: 'Times the desired-state consumer was missing (the hub creates it) and the agent waited for it',
       registers,
     }),
     connected: new Gauge({

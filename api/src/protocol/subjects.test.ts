@@ -50,16 +50,15 @@ describe('protocol subjects', () => {
     expect(p.publish.allow).toEqual([
       'flotilla.status.a.>',
       'flotilla.heartbeat.a',
-      '$JS.API.CONSUMER.CREATE.DESIRED.agent-a.flotilla.desired.a.>',
-      '$JS.API.CONSUMER.DURABLE.CREATE.DESIRED.agent-a',
       '$JS.API.CONSUMER.INFO.DESIRED.agent-a',
       '$JS.API.CONSUMER.MSG.NEXT.DESIRED.agent-a',
       '$JS.ACK.DESIRED.agent-a.>',
     ]);
     expect(p.subscribe.allow).toEqual(['_INBOX_a.>']);
-    // The traps of the recipe: no wildcard over consumer names, no direct reads, no deletes.
+    // The traps of the recipe: no wildcard over consumer names, no direct reads, no deletes, and
+    // no consumer creation of any kind (the hub owns every agent's durable).
     for (const s of p.publish.allow) {
-      expect(s).not.toMatch(/DESIRED\.(>|\*)|MSG\.GET|DELETE/);
+      expect(s).not.toMatch(/DESIRED\.(>|\*)|MSG\.GET|DELETE|CREATE|UPDATE/);
     }
   });
 });

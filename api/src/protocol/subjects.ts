@@ -134,10 +134,12 @@ export function parseHeartbeatSubject(subject: string): string | undefined {
 }
 
 /**
- * The NATS permissions of one cluster's agent, following the checked recipe in
- * shared/reference/nats-permissions.md: it may create and pull only its own named durable with
- * only its own filter, publish only its own status and heartbeat, and read only its own inbox.
- * Never grant wildcards over consumer names (another agent's durable could be read or deleted).
+ * The NATS permissions of one cluster's agent: pull from and acknowledge on its own named durable
+ * (which the hub creates and deletes), publish only its own status and heartbeat, read only its
+ * own inbox. No consumer create permission at all: the legacy `CONSUMER.DURABLE.CREATE` carries no
+ * filter in its subject, and even the filtered `CONSUMER.CREATE` lets the body set a
+ * deliver_subject or another deliver policy (docs/adr/0007-hub-owned-consumers.md). Never grant
+ * wildcards over consumer names (another agent's durable could be read or deleted).
  */
 export function agentPermissions(cluster: string): {
   publish: { allow: string[] };
@@ -149,8 +151,6 @@ export function agentPermissions(cluster: string): {
       allow: [
         `${STATUS_PREFIX}.${cluster}.>`,
         heartbeatSubject(cluster),
-        `$JS.API.CONSUMER.CREATE.${DESIRED_STREAM}.${consumer}.${desiredFilter(cluster)}`,
-        `$JS.API.CONSUMER.DURABLE.CREATE.${DESIRED_STREAM}.${consumer}`,
         `$JS.API.CONSUMER.INFO.${DESIRED_STREAM}.${consumer}`,
         `$JS.API.CONSUMER.MSG.NEXT.${DESIRED_STREAM}.${consumer}`,
         `$JS.ACK.${DESIRED_STREAM}.${consumer}.>`,

@@ -19,3 +19,14 @@ export async function tryLockRelay(tx: DbOrTx): Promise<boolean> {
   const res = await tx.execute<{ locked: boolean }>(sql`select pg_try_advisory_xact_lock(${RELAY_LOCK}) as locked`);
   return res.rows[0]?.locked === true;
 }
+
+const CREDENTIALS_LOCK = 0x666c6f7420; // "flot" + 0x20
+
+/**
+ * Serializes the credential syncs: a sync renders the identities its transaction sees, and a
+ * transaction that changes them syncs before it commits, so the last sync to run always saw every
+ * committed change (none can write a set that misses another's committed identity).
+ */
+export async function lockCredentials(tx: DbOrTx): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(${CREDENTIALS_LOCK})`);
+}

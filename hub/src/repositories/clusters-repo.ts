@@ -100,6 +100,12 @@ export async function activeCredentials(db: DbOrTx): Promise<ActiveCredential[]>
     .orderBy(asc(clusterCredentials.clusterName), asc(clusterCredentials.id));
 }
 
+/** Names of the accepted clusters (the ones that have an agent durable and identity). */
+export async function acceptedClusterNames(db: DbOrTx): Promise<string[]> {
+  const rows = await db.select({ name: clusters.name }).from(clusters).where(eq(clusters.state, 'accepted'));
+  return rows.map((r) => r.name);
+}
+
 export async function revokeCredentials(db: DbOrTx, cluster: string): Promise<void> {
   await db
     .update(clusterCredentials)

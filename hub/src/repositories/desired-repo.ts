@@ -3,6 +3,7 @@ import { and, eq, inArray, sql, type SQLWrapper } from 'drizzle-orm';
 import { PROTOCOL_VERSION, desiredSubject, type DesiredMessage } from '@flotilla/api';
 import type { DbOrTx } from '../db/client.js';
 import { desiredObjects, outbox } from '../db/schema/index.js';
+import type { StoredDesired } from '../domain/desired-check.js';
 import type { CurrentDesired, DesiredChange } from '../domain/desired-plan.js';
 import type { WorkloadIdentity } from '../domain/manifest.js';
 import { notifyOutbox } from '../nats/outbox-notify.js';
@@ -136,6 +137,26 @@ async function insertOutbox(
   }));
 }
 
+type DesiredRow = typeof desiredObjects.$inferSelect;
+
+/** The message of a stored row, live or tombstone, as the hub published it (a new publishedAt). */
+function rowPayload(r: DesiredRow, now: Date): string {
+  return JSON.stringify(
+    message(
+      { id: r.workloadId, kind: r.kind as WorkloadIdentity['kind'], namespace: r.namespace, name: r.name },
+      {
+        cluster: r.clusterName,
+        generation: r.generation,
+        revision: r.revision,
+        deleted: r.deleted,
+        manifest: r.deleted ? null : (r.manifest ?? null),
+        manifestHash: r.manifestHash,
+      },
+      now,
+    ),
+  );
+}
+
 /**
  * Queues every live desired object of a cluster for publishing again (after its agent's hub link
  * restarted). The message ids carry the link session, so JetStream's duplicate window does not
@@ -149,22 +170,87 @@ export async function republishLive(db: DbOrTx, cluster: string, linkId: string,
   if (rows.length === 0) return 0;
   const subjects = rows.map((r) => desiredSubject(cluster, r));
   const msgIds = subjects.map((s, i) => `${s}@${rows[i]!.generation}@link-${linkId}`);
-  const payloads = rows.map((r) =>
-    JSON.stringify(
-      message(
-        { id: r.workloadId, kind: r.kind as WorkloadIdentity['kind'], namespace: r.namespace, name: r.name },
-        {
-          cluster,
-          generation: r.generation,
-          revision: r.revision,
-          deleted: false,
-          manifest: r.manifest ?? null,
-          manifestHash: r.manifestHash,
-        },
-        now,
-      ),
-    ),
+  await insertOutbox(
+    db,
+    subjects,
+    msgIds,
+    rows.map((r) => rowPayload(r, now)),
   );
-  await insertOutbox(db, subjects, msgIds, payloads);
   return rows.length;
+}
+
+/** One object in one cluster. */
+export interface DesiredObjectKey {
+  cluster: string;
+  kind: string;
+  namespace: string;
+  name: string;
+}
+
+/** The stored rows (tombstones included) of the given objects, keyed by their desired subject. */
+export async function storedDesired(
+  db: DbOrTx,
+  keys: readonly DesiredObjectKey[],
+): Promise<Map<string, StoredDesired>> {
+  if (keys.length === 0) return new Map();
+  const col = (f: (k: DesiredObjectKey) => string): SQLWrapper => sql.param(keys.map(f));
+  const res = await db.execute<{
+    cluster_name: string;
+    kind: string;
+    namespace: string;
+    name: string;
+    workload_id: string;
+    revision: number;
+    generation: string;
+    deleted: boolean;
+    manifest_hash: string;
+  }>(sql`
+    select d.cluster_name, d.kind, d.namespace, d.name, d.workload_id, d.revision, d.generation, d.deleted, d.manifest_hash
+      from unnest(${col((k) => k.cluster)}::text[], ${col((k) => k.kind)}::text[],
+                  ${col((k) => k.namespace)}::text[], ${col((k) => k.name)}::text[]) as k(cluster, kind, namespace, name)
+      join ${desiredObjects} d
+        on d.cluster_name = k.cluster and d.kind = k.kind and d.namespace = k.namespace and d.name = k.name`);
+  return new Map(
+    res.rows.map((r) => [
+      desiredSubject(r.cluster_name, r),
+      {
+        workloadId: r.workload_id,
+        revision: r.revision,
+        generation: Number(r.generation),
+        deleted: r.deleted,
+        manifestHash: r.manifest_hash,
+      },
+    ]),
+  );
+}
+
+/**
+ * Queues the stored value of one object for publishing again, after something else took its
+ * subject's place in the stream. Call under the desired-state lock: the row read is then the
+ * newest and its outbox row sorts after every earlier change. `tag` makes the message id unique
+ * per repaired message (JetStream would drop a republish under the original id as a duplicate)
+ * and the same for every replica repairing the same message (the duplicate is dropped).
+ * Returns false when the hub holds no row for the object.
+ */
+export async function queueDesiredRepair(
+  tx: DbOrTx,
+  key: DesiredObjectKey,
+  tag: string,
+  now = new Date(),
+): Promise<boolean> {
+  const [row] = await tx
+    .select()
+    .from(desiredObjects)
+    .where(
+      and(
+        eq(desiredObjects.clusterName, key.cluster),
+        eq(desiredObjects.kind, key.kind),
+        eq(desiredObjects.namespace, key.namespace),
+        eq(desiredObjects.name, key.name),
+      ),
+    );
+  if (!row) return false;
+  const subject = desiredSubject(key.cluster, row);
+  await insertOutbox(tx, [subject], [`${subject}@${row.generation}@repair-${tag}`], [rowPayload(row, now)]);
+  return true;
 }

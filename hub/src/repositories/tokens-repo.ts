@@ -1,7 +1,7 @@
 /** API tokens: lookup by hash for authentication, creation, listing and revocation. */
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { ApiToken, TokenRole } from '@flotilla/api';
-import type { DbOrTx } from '../db/client.js';
+import type { Db, DbOrTx } from '../db/client.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { apiTokens } from '../db/schema/index.js';
 import { conflict } from '../errors.js';
@@ -46,18 +46,37 @@ export async function insertToken(
   }
 }
 
-/** Makes a configured token valid (creating or re-keying it by name); used for seed tokens. */
-export async function upsertSeedToken(
-  db: DbOrTx,
-  t: { name: string; role: TokenRole; tokenHash: string },
-): Promise<void> {
-  await db
-    .insert(apiTokens)
-    .values({ ...t, createdBy: 'config' })
-    .onConflictDoUpdate({
-      target: apiTokens.name,
-      set: { tokenHash: t.tokenHash, role: t.role, revokedAt: sql`null` },
-    });
+/** What seeding one configured token did. */
+export type SeedOutcome = 'present' | 'created' | 'replaced';
+
+const SEED_LOCK = 0x666c6f7403; // "flot" + 3: replicas starting at once seed one after the other
+
+/**
+ * Seeds a configured token. A token whose hash is already stored is left exactly as it is, so a
+ * revoked seed stays revoked across restarts. A new value under the same name is a new token:
+ * the row holding the name is renamed `<name>@<id prefix>` and revoked (the configuration no
+ * longer holds its value), then the new token takes the name.
+ */
+export async function seedToken(db: Db, t: { name: string; role: TokenRole; tokenHash: string }): Promise<SeedOutcome> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK})`);
+    const [present] = await tx
+      .select({ id: apiTokens.id })
+      .from(apiTokens)
+      .where(eq(apiTokens.tokenHash, t.tokenHash))
+      .limit(1);
+    if (present) return 'present';
+    const [previous] = await tx
+      .update(apiTokens)
+      .set({
+        name: sql`${apiTokens.name} || '@' || left(${apiTokens.id}::text, 8)`,
+        revokedAt: sql`coalesce(${apiTokens.revokedAt}, now())`,
+      })
+      .where(eq(apiTokens.name, t.name))
+      .returning({ id: apiTokens.id });
+    await tx.insert(apiTokens).values({ ...t, createdBy: 'config' });
+    return previous ? 'replaced' : 'created';
+  });
 }
 
 export async function listTokens(db: DbOrTx): Promise<ApiToken[]> {

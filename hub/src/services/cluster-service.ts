@@ -3,6 +3,10 @@
  * (→ pending, and gets a one-time registration secret), an operator accepts, then the agent
  * claims its NATS credentials once with that secret. Relabel, accept and removal recompute the
  * cluster's desired state in the same transaction.
+ *
+ * A claim (or rotation) is all or nothing for the agent: the cluster's durable is created and
+ * nats-server given the new identity before the transaction commits, so when either fails the
+ * claim is rolled back and can be retried with the same one-time secret.
  */
 import {
   DESIRED_STREAM,
@@ -29,6 +33,7 @@ import {
   type ClusterRow,
 } from '../repositories/clusters-repo.js';
 import type { Principal } from '../repositories/tokens-repo.js';
+import type { AgentConsumers } from '../nats/agent-consumers.js';
 import type { CredentialSync } from './credential-sync.js';
 import { beginDesiredChange, syncCluster } from './desired-sync.js';
 import type { RegistrationGuard } from './registration-guard.js';
@@ -37,6 +42,10 @@ export interface ClusterServiceDeps {
   db: Db;
   onDesiredChange: () => void;
   syncCredentials: CredentialSync;
+  /** The agents' durables on the DESIRED stream (the hub creates and deletes them). */
+  consumers: Pick<AgentConsumers, 'ensure' | 'remove'>;
+  /** Called after a cluster was accepted or removed (the NATS link reconciler runs a pass). */
+  onLinkChange: () => void;
   /** Registration limits, checked first in each registration's transaction. */
   registrationGuard?: Pick<RegistrationGuard, 'admit'>;
   natsPublicUrls: string[];
@@ -82,6 +91,11 @@ export function createClusterService(deps: ClusterServiceDeps): ClusterService {
       .set({ credentialsIssued: true, updatedAt: new Date() })
       .where(eq(clusters.name, row.name));
     await recordAudit(tx, { actor: actor.name, action, targetType: 'cluster', targetId: row.name, details: { user } });
+    // Before commit: the agent pulls from its durable as soon as it has the credentials.
+    await deps.consumers.ensure(row.name).catch((cause: unknown) => {
+      throw new HubError('HUB_ERR_UNAVAILABLE', `cannot create the NATS consumer of cluster ${row.name}`, { cause });
+    });
+    await deps.syncCredentials(tx);
     return {
       cluster: row.name,
       nats: {
@@ -157,11 +171,12 @@ export function createClusterService(deps: ClusterServiceDeps): ClusterService {
         return saved!;
       });
       deps.onDesiredChange();
+      deps.onLinkChange();
       return view(row);
     },
 
     async claim(actor, name, registrationSecret) {
-      const creds = await db.transaction(async (tx) => {
+      return db.transaction(async (tx) => {
         const c = await mustGet(tx, name);
         if (c.state === 'removed') throw notFound(`cluster ${name}`);
         if (!secretMatches(registrationSecret, c.registrationSecretHash)) {
@@ -172,16 +187,10 @@ export function createClusterService(deps: ClusterServiceDeps): ClusterService {
         }
         return issue(tx, actor, c, 'cluster.credentials.claim');
       });
-      await deps.syncCredentials();
-      return creds;
     },
 
     async rotate(actor, name) {
-      const creds = await db.transaction(async (tx) =>
-        issue(tx, actor, await mustGet(tx, name), 'cluster.credentials.rotate'),
-      );
-      await deps.syncCredentials();
-      return creds;
+      return db.transaction(async (tx) => issue(tx, actor, await mustGet(tx, name), 'cluster.credentials.rotate'));
     },
 
     async setLabels(actor, name, labels) {
@@ -229,7 +238,10 @@ export function createClusterService(deps: ClusterServiceDeps): ClusterService {
         });
       });
       deps.onDesiredChange();
+      // Should either step fail (NATS down), the reconciler's pass retries it.
+      deps.onLinkChange();
       await deps.syncCredentials();
+      await deps.consumers.remove(agentConsumerName(name));
     },
   };
 }

@@ -55,6 +55,9 @@ export function renderNatsConfig(o: {
     `listen: "127.0.0.1:${o.port}"`,
     `http: "127.0.0.1:${o.monitorPort}"`,
     `jetstream { store_dir: ${q(o.storeDir)}, max_memory_store: 256MB, max_file_store: 2GB }`,
+    // Room for the hub's largest desired message (its 1 MiB body limit plus the envelope); the
+    // server's default of 1 MB is below it.
+    'max_payload: 2MB',
   ];
   if (o.users.length > 0) {
     const users = o.users.map(

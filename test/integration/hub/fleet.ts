@@ -79,6 +79,10 @@ export interface TestHubOptions {
   relayIntervalMs?: number;
   /** How long sent outbox rows are kept; default the hub's (1 hour). */
   outboxRetentionSeconds?: number;
+  /** Replaces the fleet's credential issuer (e.g. one that fails on purpose). */
+  issuer?: NatsCredentialIssuer;
+  /** More hub configuration (environment variables, as main.ts reads them). */
+  env?: Record<string, string>;
 }
 
 export async function startTestHub(nats: FleetNats, opts: TestHubOptions = {}): Promise<TestHub> {
@@ -96,13 +100,14 @@ export async function startTestHub(nats: FleetNats, opts: TestHubOptions = {}): 
       : {}),
     FLOTILLA_HEARTBEAT_TIMEOUT_SECONDS: '30',
     LOG_LEVEL: 'warn',
+    ...opts.env,
   });
   const registry = new Registry();
   const hub = await startHub({
     config,
     logger: createLogger('warn'),
     registry,
-    issuer: nats.issuer,
+    issuer: opts.issuer ?? nats.issuer,
     relay: opts.relay ?? true,
   });
   const tokens = await Promise.all(

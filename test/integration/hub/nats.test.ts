@@ -1,11 +1,12 @@
 /**
  * The hub over real NATS (harness nats-server with per-cluster users issued by the hub) and
- * real Postgres, with agents played by plain NATS clients: per-cluster isolation, the outbox
- * surviving a hub that dies between commit and publish, status ingestion and its staleness
- * guard, heartbeats, and malformed or foreign messages being dropped and counted.
+ * real Postgres, with agents played by plain NATS clients reading the durables the hub created
+ * for them: per-cluster isolation, the outbox surviving a hub that dies between commit and
+ * publish, status ingestion and its staleness guard, heartbeats, and malformed or foreign
+ * messages being dropped and counted. Attacks on the link: nats-attacks.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
+import { AckPolicy, jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
   DESIRED_STREAM,
@@ -54,17 +55,6 @@ afterAll(async () => {
   await t?.db.close();
   await nats?.stop();
 });
-
-/** Creates (or reuses) the agent's durable with its own filter, as the agent does. */
-async function agentConsumer(nc: NatsConnection, creds: AgentCredentials): Promise<void> {
-  const jsm = await jetstreamManager(nc, { checkAPI: false });
-  await jsm.consumers.add(DESIRED_STREAM, {
-    durable_name: creds.nats.consumer,
-    filter_subject: desiredFilter(creds.cluster),
-    deliver_policy: DeliverPolicy.LastPerSubject,
-    ack_policy: AckPolicy.Explicit,
-  });
-}
 
 /** Everything currently in the agent's durable (acks as it goes). */
 async function drainDesired(nc: NatsConnection, creds: AgentCredentials): Promise<DesiredMessage[]> {
@@ -144,7 +134,6 @@ describe('per-cluster NATS identities', () => {
   it("let cluster A read its own desired state but not B's", async () => {
     const created = await createCloneSet(t, 'iso-web', 1, { env: 'test' });
     expect(created.id).toBeTruthy();
-    await agentConsumer(ncA, credsA);
     const mine = await eventually('A receives its desired object', async () => {
       const got = await drainDesired(ncA, credsA);
       return got.length > 0 ? got : undefined;
@@ -331,7 +320,6 @@ describe('status ingestion', () => {
         .rows[0]!.id;
     const mine = (ms: DesiredMessage[]): DesiredMessage[] => ms.filter((m) => m.name === 'relink');
     await createCloneSet(t, 'relink', 1, { team: 'a' });
-    await agentConsumer(ncA, credsA);
     const first = await eventually('initial delivery', async () => mine(await drainDesired(ncA, credsA))[0]);
 
     // The link's first heartbeat: its new consumer delivered everything already.
@@ -400,7 +388,6 @@ describe('outbox', () => {
 
     const ncB = await connectAs(credsB);
     try {
-      await agentConsumer(ncB, credsB);
       expect((await drainDesired(ncB, credsB)).filter((m) => m.name === 'outbox-web')).toEqual([]);
       // "Restart": a hub with a relay on the same database publishes what was committed.
       const restarted = await startTestHub(nats, { db: t.db });
@@ -427,7 +414,6 @@ describe('outbox', () => {
     const writer = await startTestHub(nats, { relay: false, db: t.db });
     const ncB = await connectAs(credsB);
     try {
-      await agentConsumer(ncB, credsB);
       await drainDesired(ncB, credsB);
       // Generation 1 from a replica that never publishes: this relay does not hold it.
       const created = await createCloneSet(writer, 'handoff-web', 1, { team: 'b' });
@@ -528,7 +514,6 @@ describe('outbox', () => {
     const relaying = await startTestHub(nats, { db: t.db, relayIntervalMs: 60_000 });
     const ncB = await connectAs(credsB);
     try {
-      await agentConsumer(ncB, credsB);
       await drainDesired(ncB, credsB);
       // Let the relaying replica's first pass end, so that only a notification can wake it.
       await new Promise((r) => setTimeout(r, 1000));

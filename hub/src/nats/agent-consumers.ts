@@ -1,0 +1,148 @@
+/**
+ * The agents' durable consumers on the DESIRED stream, which only the hub creates and deletes
+ * (agents may only read their own: see agentPermissions). Every call is idempotent, so hub
+ * replicas may run them at the same time: creating a durable that exists with the same config
+ * succeeds, deleting one that is gone is not an error.
+ */
+import {
+  AckPolicy,
+  DeliverPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type ConsumerConfig,
+  type ConsumerInfo,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
+import { DESIRED_STREAM, agentConsumerName, desiredFilter } from '@flotilla/api';
+import type { Logger } from 'pino';
+import {
+  AGENT_CONSUMER_PREFIX,
+  consumerDrift,
+  type ConsumerDrift,
+  type ConsumerView,
+} from '../domain/agent-consumer-plan.js';
+import type { HubMetrics } from '../metrics.js';
+
+const NANOS_PER_MS = 1_000_000;
+
+/** What ensure() did. */
+export type EnsureOutcome = { action: 'unchanged' | 'created' } | { action: 'repaired'; drift: ConsumerDrift[] };
+
+export interface AgentConsumers {
+  /** Creates the cluster's durable, or deletes and creates it again when its config drifted. */
+  ensure(cluster: string): Promise<EnsureOutcome>;
+  /** Deletes a durable by consumer name; true when it existed. */
+  remove(name: string): Promise<boolean>;
+  /** Every durable on DESIRED whose name starts with `agent-`. */
+  list(): Promise<ConsumerView[]>;
+}
+
+/**
+ * The durable of one cluster: its own subjects only, the latest value of each object first
+ * (an agent that was away reads the current state, not the history), pull (no deliver_subject),
+ * acknowledged one by one after the apply.
+ */
+export function agentConsumerConfig(cluster: string): Partial<ConsumerConfig> & { durable_name: string } {
+  return {
+    durable_name: agentConsumerName(cluster),
+    filter_subject: desiredFilter(cluster),
+    deliver_policy: DeliverPolicy.LastPerSubject,
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: 60_000 * NANOS_PER_MS,
+    max_deliver: -1,
+    max_ack_pending: 1000,
+  };
+}
+
+export function consumerView(info: Pick<ConsumerInfo, 'name' | 'config'>): ConsumerView {
+  const c = info.config;
+  const filters = c.filter_subjects?.length ? c.filter_subjects : c.filter_subject ? [c.filter_subject] : [];
+  return {
+    name: info.name,
+    filterSubjects: filters,
+    deliverSubject: c.deliver_subject,
+    deliverPolicy: c.deliver_policy,
+    ackPolicy: c.ack_policy,
+  };
+}
+
+function isApiError(err: unknown, code: number): boolean {
+  return err instanceof JetStreamApiError && err.code === code;
+}
+
+export interface AgentConsumersDeps {
+  jsm: JetStreamManager;
+  logger: Logger;
+  metrics: HubMetrics;
+}
+
+export function createAgentConsumers(deps: AgentConsumersDeps): AgentConsumers {
+  const { jsm, logger, metrics } = deps;
+
+  async function info(name: string): Promise<ConsumerInfo | undefined> {
+    try {
+      return await jsm.consumers.info(DESIRED_STREAM, name);
+    } catch (err) {
+      if (isApiError(err, JetStreamApiCodes.ConsumerNotFound)) return undefined;
+      throw err;
+    }
+  }
+
+  async function deleteConsumer(name: string): Promise<boolean> {
+    try {
+      return await jsm.consumers.delete(DESIRED_STREAM, name);
+    } catch (err) {
+      if (isApiError(err, JetStreamApiCodes.ConsumerNotFound)) return false;
+      throw err;
+    }
+  }
+
+  /** Creates the durable; another replica creating the same one at the same time is fine. */
+  async function create(cluster: string): Promise<void> {
+    try {
+      await jsm.consumers.add(DESIRED_STREAM, agentConsumerConfig(cluster));
+    } catch (err) {
+      const existing = await info(agentConsumerName(cluster));
+      if (!existing || consumerDrift(cluster, consumerView(existing)).length > 0) throw err;
+    }
+  }
+
+  return {
+    async ensure(cluster) {
+      const name = agentConsumerName(cluster);
+      const existing = await info(name);
+      if (!existing) {
+        await create(cluster);
+        metrics.agentConsumerChanges.inc({ action: 'created', reason: '' });
+        logger.info({ consumer: name }, 'created the agent durable');
+        return { action: 'created' };
+      }
+      const drift = consumerDrift(cluster, consumerView(existing));
+      if (drift.length === 0) return { action: 'unchanged' };
+      // A durable's filter, push target and deliver policy cannot all be updated in place; a new
+      // one redelivers the latest value of every object, which the agent applies by generation.
+      await deleteConsumer(name);
+      await create(cluster);
+      metrics.agentConsumerChanges.inc({ action: 'repaired', reason: drift.join('+') });
+      logger.warn({ consumer: name, drift }, 'the agent durable was changed behind the hub; created it again');
+      return { action: 'repaired', drift };
+    },
+
+    async remove(name) {
+      const existed = await deleteConsumer(name);
+      if (existed) {
+        metrics.agentConsumerChanges.inc({ action: 'deleted', reason: 'not_accepted' });
+        logger.info({ consumer: name }, 'deleted the durable of a cluster that is not accepted');
+      }
+      return existed;
+    },
+
+    async list() {
+      const views: ConsumerView[] = [];
+      for await (const ci of jsm.consumers.list(DESIRED_STREAM)) {
+        if (ci.name.startsWith(AGENT_CONSUMER_PREFIX)) views.push(consumerView(ci));
+      }
+      return views;
+    },
+  };
+}

@@ -1,0 +1,553 @@
+/**
+ * Attacks on the hub ↔ agent link, as a cluster's agent holding its own credentials and as
+ * faults, against a real nats-server running the hub's rendered permissions and real Postgres:
+ * agents can neither create nor change a consumer (the hub owns every durable and repairs or
+ * deletes what drifted), a desired subject clobbered through a reply subject is put back, a claim
+ * whose NATS authorization update fails can be retried with the same secret, and both streams
+ * are bounded.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  jetstream,
+  jetstreamManager,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { Registry } from 'prom-client';
+import {
+  DESIRED_STREAM,
+  PROTOCOL_VERSION,
+  STATUS_STREAM,
+  agentConsumerName,
+  decodeDesired,
+  desiredFilter,
+  desiredSubject,
+  encodeMessage,
+  heartbeatSubject,
+  statusSubject,
+  type AgentCredentials,
+  type DesiredMessage,
+} from '@flotilla/api';
+import { createHubLink, createHubLinkMetrics, createKubeApplier } from '@flotilla/agent';
+import { createLogger, ensureStreams, type NatsCredentialIssuer } from '@flotilla/hub';
+import { startNats } from '@flotilla/test';
+import { cluster } from '../helpers/context.js';
+import { eventually, kube } from '../helpers/kube.js';
+import { installCrds } from './crds.js';
+import { cloneSetSpec } from './fixtures.js';
+import {
+  HUB_NATS_PASSWORD,
+  HUB_NATS_USER,
+  connectAs,
+  joinCluster,
+  metricValue,
+  rest,
+  startFleetNats,
+  startTestHub,
+  type FleetNats,
+  type TestHub,
+} from './fleet.js';
+
+/** A fault of the issuer: once, when a sync would give `cluster` a password nats-server lacks. */
+interface Fault {
+  cluster: string;
+  when: 'before-write' | 'after-write';
+}
+
+/**
+ * The fleet's file issuer, failing on queued faults: before it writes the authorization, or
+ * after. A fault waits for the sync that brings the cluster's new identity (a claim's or a
+ * rotation's), so the hub's other syncs (a reconcile pass after an accept) pass it by.
+ */
+interface FlakyIssuer extends NatsCredentialIssuer {
+  faults: Fault[];
+}
+
+function flaky(inner: NatsCredentialIssuer, authFile: () => string): FlakyIssuer {
+  const issuer: FlakyIssuer = {
+    faults: [],
+    async sync(identities) {
+      const written = authFile();
+      const due = issuer.faults.findIndex((f) =>
+        identities.some((i) => i.cluster === f.cluster && !written.includes(i.passwordHash)),
+      );
+      const fault = due < 0 ? undefined : issuer.faults.splice(due, 1)[0]!.when;
+      if (fault === 'before-write') throw new Error('injected: nats-server authorization not updated');
+      await inner.sync(identities);
+      if (fault === 'after-write') throw new Error('injected: failed after the authorization was written');
+    },
+  };
+  return issuer;
+}
+
+/** The authorization the hub rendered for the fleet's nats-server. */
+const authFile = (): string => readFileSync(path.join(nats.dir, 'flotilla-auth.conf'), 'utf8');
+
+const WEB = { kind: 'CloneSet', namespace: 'apps', name: 'web' } as const;
+
+let nats: FleetNats;
+let t: TestHub;
+let issuer: FlakyIssuer;
+let admin: NatsConnection;
+let jsmAdmin: JetStreamManager;
+let credsA: AgentCredentials;
+let credsB: AgentCredentials;
+let ncA: NatsConnection;
+let ncB: NatsConnection;
+
+beforeAll(async () => {
+  nats = await startFleetNats();
+  issuer = flaky(nats.issuer, authFile);
+  admin = await connect({ servers: nats.server.url, user: HUB_NATS_USER, pass: HUB_NATS_PASSWORD });
+  jsmAdmin = await jetstreamManager(admin);
+  // What an older hub and an agent under the old permissions left behind: unbounded streams,
+  // and a push durable of a cluster that no longer exists, delivering to a heartbeat subject.
+  await jsmAdmin.streams.add({ name: DESIRED_STREAM, subjects: ['flotilla.desired.>'], max_msgs_per_subject: 1 });
+  await jsmAdmin.streams.add({
+    name: STATUS_STREAM,
+    subjects: ['flotilla.status.>', 'flotilla.heartbeat.>'],
+    max_msgs_per_subject: 1,
+  });
+  await jsmAdmin.consumers.add(DESIRED_STREAM, {
+    durable_name: agentConsumerName('legacy'),
+    filter_subject: 'flotilla.desired.>',
+    deliver_subject: heartbeatSubject('atk-b'),
+    ack_policy: AckPolicy.Explicit,
+  });
+  // Only the passes a test runs (and the one at start): the periodic one would race them.
+  t = await startTestHub(nats, { issuer, env: { FLOTILLA_NATS_RECONCILE_SECONDS: '3600' } });
+  credsA = await joinCluster(t, 'atk-a', { atk: 'yes', team: 'a' });
+  credsB = await joinCluster(t, 'atk-b', { atk: 'yes', team: 'b' });
+  for (const [name, labels] of [
+    ['web', { atk: 'yes' }],
+    ['only-b', { team: 'b' }],
+  ] as const) {
+    await rest(t, 'POST', '/api/v1/workloads', t.operatorToken, {
+      kind: 'CloneSet',
+      name,
+      namespace: 'apps',
+      spec: cloneSetSpec(1),
+      placement: { clusterSelector: { matchLabels: labels } },
+    });
+  }
+  ncA = await connectAs(credsA);
+  ncB = await connectAs(credsB);
+});
+
+afterAll(async () => {
+  await ncA?.close();
+  await ncB?.close();
+  await admin?.close();
+  await t?.hub.close();
+  await t?.db.close();
+  await nats?.stop();
+});
+
+/** Every message currently in an agent's durable, acknowledged; undecodable ones as undefined. */
+async function drain(
+  nc: NatsConnection,
+  creds: AgentCredentials,
+): Promise<{ subject: string; msg?: DesiredMessage }[]> {
+  const consumer = await jetstream(nc, { checkAPI: false }).consumers.get(DESIRED_STREAM, creds.nats.consumer);
+  const out: { subject: string; msg?: DesiredMessage }[] = [];
+  for await (const m of await consumer.fetch({ max_messages: 100, expires: 1000 })) {
+    const d = decodeDesired(m.data);
+    out.push(d.ok ? { subject: m.subject, msg: d.value } : { subject: m.subject });
+    m.ack();
+  }
+  return out;
+}
+
+/** Drains until the durable delivered something; the clusters of the messages it read. */
+async function clustersRead(nc: NatsConnection, creds: AgentCredentials): Promise<string[]> {
+  const got = await eventually('the durable delivers', async () => {
+    const msgs = await drain(nc, creds);
+    return msgs.length > 0 ? msgs : undefined;
+  });
+  return [...new Set(got.map((m) => m.msg?.cluster ?? `undecodable ${m.subject}`))].sort();
+}
+
+/** A raw JetStream API request as the agent (the client library would pick the subject itself). */
+function apiRequest(nc: NatsConnection, subject: string, config: Record<string, unknown>): Promise<unknown> {
+  return nc.request(subject, JSON.stringify({ stream_name: DESIRED_STREAM, config }), { timeout: 2000 });
+}
+
+async function storedGeneration(clusterName: string, name: string): Promise<number> {
+  const r = await t.db.pool.query<{ generation: string }>(
+    'select generation from desired_objects where cluster_name = $1 and name = $2',
+    [clusterName, name],
+  );
+  return Number(r.rows[0]!.generation);
+}
+
+describe('the streams and durables a hub finds at start', () => {
+  it('bounds existing streams and deletes durables of clusters that are not accepted', async () => {
+    const desired = (await jsmAdmin.streams.info(DESIRED_STREAM)).config;
+    expect(desired).toMatchObject({
+      max_msgs_per_subject: 1,
+      max_msgs: 1_000_000,
+      max_bytes: 1024 ** 3,
+      max_msg_size: 1024 * 1024 + 64 * 1024,
+      discard: DiscardPolicy.New,
+    });
+    const status = (await jsmAdmin.streams.info(STATUS_STREAM)).config;
+    expect(status).toMatchObject({
+      max_msgs_per_subject: 1,
+      max_msgs: 1_000_000,
+      max_bytes: 256 * 1024 ** 2,
+      max_msg_size: 8 * 1024,
+      discard: DiscardPolicy.Old,
+    });
+    const names: string[] = [];
+    for await (const ci of jsmAdmin.consumers.list(DESIRED_STREAM)) names.push(ci.name);
+    expect(names).not.toContain(agentConsumerName('legacy'));
+    expect(names).toEqual(expect.arrayContaining([agentConsumerName('atk-a'), agentConsumerName('atk-b')]));
+    expect(
+      await metricValue(t.registry, 'flotilla_hub_agent_consumer_changes_total', { action: 'deleted' }),
+    ).toBeGreaterThanOrEqual(1);
+  });
+
+  it('refuses an oversized status report at the server and keeps taking normal ones', async () => {
+    const js = jetstream(ncA, { checkAPI: false });
+    const subject = statusSubject('atk-a', WEB);
+    await expect(js.publish(subject, new Uint8Array(16 * 1024).fill(0x20))).rejects.toThrow(
+      /message size exceeds maximum allowed/,
+    );
+    const ack = await js.publish(
+      subject,
+      encodeMessage({
+        v: PROTOCOL_VERSION,
+        cluster: 'atk-a',
+        ...WEB,
+        workloadId: '',
+        revision: 1,
+        generation: 1,
+        observedGeneration: 1,
+        counts: { replicas: 1, readyReplicas: 1, updatedReplicas: 1, updatedReadyReplicas: 1, availableReplicas: 1 },
+        health: 'Healthy',
+        message: '',
+        reportedAt: new Date().toISOString(),
+      }),
+    );
+    expect(ack.stream).toBe(STATUS_STREAM);
+  });
+});
+
+describe('an agent and the consumers', () => {
+  const own = agentConsumerName('atk-a');
+  const attempts: [string, string, Record<string, unknown>][] = [
+    [
+      'the legacy create, widened to every cluster',
+      `$JS.API.CONSUMER.DURABLE.CREATE.${DESIRED_STREAM}.${own}`,
+      { durable_name: own, filter_subject: 'flotilla.desired.>', deliver_policy: DeliverPolicy.LastPerSubject },
+    ],
+    [
+      'the filtered create of its own durable',
+      `$JS.API.CONSUMER.CREATE.${DESIRED_STREAM}.${own}.${desiredFilter('atk-a')}`,
+      { durable_name: own, filter_subject: desiredFilter('atk-a'), ack_policy: AckPolicy.Explicit },
+    ],
+    [
+      "a push durable delivering to B's heartbeat subject",
+      `$JS.API.CONSUMER.CREATE.${DESIRED_STREAM}.${own}.${desiredFilter('atk-a')}`,
+      { durable_name: own, filter_subject: desiredFilter('atk-a'), deliver_subject: heartbeatSubject('atk-b') },
+    ],
+    [
+      'the same through the legacy create',
+      `$JS.API.CONSUMER.DURABLE.CREATE.${DESIRED_STREAM}.${own}`,
+      { durable_name: own, deliver_subject: heartbeatSubject('atk-b') },
+    ],
+    ['an ephemeral over the whole stream', `$JS.API.CONSUMER.CREATE.${DESIRED_STREAM}`, { ack_policy: 'none' }],
+    ['deleting its own durable', `$JS.API.CONSUMER.DELETE.${DESIRED_STREAM}.${own}`, {}],
+  ];
+
+  it.each(attempts)('refuses %s at the permission check', async (_what, subject, config) => {
+    await expect(apiRequest(ncA, subject, config)).rejects.toThrow(/Permissions Violation for Publish/);
+  });
+
+  it('leaves the durable as the hub made it, and A reads only its own objects', async () => {
+    const info = await jsmAdmin.consumers.info(DESIRED_STREAM, own);
+    expect(info.config).toMatchObject({
+      filter_subject: desiredFilter('atk-a'),
+      deliver_policy: DeliverPolicy.LastPerSubject,
+      ack_policy: AckPolicy.Explicit,
+    });
+    expect(info.config.deliver_subject).toBeUndefined();
+    expect(await clustersRead(ncA, credsA)).toEqual(['atk-a']);
+    await expect(
+      jetstream(ncA, { checkAPI: false }).consumers.get(DESIRED_STREAM, agentConsumerName('atk-b')),
+    ).rejects.toThrow();
+  });
+
+  it('repairs a durable widened behind the hub; A then reads only its own objects again', async () => {
+    // What the legacy create let an agent do: reset its durable to every cluster's subjects.
+    await jsmAdmin.consumers.delete(DESIRED_STREAM, own);
+    await jsmAdmin.consumers.add(DESIRED_STREAM, {
+      durable_name: own,
+      filter_subject: 'flotilla.desired.>',
+      deliver_policy: DeliverPolicy.LastPerSubject,
+      ack_policy: AckPolicy.Explicit,
+    });
+    expect(await clustersRead(ncA, credsA)).toEqual(['atk-a', 'atk-b']);
+
+    const repaired = await metricValue(t.registry, 'flotilla_hub_agent_consumer_changes_total', {
+      action: 'repaired',
+    });
+    const plan = await t.hub.link.pass();
+    expect(plan.repair).toEqual([{ cluster: 'atk-a', drift: ['filter'] }]);
+    expect(await metricValue(t.registry, 'flotilla_hub_agent_consumer_changes_total', { action: 'repaired' })).toBe(
+      repaired + 1,
+    );
+    // The new durable starts over with the latest value of each of A's objects.
+    const again = await eventually('A reads its objects again', async () => {
+      const msgs = await drain(ncA, credsA);
+      return msgs.length > 0 ? msgs : undefined;
+    });
+    expect(new Set(again.map((m) => m.msg?.cluster))).toEqual(new Set(['atk-a']));
+    expect(again.map((m) => m.msg?.name)).toContain('web');
+  });
+
+  it("repairs a push durable aimed at another cluster's heartbeat subject", async () => {
+    await jsmAdmin.consumers.delete(DESIRED_STREAM, own);
+    await jsmAdmin.consumers.add(DESIRED_STREAM, {
+      durable_name: own,
+      filter_subject: desiredFilter('atk-a'),
+      deliver_subject: heartbeatSubject('atk-b'),
+      deliver_policy: DeliverPolicy.LastPerSubject,
+      ack_policy: AckPolicy.Explicit,
+    });
+    const plan = await t.hub.link.pass();
+    expect(plan.repair).toEqual([{ cluster: 'atk-a', drift: ['push'] }]);
+    const info = await jsmAdmin.consumers.info(DESIRED_STREAM, own);
+    expect(info.config.deliver_subject).toBeUndefined();
+    expect(await clustersRead(ncA, credsA)).toEqual(['atk-a']);
+  });
+
+  it('deletes the durable of a removed cluster, and at the next start one removed while the hub was down', async () => {
+    const exists = async (name: string): Promise<boolean> =>
+      jsmAdmin.consumers.info(DESIRED_STREAM, agentConsumerName(name)).then(
+        () => true,
+        () => false,
+      );
+    await joinCluster(t, 'atk-gone', { atk: 'no' });
+    expect(await exists('atk-gone')).toBe(true);
+    await rest(t, 'DELETE', '/api/v1/clusters/atk-gone', t.operatorToken);
+    expect(await exists('atk-gone')).toBe(false);
+
+    // Removed by a replica that could not reach NATS, then no pass ran before the restart.
+    await joinCluster(t, 'atk-down', { atk: 'no' });
+    await t.db.pool.query("update clusters set state = 'removed' where name = 'atk-down'");
+    expect(await exists('atk-down')).toBe(true);
+    const restarted = await startTestHub(nats, { db: t.db, env: { FLOTILLA_NATS_RECONCILE_SECONDS: '3600' } });
+    try {
+      expect(await exists('atk-down')).toBe(false);
+      expect(await exists('atk-a')).toBe(true);
+    } finally {
+      await restarted.hub.close();
+    }
+  });
+});
+
+describe('a desired subject clobbered through a reply subject', () => {
+  it("is put back with the stored value, and B's agent receives it", async () => {
+    await drain(ncB, credsB);
+    const subject = desiredSubject('atk-b', WEB);
+    const generation = await storedGeneration('atk-b', 'web');
+    const repairs = await metricValue(t.registry, 'flotilla_hub_desired_repairs_total', { reason: 'invalid' });
+
+    // Everything published on B's subject, whether or not B's durable gets to see it.
+    const published: string[] = [];
+    const watch = admin.subscribe(subject, {
+      callback: (_err, m) => {
+        published.push(m.string());
+      },
+    });
+    await admin.flush();
+
+    // Allowed to A, answered by the server on the reply subject A chose: B's desired subject.
+    ncA.publish(`$JS.API.CONSUMER.INFO.${DESIRED_STREAM}.${agentConsumerName('atk-a')}`, '', { reply: subject });
+    await ncA.flush();
+
+    const restored = await eventually('B receives the stored desired message again', async () =>
+      (await drain(ncB, credsB)).find((m) => m.subject === subject && m.msg?.name === 'web'),
+    );
+    watch.unsubscribe();
+    expect(restored.msg).toMatchObject({ cluster: 'atk-b', name: 'web', generation, deleted: false });
+    // First the server's API answer, then the hub's repair.
+    expect(published.length).toBeGreaterThanOrEqual(2);
+    expect(JSON.parse(published[0]!)).toMatchObject({ type: 'io.nats.jetstream.api.v1.consumer_info_response' });
+    expect(decodeDesired(new TextEncoder().encode(published.at(-1))).ok).toBe(true);
+    const last = await jsmAdmin.streams.getMessage(DESIRED_STREAM, { last_by_subj: subject });
+    const decoded = decodeDesired(last!.data);
+    expect(decoded.ok && decoded.value.generation).toBe(generation);
+    expect(
+      await metricValue(t.registry, 'flotilla_hub_desired_repairs_total', { reason: 'invalid' }),
+    ).toBeGreaterThanOrEqual(repairs + 1);
+    // The repair was recognised as good: nothing more arrives.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await drain(ncB, credsB)).filter((m) => m.subject === subject)).toEqual([]);
+  });
+
+  it('deletes what lands on a subject the hub never placed', async () => {
+    const subject = desiredSubject('atk-b', { kind: 'CloneSet', namespace: 'apps', name: 'never-placed' });
+    const repairs = await metricValue(t.registry, 'flotilla_hub_desired_repairs_total', { reason: 'unknown' });
+    ncA.publish(`$JS.API.CONSUMER.INFO.${DESIRED_STREAM}.${agentConsumerName('atk-a')}`, '', { reply: subject });
+    await ncA.flush();
+    await eventually('the message is deleted and counted', async () => {
+      const counted =
+        (await metricValue(t.registry, 'flotilla_hub_desired_repairs_total', { reason: 'unknown' })) > repairs;
+      const gone = await jsmAdmin.streams.getMessage(DESIRED_STREAM, { last_by_subj: subject }).then(
+        (m) => m === null,
+        () => true,
+      );
+      return counted && gone;
+    });
+    await drain(ncB, credsB);
+  });
+});
+
+describe('claiming credentials while NATS authorization cannot be updated', () => {
+  const users = (name: string): number => authFile().split(`user: "agent-${name}"`).length - 1;
+
+  it('keeps the one-time secret: the claim is retried with it and the agent connects', async () => {
+    const reg = await rest<{ registrationSecret: string }>(t, 'POST', '/api/v1/clusters/register', t.bootstrapToken, {
+      name: 'atk-claim',
+      labels: { atk: 'yes' },
+    });
+    await rest(t, 'POST', '/api/v1/clusters/atk-claim/accept', t.operatorToken);
+    const claim = () =>
+      t.hub.app.inject({
+        method: 'POST',
+        url: '/api/v1/clusters/atk-claim/claim',
+        headers: { authorization: `Bearer ${t.bootstrapToken}` },
+        payload: { registrationSecret: reg.registrationSecret },
+      });
+    const issued = async (): Promise<unknown> =>
+      (await t.db.pool.query("select credentials_issued from clusters where name = 'atk-claim'")).rows[0]
+        .credentials_issued;
+
+    issuer.faults.push({ cluster: 'atk-claim', when: 'before-write' });
+    const first = await claim();
+    expect(first.statusCode).toBe(503);
+    expect(await issued()).toBe(false);
+
+    // Written to nats-server, then the transaction failed: an identity nobody knows the password of.
+    issuer.faults.push({ cluster: 'atk-claim', when: 'after-write' });
+    expect((await claim()).statusCode).toBe(503);
+    expect(await issued()).toBe(false);
+    expect(users('atk-claim')).toBe(1);
+    await t.hub.link.pass();
+    expect(users('atk-claim')).toBe(0);
+
+    const ok = await claim();
+    expect(ok.statusCode).toBe(200);
+    const creds = ok.json<AgentCredentials>();
+    expect(await issued()).toBe(true);
+    expect(users('atk-claim')).toBe(1);
+    const nc = await connectAs(creds);
+    try {
+      expect(await clustersRead(nc, creds)).toEqual(['atk-claim']);
+    } finally {
+      await nc.close();
+    }
+    expect((await claim()).statusCode).toBe(409);
+  });
+
+  it('keeps the old password working when a rotation cannot reach nats-server', async () => {
+    const canConnect = async (creds: AgentCredentials): Promise<boolean> =>
+      connect({
+        servers: creds.nats.servers,
+        user: creds.nats.user,
+        pass: creds.nats.password,
+        maxReconnectAttempts: 0,
+      }).then(
+        async (nc) => {
+          await nc.close();
+          return true;
+        },
+        () => false,
+      );
+    issuer.faults.push({ cluster: 'atk-a', when: 'before-write' });
+    const failed = await t.hub.app.inject({
+      method: 'POST',
+      url: '/api/v1/clusters/atk-a/credentials',
+      headers: { authorization: `Bearer ${t.adminToken}` },
+    });
+    expect(failed.statusCode).toBe(503);
+    await t.hub.link.pass();
+    expect(await canConnect(credsA)).toBe(true);
+
+    const rotated = await rest<AgentCredentials>(t, 'POST', '/api/v1/clusters/atk-a/credentials', t.adminToken);
+    await eventually('the new password is accepted', () => canConnect(rotated));
+    await eventually('the old one is refused', async () => !(await canConnect(credsA)));
+    credsA = rotated;
+    await ncA.close();
+    ncA = await connectAs(credsA);
+  });
+});
+
+describe('an agent whose durable does not exist', () => {
+  it('waits for the hub to create it and never creates it itself', async () => {
+    const info = cluster(0);
+    await installCrds(info);
+    const creds = await joinCluster(t, 'atk-wait', { atk: 'no' });
+    await jsmAdmin.consumers.delete(DESIRED_STREAM, agentConsumerName('atk-wait'));
+    const registry = new Registry();
+    const link = createHubLink({
+      nats: { connect },
+      kube: createKubeApplier(kube(info).kc),
+      clusterName: 'atk-wait',
+      credentials: creds.nats,
+      logger: createLogger('silent'),
+      metrics: createHubLinkMetrics(registry),
+      agentVersion: '0.1.0-test',
+    });
+    let started = false;
+    const starting = link.start().then(() => (started = true));
+    try {
+      await eventually(
+        'the agent looked and waits',
+        async () => (await metricValue(registry, 'flotilla_agent_hublink_consumer_missing_total')) >= 2,
+      );
+      expect(started).toBe(false);
+      await expect(jsmAdmin.consumers.info(DESIRED_STREAM, agentConsumerName('atk-wait'))).rejects.toThrow();
+      expect((await t.hub.link.pass()).create).toEqual(['atk-wait']);
+      await starting;
+    } finally {
+      await link.stop();
+    }
+  });
+});
+
+describe('stream bounds in force', () => {
+  it('refuses new desired subjects when full but takes new values of held ones; status keeps the newest', async () => {
+    const dir = path.join(nats.dir, 'bounds');
+    const server = await startNats({ dir });
+    const nc = await connect({ servers: server.url });
+    try {
+      const limits = { maxBytes: 1024 * 1024, maxMsgs: 3, maxMsgSize: 1024 };
+      await ensureStreams(await jetstreamManager(nc), { replicas: 1, desired: limits, status: limits });
+      const js = jetstream(nc);
+      for (const name of ['a', 'b', 'c']) await js.publish(`flotilla.desired.x.CloneSet.apps.${name}`, '{}');
+      await expect(js.publish('flotilla.desired.x.CloneSet.apps.d', '{}')).rejects.toThrow(/maximum messages/);
+      await js.publish('flotilla.desired.x.CloneSet.apps.a', '{"again":true}');
+      await expect(js.publish('flotilla.desired.x.CloneSet.apps.a', new Uint8Array(2048))).rejects.toThrow(
+        /message size exceeds maximum allowed/,
+      );
+      for (const name of ['a', 'b', 'c', 'd']) await js.publish(`flotilla.status.x.CloneSet.apps.${name}`, '{}');
+      const status = await (await jetstreamManager(nc)).streams.info(STATUS_STREAM, { subjects_filter: '>' });
+      expect(Object.keys(status.state.subjects ?? {}).sort()).toEqual([
+        'flotilla.status.x.CloneSet.apps.b',
+        'flotilla.status.x.CloneSet.apps.c',
+        'flotilla.status.x.CloneSet.apps.d',
+      ]);
+    } finally {
+      await nc.close();
+      await server.stop();
+    }
+  });
+});
