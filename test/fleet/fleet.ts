@@ -9,7 +9,7 @@
  *                                    members: [{ name: 'a', kubeconfigPath, labels: { ring: '0' } }] });
  *   await fleet.api('POST', '/workloads', { ... });  …  await fleet.stop();
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Rollout } from '@flotilla/api';
@@ -128,6 +128,11 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
 
     const adminToken = secret('flt-admin');
     const bootstrapToken = secret('flt-bootstrap');
+    // Agents read the token from a file only their user can read: a command line is world-readable
+    // in /proc/<pid>/cmdline.
+    const bootstrapTokenFile = path.join(o.dir, 'bootstrap-token');
+    writeFileSync(bootstrapTokenFile, `${bootstrapToken}\n`, { mode: 0o600 });
+    chmodSync(bootstrapTokenFile, 0o600);
     let hubUrl = '';
     let hubProcess: ManagedProcess | undefined;
     let hubStarts = 0;
@@ -214,7 +219,7 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
     // All agents stop together (each may take its shutdown timeout).
     cleanup.push(() => Promise.all([...agents.values()].map((a) => a.process.stop())));
     for (const member of o.members) {
-      const proc = await startAgent(o, member, hubUrl, bootstrapToken);
+      const proc = await startAgent(o, member, hubUrl, bootstrapTokenFile);
       agents.set(member.name, { member, process: proc });
     }
     await hubReady;
@@ -270,7 +275,7 @@ async function startAgent(
   o: FleetOptions,
   m: FleetMember,
   hubUrl: string,
-  bootstrapToken: string,
+  bootstrapTokenFile: string,
 ): Promise<ManagedProcess> {
   const labels = Object.entries(m.labels)
     .map(([k, v]) => `${k}=${v}`)
@@ -286,7 +291,7 @@ async function startAgent(
       `--kubeconfig=${m.cluster.kubeconfigPath}`,
       `--cluster-name=${m.name}`,
       `--hub-url=${hubUrl}`,
-      `--bootstrap-token=${bootstrapToken}`,
+      `--bootstrap-token-file=${bootstrapTokenFile}`,
       `--cluster-labels=${labels}`,
       `--namespace=${o.namespace}`,
       // One agent per cluster: a Lease would only slow down restarts in the tests.

@@ -73,4 +73,29 @@ describe('joinFleet', () => {
     setTimeout(() => abort.abort(), 20);
     await expect(joining).rejects.toMatchObject({ code: 'ABORTED' });
   });
+
+  it('forgets a registration the hub refuses, and registers again on the next attempt', async () => {
+    const store = memoryCredentialStore({ registrationSecret: 'expired' });
+    const calls: string[] = [];
+    const reply = (status: number, body: unknown): Response =>
+      new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+    const f = (url: string, init: RequestInit): Promise<Response> => {
+      const path = new URL(url).pathname;
+      calls.push(path);
+      if (path.endsWith('/register')) return Promise.resolve(reply(201, { registrationSecret: 'fresh' }));
+      const { registrationSecret } = JSON.parse(String(init.body)) as { registrationSecret: string };
+      return Promise.resolve(
+        registrationSecret === 'fresh'
+          ? reply(200, creds)
+          : reply(403, { error: { code: 'HUB_ERR_REGISTRATION_REFUSED' } }),
+      );
+    };
+    const hub = f as unknown as typeof fetch;
+    await expect(joinFleet(base({ fetch: hub, store }))).rejects.toMatchObject({
+      code: 'HUB_ERR_REGISTRATION_REFUSED',
+    });
+    expect(await store.load()).toEqual({});
+    expect(await joinFleet(base({ fetch: hub, store }))).toEqual(creds);
+    expect(calls).toEqual(['/api/v1/clusters/c1/claim', '/api/v1/clusters/register', '/api/v1/clusters/c1/claim']);
+  });
 });

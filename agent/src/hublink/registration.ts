@@ -109,6 +109,12 @@ export async function joinFleet(o: JoinOptions): Promise<AgentCredentials> {
       await o.store.save(state);
       return state.credentials;
     }
+    if (reply.code === 'HUB_ERR_REGISTRATION_REFUSED') {
+      // The hub no longer holds this registration (it expired while pending, or the cluster was
+      // removed): forget the secret, so the next attempt registers again.
+      delete state.registrationSecret;
+      await o.store.save(state);
+    }
     if (reply.code !== 'HUB_ERR_CLUSTER_NOT_ACCEPTED') {
       // Already claimed (credentials lost: an admin must rotate them), wrong secret, removed...
       throw new RegistrationError(reply.code ?? 'CLAIM_FAILED', `claiming credentials failed (HTTP ${reply.status})`);

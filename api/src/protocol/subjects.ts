@@ -138,7 +138,7 @@ export function parseHeartbeatSubject(subject: string): string | undefined {
  * (which the hub creates and deletes), publish only its own status and heartbeat, read only its
  * own inbox. No consumer create permission at all: the legacy `CONSUMER.DURABLE.CREATE` carries no
  * filter in its subject, and even the filtered `CONSUMER.CREATE` lets the body set a
- * deliver_subject or another deliver policy (docs/adr/0007-hub-owned-consumers.md). Never grant
+ * deliver_subject or another deliver policy (docs/adr/0008-hub-owned-consumers.md). Never grant
  * wildcards over consumer names (another agent's durable could be read or deleted).
  */
 export function agentPermissions(cluster: string): {

@@ -2,7 +2,7 @@
  * Watches the DESIRED stream for messages the hub did not publish and puts them right. An agent
  * can make nats-server publish a JetStream API answer on another cluster's desired subject (the
  * reply subject of a request it is allowed to send), and the stream then keeps that answer as the
- * object's last value (docs/adr/0007-hub-owned-consumers.md). The hub knows what it published:
+ * object's last value (docs/adr/0008-hub-owned-consumers.md). The hub knows what it published:
  * every message is checked against the stored row (domain/desired-check.ts) and a foreign one is
  * replaced by the stored value through the outbox (so the relay's ordering holds), or deleted
  * when the hub never placed anything on that subject.

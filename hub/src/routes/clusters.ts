@@ -39,12 +39,13 @@ function assertLabels(labels: Record<string, string>): void {
 }
 
 /**
- * A claim for an unknown or removed cluster and one with the wrong secret get the same answer,
- * so a bootstrap token cannot probe which cluster names exist.
+ * A claim for an unknown, removed or expired cluster and one with the wrong secret get the same
+ * answer, so a bootstrap token cannot probe which cluster names exist. Its code tells an agent
+ * that its registration is gone and it should register again.
  */
 function uniformClaimRefusal(err: unknown): never {
   if (err instanceof HubError && (err.code === 'HUB_ERR_NOT_FOUND' || err.code === 'HUB_ERR_FORBIDDEN')) {
-    throw new HubError('HUB_ERR_FORBIDDEN', 'no registration matches this cluster name and secret');
+    throw new HubError('HUB_ERR_REGISTRATION_REFUSED', 'no registration matches this cluster name and secret');
   }
   throw err;
 }
