@@ -21,6 +21,7 @@ import {
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { backoffDelay, type BackoffOptions } from '../runtime/backoff.js';
+import { abortable } from './abortable.js';
 import { decideDesired } from './desired-decision.js';
 import { errorText } from './error-text.js';
 import type { DriftGuard, Serial } from './drift.js';
@@ -54,19 +55,6 @@ function isConsumerNotFound(err: unknown): boolean {
   return err instanceof JetStreamApiError && err.code === JetStreamApiCodes.ConsumerNotFound;
 }
 
-/** Waits `ms` or until `signal` aborts. */
-function waitFor(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
-
 /**
  * The cluster's durable, once it exists; undefined when aborted first. Any other failure (no
  * permission, NATS gone) ends the wait with that error.
@@ -89,7 +77,7 @@ async function awaitDurable(
       { consumer, retryInMs: Math.round(delay) },
       'the desired-state consumer does not exist yet; waiting for the hub to create it',
     );
-    await waitFor(delay, signal);
+    await abortable(delay, signal);
   }
   return undefined;
 }

@@ -83,7 +83,7 @@ describe('joinFleet', () => {
       const path = new URL(url).pathname;
       calls.push(path);
       if (path.endsWith('/register')) return Promise.resolve(reply(201, { registrationSecret: 'fresh' }));
-      const { registrationSecret } = JSON.parse(String(init.body)) as { registrationSecret: string };
+      const { registrationSecret } = JSON.parse(init.body as string) as { registrationSecret: string };
       return Promise.resolve(
         registrationSecret === 'fresh'
           ? reply(200, creds)

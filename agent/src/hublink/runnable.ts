@@ -15,6 +15,7 @@ import type { HubConfig } from '../config.js';
 import { AgentError } from '../errors.js';
 import type { Runnable } from '../runtime/manager.js';
 import type { KubeRest } from '../runtime/rest.js';
+import { abortable } from './abortable.js';
 import { errorText } from './error-text.js';
 import { createHubLink, type HubLink } from './hublink.js';
 import { createKubeApplier } from './kube-applier.js';
@@ -40,20 +41,6 @@ export interface HubLinkRunnableDeps {
 }
 
 const MAX_JOIN_RETRY_MS = 30_000;
-
-/** Waits `ms` or until aborted; the abort listener does not outlive the wait. */
-function abortable(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 function untilAborted(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
