@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from './config.js';
+import { DEFAULT_REST_LIMITS, DEFAULT_SYSTEM_NAMESPACES, loadConfig } from './config.js';
 
 describe('loadConfig', () => {
   it('applies defaults', () => {
@@ -75,5 +75,31 @@ describe('loadConfig', () => {
     [{ FLOTILLA_NATS_RECONCILE_SECONDS: '0' }, /FLOTILLA_NATS_RECONCILE_SECONDS must be an integer/],
   ])('refuses stream limits that cannot work: %o', (env, message) => {
     expect(() => loadConfig({ DATABASE_URL: 'x', ...env })).toThrow(message);
+  });
+});
+
+describe('REST limits and the workload policy', () => {
+  it('defaults to DEFAULT_REST_LIMITS and the system namespaces', () => {
+    const c = loadConfig({ DATABASE_URL: 'x' });
+    expect(c.limits).toEqual(DEFAULT_REST_LIMITS);
+    expect(c.workloadPolicy?.systemNamespaces).toEqual(DEFAULT_SYSTEM_NAMESPACES);
+  });
+
+  it('reads every limit and names a bad one', () => {
+    const c = loadConfig({
+      DATABASE_URL: 'x',
+      FLOTILLA_RATE_LIMIT_PER_SECOND: '7',
+      FLOTILLA_SSE_STREAMS_PER_TOKEN: '3',
+      FLOTILLA_PENDING_CLUSTER_TTL_SECONDS: '600',
+      FLOTILLA_POLICY_SYSTEM_NAMESPACES: 'kube-system, agents',
+    });
+    expect(c.limits).toMatchObject({ requestsPerSecond: 7, streamsPerToken: 3, pendingClusterTtlSeconds: 600 });
+    expect(c.workloadPolicy?.systemNamespaces).toEqual(['kube-system', 'agents']);
+    expect(() => loadConfig({ DATABASE_URL: 'x', FLOTILLA_REGISTRATIONS_PER_MINUTE: '0' })).toThrow(
+      /FLOTILLA_REGISTRATIONS_PER_MINUTE must be an integer between 1/,
+    );
+    expect(() => loadConfig({ DATABASE_URL: 'x', FLOTILLA_POLICY_SYSTEM_NAMESPACES: 'Kube_System' })).toThrow(
+      /FLOTILLA_POLICY_SYSTEM_NAMESPACES must list namespace names/,
+    );
   });
 });
