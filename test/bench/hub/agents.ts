@@ -1,12 +1,12 @@
 // The simulated agents of the hub benchmark, run as a child process (bench.ts forks it) so their
 // NATS traffic neither shares an event loop with the hub nor hides in the hub's CPU time. Each
-// agent is a plain NATS client with its cluster's own identity and inbox prefix and a named
-// durable consumer configured as the real agent's (agent/src/hublink/desired-consumer.ts).
-// Messages from the parent: { type: 'start', url, names, password, memory } → { type: 'ready' };
+// agent is a plain NATS client with its cluster's own identity and inbox prefix, reading the named
+// durable consumer the hub created for it (hub/src/nats/agent-consumers.ts), as the real agent does.
+// Messages from the parent: { type: 'start', url, names, password } → { type: 'ready' };
 // { type: 'report', perAgent, workloadId, generation } → { type: 'reported', ms }.
 // Receipts are sent in batches as { type: 'receipts', items: [{ revision, at }] } with `at` in
 // epoch milliseconds (performance.timeOrigin + now(), comparable across processes).
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages } from '@nats-io/jetstream';
+import { jetstream, type ConsumerMessages } from '@nats-io/jetstream';
 import { connect, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import {
   DESIRED_STREAM,
@@ -15,7 +15,6 @@ import {
   agentInboxPrefix,
   agentNatsUser,
   decodeDesired,
-  desiredFilter,
   encodeMessage,
   statusSubject,
 } from '@flotilla/api';
@@ -27,7 +26,6 @@ interface Agent {
   seen: Set<number>;
 }
 
-const NANOS_PER_MS = 1_000_000;
 const agents: Agent[] = [];
 const now = (): number => performance.timeOrigin + performance.now();
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -44,7 +42,7 @@ function receipt(revision: number, at: number): void {
   }, 20);
 }
 
-async function startAgent(url: string, name: string, password: string, memory: boolean): Promise<Agent> {
+async function startAgent(url: string, name: string, password: string): Promise<Agent> {
   let nc: NatsConnection | undefined;
   for (let i = 0; !nc; i++) {
     try {
@@ -59,17 +57,6 @@ async function startAgent(url: string, name: string, password: string, memory: b
       await sleep(100);
     }
   }
-  const jsm = await jetstreamManager(nc, { checkAPI: false });
-  await jsm.consumers.add(DESIRED_STREAM, {
-    durable_name: agentConsumerName(name),
-    filter_subject: desiredFilter(name),
-    deliver_policy: DeliverPolicy.LastPerSubject,
-    ack_policy: AckPolicy.Explicit,
-    ack_wait: 60_000 * NANOS_PER_MS,
-    max_deliver: -1,
-    max_ack_pending: 1000,
-    ...(memory ? { mem_storage: true } : {}),
-  });
   const consumer = await jetstream(nc, { checkAPI: false }).consumers.get(DESIRED_STREAM, agentConsumerName(name));
   const seen = new Set<number>();
   // A callback rather than an async iterator, and receipts sent in batches: 1,000 clients share
@@ -146,9 +133,7 @@ process.on('message', (msg: { type: string; [k: string]: unknown }) => {
       for (let i = 0; i < names.length; i += 50) {
         agents.push(
           ...(await Promise.all(
-            names
-              .slice(i, i + 50)
-              .map((n) => startAgent(msg['url'] as string, n, msg['password'] as string, msg['memory'] === true)),
+            names.slice(i, i + 50).map((n) => startAgent(msg['url'] as string, n, msg['password'] as string)),
           )),
         );
       }

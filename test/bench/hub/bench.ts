@@ -17,7 +17,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { format } from 'prettier';
-import { agentNatsUser } from '@flotilla/api';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { DESIRED_STREAM, agentConsumerName, agentNatsUser } from '@flotilla/api';
 import { bcryptHash } from '@flotilla/hub';
 import { cloneSetSpec } from '../../integration/hub/fixtures.js';
 import { startFleetNats, startTestHub, type TestHub } from '../../integration/hub/fleet.js';
@@ -126,6 +127,16 @@ const creds = await t.db.pool.query<{ cluster_name: string; nats_user: string; p
 await nats.issuer.sync(
   creds.rows.map((r) => ({ cluster: r.cluster_name, user: r.nats_user, passwordHash: r.password_hash })),
 );
+// The hub creates the agents' durables (agents may not); the experiment swaps them for memory ones.
+await t.hub.link.pass();
+if (MEMORY_CONSUMERS) {
+  const jsm = await jetstreamManager(t.hub.nc);
+  for (const name of names) {
+    const { config } = await jsm.consumers.info(DESIRED_STREAM, agentConsumerName(name));
+    await jsm.consumers.delete(DESIRED_STREAM, agentConsumerName(name));
+    await jsm.consumers.add(DESIRED_STREAM, { ...config, mem_storage: true });
+  }
+}
 
 const agentsProc = fork(path.join(here, 'agents.ts'), [], {
   execArgv: ['--import', 'tsx', '--conditions=@flotilla/source'],
@@ -207,7 +218,7 @@ const cpuSince = async (before: CpuMark): Promise<Record<string, number>> => {
 
 const loadAtStart = os.loadavg().map(round1);
 const tSetup = performance.now();
-await request({ type: 'start', url: nats.server.url, names, password: PASSWORD, memory: MEMORY_CONSUMERS }, 'ready');
+await request({ type: 'start', url: nats.server.url, names, password: PASSWORD }, 'ready');
 console.log(`[bench] ${AGENTS} agents connected and consuming in ${round1((performance.now() - tSetup) / 1000)} s`);
 
 // 1. REST write → receipt at every agent. Revision 1 creates the workload; the first WARMUP
@@ -309,7 +320,7 @@ const result = {
   // The machine is shared: load averages (1, 5, 15 min) when the run started and ended.
   machine: { cpus: os.cpus().length, loadAverageAtStart: loadAtStart, loadAverageAtEnd: os.loadavg().map(round1) },
   agents: AGENTS,
-  agentConsumerStorage: MEMORY_CONSUMERS ? 'memory (experiment)' : 'file (as the agent creates it)',
+  agentConsumerStorage: MEMORY_CONSUMERS ? 'memory (experiment)' : 'file (as the hub creates it)',
   warmupChanges: WARMUP,
   changes: CHANGES,
   restWriteToReceiptAtEveryAgent: {
