@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasToken, takeToken, type Bucket } from './token-bucket.js';
+import { takeToken, type Bucket } from './token-bucket.js';
 
 const rule = { perSecond: 2, burst: 3 };
 
@@ -14,8 +14,8 @@ describe('token bucket', () => {
       if (!t.allowed) expect(t.retryAfterMs).toBe(500);
     }
     expect(allowed).toEqual([true, true, true, false]);
-    expect(hasToken(bucket, rule, 1499)).toBe(false);
-    expect(hasToken(bucket, rule, 1500)).toBe(true);
+    expect(takeToken(bucket, rule, 1499).allowed).toBe(false);
+    expect(takeToken(bucket, rule, 1500).allowed).toBe(true);
   });
 
   it('refills at the rate and never beyond the burst', () => {

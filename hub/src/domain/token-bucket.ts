@@ -35,8 +35,3 @@ export function takeToken(bucket: Bucket | undefined, rule: BucketRule, nowMs: n
     return { bucket: { ...current, tokens: current.tokens - 1 }, allowed: true, retryAfterMs: 0 };
   return { bucket: current, allowed: false, retryAfterMs: ((1 - current.tokens) / rule.perSecond) * 1000 };
 }
-
-/** Whether a request would be admitted now, without taking a token. */
-export function hasToken(bucket: Bucket | undefined, rule: BucketRule, nowMs: number): boolean {
-  return refill(bucket, rule, nowMs).tokens >= 1;
-}

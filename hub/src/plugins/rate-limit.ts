@@ -1,11 +1,12 @@
 /**
  * Request rate limits: one token bucket per API token (a bootstrap token, which a whole fleet of
  * agents shares, per token and client address) and one per client address for requests without
- * a valid token. The buckets live in this process; the least recently used are dropped beyond
+ * a valid token. A valid token is never refused for its address's failures: behind a proxy many
+ * clients share one address, and one of them guessing tokens must not lock the others out. The buckets live in this process; the least recently used are dropped beyond
  * MAX_BUCKETS (a dropped bucket comes back full, which only ever errs towards admitting).
  */
 import type { RestLimits } from '../config.js';
-import { hasToken, takeToken, type Bucket, type BucketRule } from '../domain/token-bucket.js';
+import { takeToken, type Bucket, type BucketRule } from '../domain/token-bucket.js';
 import { tooManyRequests } from '../errors.js';
 import type { HubMetrics } from '../metrics.js';
 import type { Principal } from '../repositories/tokens-repo.js';
@@ -17,8 +18,6 @@ export interface RateLimiter {
   admitToken(principal: Principal, ip: string): void;
   /** Charges a request without a valid token to its address; throws a 429 when over the rate. */
   admitAnonymous(ip: string): void;
-  /** True while the address has used up its anonymous allowance (refuse before any lookup). */
-  anonymousExhausted(ip: string): boolean;
 }
 
 export interface RateLimiterDeps {
@@ -43,10 +42,6 @@ class Buckets {
     if (this.map.size > MAX_BUCKETS) this.map.delete(this.map.keys().next().value!);
     return t.allowed ? undefined : t.retryAfterMs;
   }
-
-  has(key: string, nowMs: number): boolean {
-    return hasToken(this.map.get(key), this.rule, nowMs);
-  }
 }
 
 export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
@@ -67,11 +62,6 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
     admitAnonymous(ip) {
       const wait = anonymous.take(ip, now());
       if (wait !== undefined) refuse('rate_limit_anonymous', wait);
-    },
-    anonymousExhausted(ip) {
-      if (anonymous.has(ip, now())) return false;
-      deps.metrics.refusals.inc({ reason: 'rate_limit_anonymous' });
-      return true;
     },
   };
 }
