@@ -82,8 +82,11 @@ async function awaitDurable(
   return undefined;
 }
 
-/** Logs and counts a durable that disappears while consuming (the client looks for it again). */
-async function watchNotifications(messages: ConsumerMessages, deps: DesiredConsumerDeps): Promise<void> {
+/**
+ * Ends a round of consuming when the durable disappears (the hub deletes and re-creates one it
+ * repairs): the agent then looks for the new one, instead of the client's slow probing for it.
+ */
+async function endWhenDeleted(messages: ConsumerMessages, deps: DesiredConsumerDeps): Promise<void> {
   for await (const n of messages.status()) {
     if (n.type === 'consumer_deleted' || n.type === 'consumer_not_found') {
       deps.metrics.consumerMissing.inc();
@@ -91,6 +94,8 @@ async function watchNotifications(messages: ConsumerMessages, deps: DesiredConsu
         { consumer: deps.credentials.consumer, event: n.type },
         'the desired-state consumer is gone; waiting for the hub to create it again',
       );
+      await messages.close();
+      return;
     }
   }
 }
@@ -170,30 +175,61 @@ export interface DesiredConsumer {
 }
 
 /**
- * Starts consuming as soon as the durable exists; `ready` rejects when looking for it failed
- * otherwise than by its absence.
+ * Starts consuming as soon as the durable exists, and binds to it again whenever it is deleted
+ * and re-created. `ready` resolves on the first bind (or a stop before it), and rejects when the
+ * first look failed otherwise than by the durable's absence; later failures are retried.
  */
 export function startDesiredConsumer(nc: NatsConnection, deps: DesiredConsumerDeps): DesiredConsumer {
   const aborted = new AbortController();
+  const js = jetstream(nc, { checkAPI: false });
   let messages: ConsumerMessages | undefined;
-  let loop: Promise<void> = Promise.resolve();
-  const ready = (async () => {
-    const consumer = await awaitDurable(jetstream(nc, { checkAPI: false }), deps, aborted.signal);
-    if (!consumer) return;
-    const consuming = await consumer.consume({ max_messages: 100 });
-    messages = consuming;
-    void watchNotifications(consuming, deps).catch(() => undefined);
-    loop = (async () => {
-      for await (const m of consuming) await handle(m, deps);
-    })().catch((err: unknown) => deps.logger.error({ err }, 'desired-state consumer stopped'));
-  })();
+  let bound: () => void = () => undefined;
+  const firstBind = new Promise<void>((resolve) => (bound = resolve));
+
+  /** One round: consume until stopped or until the durable is gone. */
+  async function consumeRound(consumer: Consumer): Promise<void> {
+    const round = await consumer.consume({ max_messages: 100 });
+    messages = round;
+    bound();
+    void endWhenDeleted(round, deps).catch(() => undefined);
+    for await (const m of round) await handle(m, deps);
+  }
+
+  /** Looks for the durable again after a round ended, retrying failures; undefined once stopped. */
+  async function lookAgain(): Promise<Consumer | undefined> {
+    for (let attempt = 1; !aborted.signal.aborted; attempt++) {
+      try {
+        return await awaitDurable(js, deps, aborted.signal);
+      } catch (err) {
+        deps.logger.warn({ error: errorText(err) }, 'looking for the desired-state consumer failed; retrying');
+        await abortable(backoffDelay(attempt, deps.missingBackoff ?? MISSING_BACKOFF), aborted.signal);
+      }
+    }
+    return undefined;
+  }
+
+  async function rounds(): Promise<void> {
+    // The first look's failures end the start (the hub link retries it); later ones are retried here.
+    let consumer = await awaitDurable(js, deps, aborted.signal);
+    while (consumer && !aborted.signal.aborted) {
+      await consumeRound(consumer).catch((err: unknown) =>
+        deps.logger.warn({ error: errorText(err) }, 'consuming desired state failed; binding again'),
+      );
+      // A pause between rounds: a round that keeps ending at once must not spin.
+      await abortable((deps.missingBackoff ?? MISSING_BACKOFF).initialMs, aborted.signal);
+      consumer = await lookAgain();
+    }
+  }
+
+  const loop = rounds();
+  const ready = Promise.race([firstBind, loop]);
+  loop.catch((err: unknown) => deps.logger.error({ error: errorText(err) }, 'desired-state consumer stopped'));
   return {
     ready,
     async stop() {
       aborted.abort();
-      await ready.catch(() => undefined);
       await messages?.close();
-      await loop;
+      await loop.catch(() => undefined);
     },
   };
 }

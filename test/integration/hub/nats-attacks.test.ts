@@ -37,7 +37,7 @@ import { createHubLink, createHubLinkMetrics, createKubeApplier } from '@flotill
 import { createLogger, ensureStreams, type NatsCredentialIssuer } from '@flotilla/hub';
 import { startNats } from '@flotilla/test';
 import { cluster } from '../helpers/context.js';
-import { eventually, kube } from '../helpers/kube.js';
+import { eventually, kube, testNamespace } from '../helpers/kube.js';
 import { installCrds } from './crds.js';
 import { cloneSetSpec } from './fixtures.js';
 import {
@@ -89,6 +89,7 @@ function flaky(inner: NatsCredentialIssuer, authFile: () => string): FlakyIssuer
 const authFile = (): string => readFileSync(path.join(nats.dir, 'flotilla-auth.conf'), 'utf8');
 
 const WEB = { kind: 'CloneSet', namespace: 'apps', name: 'web' } as const;
+const CLONESETS = { group: 'apps.kruise.io', version: 'v1alpha1', plural: 'clonesets' };
 
 let nats: FleetNats;
 let t: TestHub;
@@ -490,35 +491,67 @@ describe('claiming credentials while NATS authorization cannot be updated', () =
   });
 });
 
-describe('an agent whose durable does not exist', () => {
-  it('waits for the hub to create it and never creates it itself', async () => {
+describe('an agent whose durable does not exist or is repaired', () => {
+  it('waits for the hub to create it, never creates it, and binds again after a repair', async () => {
     const info = cluster(0);
     await installCrds(info);
-    const creds = await joinCluster(t, 'atk-wait', { atk: 'no' });
+    const k = kube(info);
+    const ns = await testNamespace(k, 'atkwait');
+    const creds = await joinCluster(t, 'atk-wait', { wait: 'yes' });
     await jsmAdmin.consumers.delete(DESIRED_STREAM, agentConsumerName('atk-wait'));
+    const placement = { clusterSelector: { matchLabels: { wait: 'yes' } } };
+    const { id } = await rest<{ id: string }>(t, 'POST', '/api/v1/workloads', t.operatorToken, {
+      kind: 'CloneSet',
+      name: 'waiter',
+      namespace: ns,
+      spec: cloneSetSpec(1),
+      placement,
+    });
+    const replicas = async (): Promise<number | undefined> =>
+      k.custom
+        .getNamespacedCustomObject({ ...CLONESETS, namespace: ns, name: 'waiter' })
+        .then((o) => (o as { spec: { replicas: number } }).spec.replicas)
+        .catch(() => undefined);
     const registry = new Registry();
     const link = createHubLink({
       nats: { connect },
-      kube: createKubeApplier(kube(info).kc),
+      kube: createKubeApplier(k.kc),
       clusterName: 'atk-wait',
       credentials: creds.nats,
       logger: createLogger('silent'),
       metrics: createHubLinkMetrics(registry),
       agentVersion: '0.1.0-test',
     });
+    const missing = (): Promise<number> => metricValue(registry, 'flotilla_agent_hublink_consumer_missing_total');
     let started = false;
     const starting = link.start().then(() => (started = true));
     try {
-      await eventually(
-        'the agent looked and waits',
-        async () => (await metricValue(registry, 'flotilla_agent_hublink_consumer_missing_total')) >= 2,
-      );
+      await eventually('the agent looked and waits', async () => (await missing()) >= 2);
       expect(started).toBe(false);
       await expect(jsmAdmin.consumers.info(DESIRED_STREAM, agentConsumerName('atk-wait'))).rejects.toThrow();
       expect((await t.hub.link.pass()).create).toEqual(['atk-wait']);
       await starting;
+      await eventually('the agent applies its object', async () => (await replicas()) === 1);
+
+      // Widened behind the hub, then repaired: the agent follows its durable to the new one.
+      const before = await missing();
+      await jsmAdmin.consumers.delete(DESIRED_STREAM, agentConsumerName('atk-wait'));
+      await jsmAdmin.consumers.add(DESIRED_STREAM, {
+        durable_name: agentConsumerName('atk-wait'),
+        filter_subject: 'flotilla.desired.>',
+        deliver_policy: DeliverPolicy.LastPerSubject,
+        ack_policy: AckPolicy.Explicit,
+      });
+      expect((await t.hub.link.pass()).repair).toEqual([{ cluster: 'atk-wait', drift: ['filter'] }]);
+      await rest(t, 'PUT', `/api/v1/workloads/${id}`, t.operatorToken, { spec: cloneSetSpec(3), placement });
+      await eventually(
+        'the agent applies the change through the repaired durable',
+        async () => (await replicas()) === 3,
+      );
+      expect(await missing()).toBeGreaterThan(before);
     } finally {
       await link.stop();
+      await k.core.deleteNamespace({ name: ns }).catch(() => undefined);
     }
   });
 });
