@@ -49,6 +49,17 @@ function controlBody(body: unknown): RolloutControlRequest {
   return out;
 }
 
+/** Event ids are bigserials: a Last-Event-ID that is not one is a 400, not a failing query. */
+function lastEventId(header: string | string[] | undefined): number {
+  const raw = Array.isArray(header) ? header[0] : header;
+  if (raw === undefined || raw === '') return 0;
+  const id = /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(id)) {
+    throw invalid('the request is invalid', [{ path: 'headers.last-event-id', message: 'must be an event id' }]);
+  }
+  return id;
+}
+
 export function rolloutRoutes(api: Api, ctx: RouteContext): void {
   api.post(
     '/workloads/:id/rollouts',
@@ -126,8 +137,7 @@ export function rolloutRoutes(api: Api, ctx: RouteContext): void {
       const id = request.params.id;
       const first = await getRollout(ctx.db, id);
       if (!first) throw notFound(`rollout ${id}`);
-      const lastHeader = request.headers['last-event-id'];
-      let last = Number(Array.isArray(lastHeader) ? lastHeader[0] : (lastHeader ?? 0)) || 0;
+      let last = lastEventId(request.headers['last-event-id']);
       const follow = request.query.follow !== false;
       // Released when the stream ends, however it ends (release is idempotent).
       const release = ctx.streams.open(principalOf(request).tokenId);

@@ -294,6 +294,28 @@ describe('no 500s from hostile input', () => {
     expect(paths(res.json<ErrorBody>())).toEqual(['continue']);
   });
 
+  it('answers 400 for a Last-Event-ID that is not an event id', async () => {
+    await call(t.app, 'POST', '/api/v1/clusters/register', tokens.bootstrap, { name: 'bounds-c1' });
+    await call(t.app, 'POST', '/api/v1/clusters/bounds-c1/accept', tokens.operator);
+    const r = await call(t.app, 'POST', `/api/v1/workloads/${workloadId}/rollouts`, tokens.operator, {
+      strategy: { waves: [{ name: 'all' }] },
+    });
+    expect(r.statusCode, r.body).toBe(201);
+    const events = (lastEventId: string): Promise<{ statusCode: number; body: string }> =>
+      t.app.inject({
+        method: 'GET',
+        url: `/api/v1/rollouts/${r.json<{ id: string }>().id}/events?follow=false`,
+        headers: { authorization: `Bearer ${tokens.viewer}`, 'last-event-id': lastEventId },
+      });
+    for (const bad of ['1e20', '99999999999999999999', '-1', 'abc']) {
+      const res = await events(bad);
+      expect(res.statusCode, bad).toBe(400);
+    }
+    const ok = await events('0');
+    expect(ok.statusCode).toBe(200);
+    expect(ok.body).toContain('event: rollout');
+  });
+
   it('answers 400 naming the field for a 10,000-deep override', async () => {
     // Written as text: JSON.stringify itself recurses too deep for this document.
     const deep = `${'{"a":'.repeat(10_000)}{"replicas":1}${'}'.repeat(10_000)}`;
