@@ -190,6 +190,8 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
         logger: logger.child({ component: 'desired-watch' }),
         metrics,
         onRepaired: () => handOff(),
+        // Room for the largest desired message twice over, and never less than 8 MiB.
+        batchBytes: Math.max(8 * 1024 * 1024, 2 * config.streams.desired.maxMsgSize),
       });
       await desiredWatch.start();
       cleanup.push(() => desiredWatch!.stop());

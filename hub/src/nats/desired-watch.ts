@@ -26,7 +26,7 @@ import { DESIRED_STREAM, parseDesiredSubject } from '@flotilla/api';
 import type { Logger } from 'pino';
 import type { Db } from '../db/client.js';
 import { lockDesiredState } from '../db/locks.js';
-import { checkDesired, type DesiredVerdict } from '../domain/desired-check.js';
+import { checkDesired, type DesiredVerdict, type RepairReason } from '../domain/desired-check.js';
 import type { HubMetrics } from '../metrics.js';
 import { queueDesiredRepair, storedDesired, type DesiredObjectKey } from '../repositories/desired-repo.js';
 
@@ -38,8 +38,11 @@ export interface DesiredWatchDeps {
   metrics: HubMetrics;
   /** Called after repairs were queued in the outbox (wakes the relay). */
   onRepaired: () => void;
-  /** Messages per fetch (default 500). */
-  batchSize?: number;
+  /**
+   * Bytes per fetch: bounds what a batch holds in memory. Must exceed the stream's largest
+   * message (a larger one would stall the fetch); at most 100 messages are fetched at a time.
+   */
+  batchBytes: number;
   /** How long a fetch waits for its batch to fill (default 1 s): the most a repair waits. */
   fetchExpiresMs?: number;
   /** Pause before retrying after a failure (default 2 s). */
@@ -59,8 +62,10 @@ interface Seen {
 
 type Judged = { seen: Seen; verdict: Exclude<DesiredVerdict, { action: 'keep' }> };
 
+/** Subjects named in a batch's log line. */
+const LOGGED_SUBJECTS = 10;
+
 export function createDesiredWatch(deps: DesiredWatchDeps): DesiredWatch {
-  const batchSize = deps.batchSize ?? 500;
   const expires = deps.fetchExpiresMs ?? 1000;
   const retryMs = deps.retryMs ?? 2000;
   const { logger, metrics } = deps;
@@ -114,14 +119,17 @@ export function createDesiredWatch(deps: DesiredWatchDeps): DesiredWatch {
     for (const { seen, verdict } of bad) {
       if (verdict.action === 'delete') await deleteMessage(seen.seq);
     }
-    for (const { seen, verdict } of bad) {
+    const reasons: Partial<Record<RepairReason, number>> = {};
+    for (const { verdict } of bad) {
       metrics.desiredRepairs.inc({ reason: verdict.reason });
-      // The subject only: the payload is whatever was sent there and may be large or hostile.
-      logger.warn(
-        { subject: seen.subject, seq: seen.seq, reason: verdict.reason, action: verdict.action },
-        'desired-state message was not what the hub stored; putting it right',
-      );
+      reasons[verdict.reason] = (reasons[verdict.reason] ?? 0) + 1;
     }
+    // One line per batch (a flood must not flood the log), naming subjects, never payloads: those
+    // are whatever was sent there and may be large or hostile.
+    logger.warn(
+      { repaired: bad.length, reasons, subjects: bad.slice(0, LOGGED_SUBJECTS).map((b) => b.seen.subject) },
+      'desired-state messages were not what the hub stored; put them right',
+    );
   }
 
   /** Checks and repairs one batch, retrying until it went through (or the watch stops). */
@@ -140,7 +148,7 @@ export function createDesiredWatch(deps: DesiredWatchDeps): DesiredWatch {
 
   async function fetchBatch(consumer: Consumer): Promise<Seen[]> {
     const batch: Seen[] = [];
-    fetching = await consumer.fetch({ max_messages: batchSize, expires });
+    fetching = await consumer.fetch({ max_bytes: deps.batchBytes, expires });
     for await (const m of fetching) {
       batch.push({ subject: m.subject, seq: m.seq, data: m.data });
     }
