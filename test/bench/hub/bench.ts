@@ -30,7 +30,7 @@ const AGENTS = Number(args[0] ?? 1000);
 const CHANGES = Number(args[1] ?? 5);
 const REPORTS_PER_AGENT = Number(args[2] ?? 20);
 const WARMUP = Number(args[3] ?? 2);
-// An experiment, not the agent's configuration: agents' durables keep their state in memory
+// An experiment, not the hub's configuration: agents' durables keep their state in memory
 // (nats-server then writes no per-consumer state file on every delivery and ack).
 const MEMORY_CONSUMERS = flags.includes('--memory-consumers');
 const PASSWORD = 'bench-agent-password';
