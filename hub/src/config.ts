@@ -27,6 +27,8 @@ export interface HubConfig {
   outboxRetentionSeconds?: number;
   /** How often the rollout scheduler steps active rollouts (default 1000). */
   rolloutTickMs?: number;
+  /** Readiness, hearing NATS and what status the hub believes (docs/adr/0007-faults-and-status.md). */
+  faults: FaultConfig;
   /** Size limits of the DESIRED and STATUS streams (applied to existing streams at start). */
   streams: { desired: StreamLimits; status: StreamLimits };
   /** How often agent identities and durables are brought in line with Postgres (default 30 s). */
@@ -84,6 +86,19 @@ export interface WorkloadPolicyConfig {
 }
 
 export const DEFAULT_SYSTEM_NAMESPACES = ['kube-system', 'kube-public', 'kube-node-lease', 'flotilla-system'];
+
+export interface FaultConfig {
+  /** /readyz: the deadline of each dependency check (a Postgres query, a NATS round trip). */
+  readyTimeoutMs: number;
+  /** How often the hub checks it can hear NATS; the rollout scheduler holds while it cannot. */
+  natsProbeIntervalMs: number;
+  /** How far a status report's reportedAt may lie ahead of when JetStream stored it. */
+  statusClockSkewMs: number;
+  /** Soak and canary pauses count only while the hub heard the cluster within this long. */
+  statusFreshnessMs: number;
+  /** At most one republish of a cluster's desired objects per this long (agent link restarts). */
+  linkRepublishIntervalMs: number;
+}
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -208,6 +223,20 @@ function natsStreamLimits(env: Env, bodyLimitBytes: number): HubConfig['streams'
 const bodyLimit = (env: Env): number =>
   integer(env, 'FLOTILLA_HUB_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024);
 
+/**
+ * Defaults follow the agent's heartbeat interval (10 s): status counts as fresh for one and a
+ * half intervals, so one late heartbeat does not pause a soak but a silent cluster soon does.
+ */
+function faultConfig(env: Env): FaultConfig {
+  return {
+    readyTimeoutMs: integer(env, 'FLOTILLA_READY_TIMEOUT_MS', 2000, 100, 60_000),
+    natsProbeIntervalMs: integer(env, 'FLOTILLA_NATS_PROBE_INTERVAL_MS', 1000, 100, 60_000),
+    statusClockSkewMs: integer(env, 'FLOTILLA_STATUS_CLOCK_SKEW_SECONDS', 60, 0, 3600) * 1000,
+    statusFreshnessMs: integer(env, 'FLOTILLA_STATUS_FRESHNESS_SECONDS', 15, 1, 3600) * 1000,
+    linkRepublishIntervalMs: integer(env, 'FLOTILLA_LINK_REPUBLISH_INTERVAL_SECONDS', 120, 0, 86_400) * 1000,
+  };
+}
+
 /** Validates the environment; throws HubError(HUB_ERR_CONFIG) naming the offending variable. */
 export function loadConfig(env: Env): HubConfig {
   const natsUrl = optional(env, 'NATS_URL') ?? 'nats://127.0.0.1:4222';
@@ -256,6 +285,7 @@ export function loadConfig(env: Env): HubConfig {
     relayIntervalMs: integer(env, 'FLOTILLA_RELAY_INTERVAL_MS', 250, 10, 60_000),
     outboxRetentionSeconds: integer(env, 'FLOTILLA_OUTBOX_RETENTION_SECONDS', 3600, 1, 30 * 86_400),
     rolloutTickMs: integer(env, 'FLOTILLA_ROLLOUT_TICK_MS', 1000, 10, 60_000),
+    faults: faultConfig(env),
     streams: natsStreamLimits(env, bodyLimit(env)),
     natsReconcileMs: integer(env, 'FLOTILLA_NATS_RECONCILE_SECONDS', 30, 1, 3600) * 1000,
     limits: restLimits(env),

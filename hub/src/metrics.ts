@@ -18,10 +18,18 @@ export interface HubMetrics {
   /** Status ingestion per batch: `classify` (decode and check), `store` (upserts), `ack`. */
   statusBatchSeconds: Histogram<'stage'>;
   statusBatchSize: Histogram;
+  /** Messages received and discarded, by DropReason (classify.ts); see status-ingest.ts for what it covers. */
   messagesDropped: Counter<'reason'>;
   statusReports: Counter;
   statusWritten: Counter;
   heartbeats: Counter;
+  /** Postgres connections lost while open (a restart, a failover); each is replaced on next use. */
+  dbConnectionsLost: Counter;
+  /**
+   * Republishes of a cluster's desired objects after its agent link restarted: `published`, or
+   * `deferred` (one heartbeat of a link that restarted within the interval: it waits its turn).
+   */
+  linkRepublishes: Counter<'result'>;
   /**
    * Messages on the DESIRED stream that were not what the hub stored for their subject and were
    * put right, by reason: `invalid` (not a desired message), `mismatch` (another object,
@@ -96,7 +104,9 @@ export function createHubMetrics(registry: Registry, withDefaults = true): HubMe
     }),
     messagesDropped: new Counter({
       name: 'flotilla_hub_nats_messages_dropped_total',
-      help: 'Malformed, foreign or unknown NATS messages dropped by the hub',
+      help:
+        'Messages the hub received on the STATUS stream and discarded, once each, by reason (what the stream ' +
+        'replaced before the hub read it is not counted)',
       labelNames: ['reason'],
       registers,
     }),
@@ -113,6 +123,17 @@ export function createHubMetrics(registry: Registry, withDefaults = true): HubMe
     heartbeats: new Counter({
       name: 'flotilla_hub_heartbeats_total',
       help: 'Valid heartbeats received',
+      registers,
+    }),
+    dbConnectionsLost: new Counter({
+      name: 'flotilla_hub_db_connections_lost_total',
+      help: 'Postgres connections lost while open (pool clients, the outbox listener)',
+      registers,
+    }),
+    linkRepublishes: new Counter({
+      name: 'flotilla_hub_link_republishes_total',
+      help: 'Republishes of desired objects for restarted agent links (published, or deferred by the rate limit)',
+      labelNames: ['result'],
       registers,
     }),
     desiredRepairs: new Counter({

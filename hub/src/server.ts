@@ -8,15 +8,17 @@
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { sql } from 'drizzle-orm';
 import { buildApp } from './app.js';
 import type { HubConfig } from './config.js';
 import { createDb, type Db } from './db/client.js';
+import { createPool } from './db/pool.js';
 import { runMigrations } from './db/migrate.js';
 import { kruiseSpecValidator, type SpecValidator } from './domain/spec-validator.js';
+import { allReady, databaseProbe, natsProbe } from './health/checks.js';
+import { createNatsHearing } from './health/nats-hearing.js';
 import { createLogger } from './logger.js';
 import { createHubMetrics, type HubMetrics } from './metrics.js';
 import { createFileCredentialIssuer, signalReloadFromPidFile } from './nats/credentials/file-issuer.js';
@@ -92,10 +94,14 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
   const metrics = createHubMetrics(options.registry ?? new Registry());
   // Named per process, so the outbox listener can skip this process's own notifications.
   const sessionName = hubSessionName();
-  const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10, application_name: sessionName });
-  // An idle connection dropped by Postgres (restart, failover) emits here; without a listener the
-  // process would die. The pool replaces the connection on next use.
-  pool.on('error', (err) => logger.warn({ err: err.message }, 'idle database connection lost'));
+  // Survives lost connections (a Postgres restart): see db/pool.ts.
+  const pool = createPool({
+    connectionString: config.databaseUrl,
+    applicationName: sessionName,
+    max: 10,
+    logger: logger.child({ component: 'db' }),
+    onConnectionLost: () => metrics.dbConnectionsLost.inc(),
+  });
   const cleanup: (() => Promise<unknown>)[] = [() => pool.end()];
   const closeAll = async (): Promise<void> => {
     for (const fn of cleanup.reverse())
@@ -155,6 +161,7 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
         logger: logger.child({ component: 'relay' }),
         onNotify: () => relay.kick(),
         ownSessionName: sessionName,
+        onConnectionLost: () => metrics.dbConnectionsLost.inc(),
       });
       cleanup.push(() => listener.stop());
     } else {
@@ -167,6 +174,15 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
       if (written) relay.handoff(written);
       else relay.kick();
     };
+    // A round trip, not isClosed(): a frozen nats-server keeps the connection "open" (checks.ts).
+    const natsAnswers = natsProbe(nc, config.faults.readyTimeoutMs);
+    const hearing = createNatsHearing({
+      probe: natsAnswers,
+      intervalMs: config.faults.natsProbeIntervalMs,
+      logger: logger.child({ component: 'nats' }),
+    });
+    hearing.start();
+    cleanup.push(() => Promise.resolve(hearing.stop()));
     const rolloutNotifier = createRolloutNotifier();
     const scheduler = createRolloutScheduler({
       db,
@@ -177,6 +193,8 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
       onDesiredChange: handOff,
       notifier: rolloutNotifier,
       metrics,
+      freshnessMs: config.faults.statusFreshnessMs,
+      hearing: () => hearing.state(),
     });
     if (options.rolloutScheduler !== false) scheduler.start();
     cleanup.push(() => scheduler.stop());
@@ -204,6 +222,8 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
         js,
         logger: logger.child({ component: 'status' }),
         metrics,
+        clockSkewMs: config.faults.statusClockSkewMs,
+        linkRepublishIntervalMs: config.faults.linkRepublishIntervalMs,
         onStored: () => scheduler.kick(),
         onRepublished: () => relay.kick(),
       });
@@ -231,10 +251,7 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
       onDesiredChange: handOff,
       rolloutNotifier,
       onRolloutChange: () => scheduler.kick(),
-      ready: async () => {
-        await db.execute(sql`select 1`);
-        return !nc.isClosed();
-      },
+      ready: allReady([databaseProbe(pool, config.faults.readyTimeoutMs), natsAnswers]),
       options: {
         bodyLimitBytes: config.http.bodyLimitBytes,
         heartbeatTimeoutMs: config.heartbeatTimeoutMs,

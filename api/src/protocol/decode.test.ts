@@ -59,18 +59,18 @@ describe('message decoding', () => {
 });
 
 describe('status order', () => {
-  const k = (generation: number, observedGeneration: number, reportedAtMs: number) => ({
+  const k = (generation: number, storedAtMs: number, streamSequence: number) => ({
     generation,
-    observedGeneration,
-    reportedAtMs,
+    storedAtMs,
+    streamSequence,
   });
   it.each([
     ['nothing stored yet', undefined, k(1, 1, 1), true],
     ['newer generation', k(1, 9, 9), k(2, 0, 0), true],
     ['older generation', k(2, 0, 0), k(1, 9, 9), false],
-    ['same generation, newer observedGeneration', k(2, 1, 9), k(2, 2, 0), true],
-    ['same generation, older observedGeneration', k(2, 2, 0), k(2, 1, 9), false],
-    ['same pair, later report', k(2, 2, 1), k(2, 2, 2), true],
+    ['same generation, stored later', k(2, 1, 9), k(2, 2, 0), true],
+    ['same generation, stored earlier', k(2, 2, 0), k(2, 1, 9), false],
+    ['same instant, later in the stream', k(2, 2, 1), k(2, 2, 2), true],
     ['identical (redelivery)', k(2, 2, 2), k(2, 2, 2), false],
   ])('%s', (_name, prev, next, expected) => {
     expect(isNewerStatus(prev, next)).toBe(expected);

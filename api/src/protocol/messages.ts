@@ -5,8 +5,8 @@
  *
  * Ordering and idempotency: `generation` is the hub's per-(cluster, object) sequence of desired
  * changes. An agent never applies a desired message older than what it already applied, and the
- * hub never lets a status report for an older generation (or an older observedGeneration of the
- * same generation) overwrite a newer one.
+ * hub never lets a status report for an older generation (or one JetStream stored earlier for the
+ * same generation) overwrite a newer one (status-order.ts).
  */
 import { Type, type Static } from 'typebox';
 
@@ -34,7 +34,13 @@ export const ObjectHealth = Type.Union([
 export type ObjectHealth = Static<typeof ObjectHealth>;
 
 const Name = Type.String({ minLength: 1, maxLength: 253 });
-const Generation = Type.Integer({ minimum: 0 });
+/**
+ * Bounded to what the hub stores (bigint and int columns) and a JSON number holds exactly: one
+ * report with an out-of-range number would otherwise fail its whole batch's write, again on
+ * every redelivery.
+ */
+const Generation = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
+const Int32 = Type.Integer({ minimum: 0, maximum: 2_147_483_647 });
 
 /** Labels and annotations the hub stamps on every object it distributes. */
 export const MANAGED_BY_LABEL = 'flotilla.io/managed-by';
@@ -53,7 +59,7 @@ export const DesiredMessage = Type.Object(
     namespace: Type.String({ maxLength: 253 }),
     name: Name,
     workloadId: Type.String({ minLength: 1, maxLength: 64 }),
-    revision: Generation,
+    revision: Int32,
     generation: Generation,
     deleted: Type.Boolean(),
     /** The full object to apply (absent on tombstones). */
@@ -67,11 +73,11 @@ export type DesiredMessage = Static<typeof DesiredMessage>;
 /** Replica counts an agent reports (CloneSet-like; other kinds report what applies). */
 export const StatusCounts = Type.Object(
   {
-    replicas: Type.Integer({ minimum: 0 }),
-    readyReplicas: Type.Integer({ minimum: 0 }),
-    updatedReplicas: Type.Integer({ minimum: 0 }),
-    updatedReadyReplicas: Type.Integer({ minimum: 0 }),
-    availableReplicas: Type.Integer({ minimum: 0 }),
+    replicas: Int32,
+    readyReplicas: Int32,
+    updatedReplicas: Int32,
+    updatedReadyReplicas: Int32,
+    availableReplicas: Int32,
   },
   { additionalProperties: false },
 );
@@ -87,7 +93,7 @@ export const StatusMessage = Type.Object(
     name: Name,
     workloadId: Type.String({ maxLength: 64 }),
     /** Workload revision of the applied manifest. */
-    revision: Generation,
+    revision: Int32,
     /** Hub generation of the applied desired message. */
     generation: Generation,
     /** metadata.generation the in-cluster controller has observed (status.observedGeneration). */

@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { HeartbeatMessage, StatusMessage } from '@flotilla/api';
 import { coalesceHeartbeats, isoMicros, coalesceStatus } from './status-coalesce.js';
 
-const report = (name: string, generation: number, observedGeneration: number, at: number, ready = 0) => ({
-  reportedAtMs: at,
+const report = (name: string, generation: number, storedAtMs: number, seq: number, ready = 0) => ({
+  reportedAtMs: 0,
+  storedAtMs,
+  streamSequence: seq,
   message: {
     v: 1,
     cluster: 'c1',
@@ -13,27 +15,34 @@ const report = (name: string, generation: number, observedGeneration: number, at
     workloadId: 'w',
     revision: 1,
     generation,
-    observedGeneration,
+    observedGeneration: 1,
     counts: { replicas: 3, readyReplicas: ready, updatedReplicas: 0, updatedReadyReplicas: 0, availableReplicas: 0 },
     health: 'Progressing',
     message: '',
-    reportedAt: new Date(at).toISOString(),
+    reportedAt: '9999-12-31T00:00:00Z',
   } satisfies StatusMessage,
 });
 
 describe('coalesceStatus', () => {
   it('keeps the newest report per object, whatever the arrival order', () => {
     const out = coalesceStatus([
-      report('web', 2, 1, 30, 1),
-      report('web', 3, 1, 10, 2), // newer generation wins despite an older timestamp
-      report('db', 1, 1, 5, 1),
-      report('web', 3, 1, 20, 3), // same generation and observedGeneration, later: wins
-      report('db', 1, 0, 50, 9), // older observedGeneration loses
+      report('web', 2, 30, 7, 1),
+      report('web', 3, 10, 2, 2), // newer generation wins despite an earlier stored time
+      report('db', 1, 5, 1, 1),
+      report('web', 3, 20, 5, 3), // same generation, stored later: wins
+      report('db', 1, 5, 0, 9), // same instant, earlier in the stream: loses
     ]);
     expect(out.map((r) => [r.message.name, r.message.generation, r.message.counts.readyReplicas])).toEqual([
       ['web', 3, 3],
       ['db', 1, 1],
     ]);
+  });
+
+  it('never orders by what the agent chose (reportedAt, observedGeneration)', () => {
+    const forged = { ...report('web', 1, 10, 1, 0), reportedAtMs: Date.parse('9999-12-31T00:00:00Z') };
+    forged.message = { ...forged.message, observedGeneration: 9007199254740000 };
+    const real = report('web', 1, 11, 2, 3);
+    expect(coalesceStatus([forged, real]).map((r) => r.message.counts.readyReplicas)).toEqual([3]);
   });
 });
 

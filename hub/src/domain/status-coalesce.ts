@@ -1,25 +1,28 @@
 /**
  * Coalescing of a batch of status reports and heartbeats before they are written: per object
- * only the newest report survives (by the protocol's status order), per cluster only the latest
- * heartbeat. A batch of 1,000 reports about 10 objects becomes 10 row writes.
+ * only the newest report survives (by the protocol's status order: generation, then the stream's
+ * stored time and sequence), per cluster only the latest heartbeat. A batch of 1,000 reports
+ * about 10 objects becomes 10 row writes.
  */
 import { isNewerStatus, type HeartbeatMessage, type StatusMessage } from '@flotilla/api';
 
 export interface TimedStatus {
   message: StatusMessage;
+  /** The agent's reportedAt (informational: shown, never used to order). */
   reportedAtMs: number;
+  /** When JetStream stored the report (ms, sub-millisecond part kept). */
+  storedAtMs: number;
+  /** The report's stream sequence. */
+  streamSequence: number;
 }
 
-function statusKey(m: StatusMessage): string {
+/** One key per (cluster, kind, namespace, name). */
+export function statusKey(m: { cluster: string; kind: string; namespace: string; name: string }): string {
   return `${m.cluster}\u0000${m.kind}\u0000${m.namespace}\u0000${m.name}`;
 }
 
-function orderKey(s: TimedStatus): { generation: number; observedGeneration: number; reportedAtMs: number } {
-  return {
-    generation: s.message.generation,
-    observedGeneration: s.message.observedGeneration,
-    reportedAtMs: s.reportedAtMs,
-  };
+function orderKey(s: TimedStatus): { generation: number; storedAtMs: number; streamSequence: number } {
+  return { generation: s.message.generation, storedAtMs: s.storedAtMs, streamSequence: s.streamSequence };
 }
 
 export function coalesceStatus(reports: readonly TimedStatus[]): TimedStatus[] {

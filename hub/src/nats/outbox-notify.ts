@@ -32,7 +32,11 @@ export interface OutboxListener {
   stop(): Promise<void>;
 }
 
-/** LISTENs on its own connection, reconnecting with backoff; calls `onNotify` per notification. */
+/**
+ * LISTENs on its own connection, reconnecting with backoff (from `retryMs` up to 30 s) whenever
+ * the connection fails or is lost (a Postgres restart); calls `onNotify` per notification, and
+ * once after every (re)connect for rows committed while nobody listened.
+ */
 export function listenOutbox(options: {
   connectionString: string;
   logger: Logger;
@@ -40,42 +44,53 @@ export function listenOutbox(options: {
   /** Notifications from sessions with this application_name are this process's own: skipped. */
   ownSessionName?: string;
   retryMs?: number;
+  /** Called when an established connection is lost (a metric). */
+  onConnectionLost?: () => void;
 }): OutboxListener {
+  const firstDelay = options.retryMs ?? 500;
   let client: pg.Client | undefined;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  let delay = options.retryMs ?? 500;
+  let delay = firstDelay;
 
-  const reconnect = (): void => {
-    if (stopped) return;
-    timer = setTimeout(() => void connect(), delay);
-    delay = Math.min(delay * 2, 30_000);
+  /** Ends a failed client and schedules the next attempt; runs at most once per client. */
+  const failedOnce = (c: pg.Client): ((err: Error, what: string) => void) => {
+    let failed = false;
+    return (err, what) => {
+      if (failed) return;
+      failed = true;
+      if (client === c) client = undefined;
+      void c.end().catch(() => undefined);
+      if (stopped) return;
+      options.logger.warn({ err: err.message, retryInMs: delay }, what);
+      timer = setTimeout(() => void connect(), delay);
+      delay = Math.min(delay * 2, 30_000);
+    };
   };
 
   async function connect(): Promise<void> {
-    const c = new pg.Client({ connectionString: options.connectionString });
+    timer = undefined;
+    const c = new pg.Client({ connectionString: options.connectionString, keepAlive: true });
+    const fail = failedOnce(c);
     c.on('notification', (n) => {
       if (options.ownSessionName === undefined || n.payload !== options.ownSessionName) options.onNotify();
     });
     c.on('error', (err) => {
-      options.logger.warn({ err: err.message }, 'outbox listener connection failed; reconnecting');
-      void c.end().catch(() => undefined);
-      if (client === c) client = undefined;
-      reconnect();
+      if (client === c) options.onConnectionLost?.();
+      fail(err, 'outbox listener connection lost; reconnecting');
     });
     try {
       await c.connect();
       await c.query(`LISTEN ${OUTBOX_CHANNEL}`);
-      if (stopped) return void (await c.end());
-      client = c;
-      delay = options.retryMs ?? 500;
-      // Rows committed while not listening are found by this pass.
-      options.onNotify();
     } catch (err) {
-      options.logger.warn({ err: (err as Error).message }, 'outbox listener cannot connect; retrying');
-      await c.end().catch(() => undefined);
-      reconnect();
+      fail(err as Error, 'outbox listener cannot connect; retrying');
+      return;
     }
+    if (stopped) return void (await c.end().catch(() => undefined));
+    client = c;
+    delay = firstDelay;
+    // Rows committed while not listening are found by this pass.
+    options.onNotify();
   }
 
   void connect();

@@ -1,8 +1,14 @@
 /**
  * Durable consumption of status reports and heartbeats. Messages are buffered from the hub's
- * durable consumer and flushed in batches: classified (drops are counted and acknowledged so
- * they never come back), coalesced per object and per cluster, written in one statement each,
+ * durable consumer and flushed in batches: classified, admitted against what the hub placed
+ * (status-admission.ts), coalesced per object and per cluster, written in one statement each,
  * then acknowledged. A failed write naks the batch for redelivery; nothing here can crash the hub.
+ *
+ * flotilla_hub_nats_messages_dropped_total counts every message the hub received and discarded,
+ * once, by reason, when the batch holding it is acknowledged (a batch that fails and comes back
+ * is counted when it finally goes through). What the STATUS stream itself discards never reaches
+ * the hub and is not counted there: the stream keeps one message per subject, so a burst on one
+ * subject reaches the hub as the messages it had not yet replaced (newest last).
  */
 import type { JetStreamClient, JsMsg, ConsumerMessages } from '@nats-io/jetstream';
 import { HUB_STATUS_CONSUMER, STATUS_STREAM } from '@flotilla/api';
@@ -10,25 +16,33 @@ import { eq } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Db } from '../db/client.js';
 import { clusters } from '../db/schema/index.js';
+import { planLinkRepublish } from '../domain/link-republish.js';
+import { admitStatuses } from '../domain/status-admission.js';
 import {
   coalesceHeartbeats,
   coalesceStatus,
   isoMicros,
+  statusKey,
   type TimedHeartbeat,
   type TimedStatus,
 } from '../domain/status-coalesce.js';
 import type { HubMetrics } from '../metrics.js';
 import { lockDesiredState } from '../db/locks.js';
-import { recordHeartbeats } from '../repositories/clusters-repo.js';
+import { markLinksRepublished, recordHeartbeats } from '../repositories/clusters-repo.js';
 import { republishLive } from '../repositories/desired-repo.js';
-import { upsertStatuses } from '../repositories/status-repo.js';
-import { classifyMessage } from './classify.js';
+import { placementsOf, upsertStatuses } from '../repositories/status-repo.js';
+import { classifyMessage, type DropReason } from './classify.js';
 
 export interface StatusIngestDeps {
   db: Db;
   js: JetStreamClient;
   logger: Logger;
   metrics: HubMetrics;
+  /** How far a report's reportedAt may lie ahead of when JetStream stored it. */
+  clockSkewMs: number;
+  /** The least time between two republishes of one cluster's desired objects (link restarts). */
+  linkRepublishIntervalMs: number;
+  now?: () => Date;
   /** Flush when this many messages are buffered… */
   batchSize?: number;
   /** …or after this long. */
@@ -48,16 +62,23 @@ export interface StatusIngest {
 
 const NANOS_PER_MS = 1_000_000;
 
-/** A batch decoded and coalesced, ready to write. */
+/** A batch decoded, ready to admit and write. */
 interface DecodedBatch {
   statuses: TimedStatus[];
   beats: TimedHeartbeat[];
+  /** Messages dropped so far, by reason (counted once the batch is acknowledged). */
+  drops: Map<DropReason, number>;
+}
+
+function tally(drops: Map<DropReason, number>, reason: DropReason): void {
+  drops.set(reason, (drops.get(reason) ?? 0) + 1);
 }
 
 export function createStatusIngest(deps: StatusIngestDeps): StatusIngest {
   const batchSize = deps.batchSize ?? 2000;
   const flushIntervalMs = deps.flushIntervalMs ?? 25;
   const cacheMs = deps.clusterCacheMs ?? 2000;
+  const now = deps.now ?? ((): Date => new Date());
   const buffer: JsMsg[] = [];
   let messages: ConsumerMessages | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -73,45 +94,64 @@ export function createStatusIngest(deps: StatusIngestDeps): StatusIngest {
     return accepted.names;
   }
 
-  /** Decodes, checks and coalesces one batch (CPU only, apart from the cached cluster list). */
+  /** Decodes and checks one batch (CPU only, apart from the cached cluster list). */
   async function classify(batch: readonly JsMsg[]): Promise<DecodedBatch> {
     const stopClassify = deps.metrics.statusBatchSeconds.startTimer({ stage: 'classify' });
     const names = await acceptedClusters();
-    const statuses: TimedStatus[] = [];
-    const beats: TimedHeartbeat[] = [];
+    const out: DecodedBatch = { statuses: [], beats: [], drops: new Map() };
+    const isAccepted = (name: string): boolean => names.has(name);
     for (const m of batch) {
       const c = classifyMessage(
-        // Sub-millisecond precision kept: heartbeats order by it (isoMicros).
-        { subject: m.subject, data: m.data, storedAtMs: Number(m.info.timestampNanos) / NANOS_PER_MS },
-        (name) => names.has(name),
+        // Sub-millisecond precision kept: heartbeats and reports order by it (isoMicros).
+        {
+          subject: m.subject,
+          data: m.data,
+          storedAtMs: Number(m.info.timestampNanos) / NANOS_PER_MS,
+          streamSequence: m.seq,
+        },
+        { isAccepted, clockSkewMs: deps.clockSkewMs },
       );
-      if (c.type === 'status') statuses.push(c.status);
-      else if (c.type === 'heartbeat') beats.push(c.heartbeat);
+      if (c.type === 'status') out.statuses.push(c.status);
+      else if (c.type === 'heartbeat') out.beats.push(c.heartbeat);
       else {
-        deps.metrics.messagesDropped.inc({ reason: c.reason });
+        tally(out.drops, c.reason);
         deps.logger.debug({ subject: m.subject, reason: c.reason, detail: c.detail }, 'dropped status message');
       }
     }
-    deps.metrics.statusReports.inc(statuses.length);
-    deps.metrics.heartbeats.inc(beats.length);
-    const out = { statuses: coalesceStatus(statuses), beats };
+    deps.metrics.heartbeats.inc(out.beats.length);
     stopClassify();
     return out;
   }
 
-  async function store(batch: DecodedBatch): Promise<void> {
-    const stopStore = deps.metrics.statusBatchSeconds.startTimer({ stage: 'store' });
-    const written = await upsertStatuses(deps.db, batch.statuses);
+  /** Admits the batch's reports against what the hub placed and writes the newest per object. */
+  async function storeStatuses(batch: DecodedBatch): Promise<void> {
+    const placements = await placementsOf(deps.db, batch.statuses);
+    const { admitted, dropped } = admitStatuses(batch.statuses, (r) => placements.get(statusKey(r.message)));
+    for (const d of dropped) {
+      tally(batch.drops, d.reason);
+      deps.logger.debug(
+        { cluster: d.status.message.cluster, name: d.status.message.name, reason: d.reason },
+        'dropped status report',
+      );
+    }
+    deps.metrics.statusReports.inc(admitted.length);
+    const written = await upsertStatuses(deps.db, coalesceStatus(admitted));
     deps.metrics.statusWritten.inc(written);
     if (written > 0) deps.onStored?.();
+  }
+
+  async function store(batch: DecodedBatch): Promise<void> {
+    const stopStore = deps.metrics.statusBatchSeconds.startTimer({ stage: 'store' });
+    await storeStatuses(batch);
     await storeHeartbeats(batch.beats);
     stopStore();
   }
 
   /**
    * Heartbeats, and in the same transaction a republish of the live desired objects of every
-   * cluster whose agent link restarted: stored link id and queued messages commit together, so
-   * a failure redelivers the heartbeat and the republish happens exactly once.
+   * cluster whose agent link restarted (at most one per cluster per interval, planLinkRepublish):
+   * stored link state and queued messages commit together, so a failure redelivers the heartbeat
+   * and the republish happens exactly once.
    */
   async function storeHeartbeats(beats: TimedHeartbeat[]): Promise<void> {
     const updates = coalesceHeartbeats(beats).map((b) => ({
@@ -122,19 +162,32 @@ export function createStatusIngest(deps: StatusIngestDeps): StatusIngest {
       ...(b.message.linkId ? { linkId: b.message.linkId } : {}),
     }));
     if (updates.length === 0) return;
-    const republished = await deps.db.transaction(async (tx) => {
+    const at = now();
+    const outcome = await deps.db.transaction(async (tx) => {
       const recorded = await recordHeartbeats(tx, updates);
-      if (recorded.linkRestarted.length === 0) return 0;
+      const plan = planLinkRepublish(recorded.links, at.getTime(), deps.linkRepublishIntervalMs);
+      if (plan.republish.length === 0) return { objects: 0, plan };
       await lockDesiredState(tx);
-      let n = 0;
-      for (const { cluster, linkId } of recorded.linkRestarted) n += await republishLive(tx, cluster, linkId);
-      deps.logger.info(
-        { clusters: recorded.linkRestarted.map((r) => r.cluster), objects: n },
-        'agent links restarted; republishing their desired state',
-      );
-      return n;
+      let objects = 0;
+      for (const { cluster, linkId } of plan.republish) objects += await republishLive(tx, cluster, linkId);
+      await markLinksRepublished(tx, plan.republish, at);
+      return { objects, plan };
     });
-    if (republished > 0) deps.onRepublished?.();
+    const { plan, objects } = outcome;
+    if (plan.deferred.length > 0) {
+      deps.metrics.linkRepublishes.inc({ result: 'deferred' }, plan.deferred.length);
+      deps.logger.debug(
+        { clusters: plan.deferred },
+        'agent links restarted again within the interval; republish deferred',
+      );
+    }
+    if (plan.republish.length === 0) return;
+    deps.metrics.linkRepublishes.inc({ result: 'published' }, plan.republish.length);
+    deps.logger.info(
+      { clusters: plan.republish.map((r) => r.cluster), objects },
+      'agent links restarted; republishing their desired state',
+    );
+    if (objects > 0) deps.onRepublished?.();
   }
 
   function flush(): void {
@@ -153,10 +206,12 @@ export function createStatusIngest(deps: StatusIngestDeps): StatusIngest {
     classified.catch(() => undefined); // handled below, in order
     flushing = flushing.then(async () => {
       try {
-        await store(await classified);
+        const decoded = await classified;
+        await store(decoded);
         const stopAck = deps.metrics.statusBatchSeconds.startTimer({ stage: 'ack' });
         for (const m of batch) m.ack();
         stopAck();
+        for (const [reason, n] of decoded.drops) deps.metrics.messagesDropped.inc({ reason }, n);
       } catch (err) {
         deps.logger.warn({ err, messages: batch.length }, 'storing status batch failed; redelivering');
         for (const m of batch) m.nak(1000);

@@ -4,6 +4,7 @@ import type { Cluster, ClusterHealth, LabelSelector } from '@flotilla/api';
 import type { DbOrTx } from '../db/client.js';
 import { clusterCredentials, clusters } from '../db/schema/index.js';
 import { clusterHealth } from '../domain/cluster-health.js';
+import type { LinkState } from '../domain/link-republish.js';
 import { selectorSql } from './label-sql.js';
 
 export type ClusterRow = typeof clusters.$inferSelect;
@@ -133,16 +134,16 @@ export interface HeartbeatUpdate {
 /** What recordHeartbeats changed. */
 export interface HeartbeatsRecorded {
   updated: number;
-  /** Clusters whose heartbeat carries a new linkId (not the first): their agent's hub link restarted. */
-  linkRestarted: { cluster: string; linkId: string }[];
+  /** The link state of every cluster whose heartbeat was stored (planLinkRepublish decides). */
+  links: LinkState[];
 }
 
 /**
- * Stores heartbeats; an older heartbeat never moves last_heartbeat_at backwards. The self-join
- * `o` is the row as it was before the update, so RETURNING can tell a changed linkId apart.
+ * Stores heartbeats; an older heartbeat never moves last_heartbeat_at backwards. A cluster's
+ * first link id is recorded as already republished for: the first start of a link needs none.
  */
 export async function recordHeartbeats(db: DbOrTx, beats: readonly HeartbeatUpdate[]): Promise<HeartbeatsRecorded> {
-  if (beats.length === 0) return { updated: 0, linkRestarted: [] };
+  if (beats.length === 0) return { updated: 0, links: [] };
   const values = sql.join(
     beats.map(
       (b) =>
@@ -150,18 +151,40 @@ export async function recordHeartbeats(db: DbOrTx, beats: readonly HeartbeatUpda
     ),
     sql`, `,
   );
-  const res = await db.execute<{ name: string; link_id: string | null; previous: string | null }>(sql`
+  const res = await db.execute<{
+    name: string;
+    link_id: string | null;
+    republished_for: string | null;
+    republished_at: string | Date | null;
+  }>(sql`
     update ${clusters} as c
        set last_heartbeat_at = v.at, agent_version = v.agent_version, kubernetes_version = v.kubernetes_version,
-           agent_link_id = coalesce(v.link_id, c.agent_link_id)
+           agent_link_id = coalesce(v.link_id, c.agent_link_id),
+           link_republished_for = coalesce(c.link_republished_for, v.link_id)
       from (values ${values}) as v(name, at, agent_version, kubernetes_version, link_id)
-      join ${clusters} as o on o.name = v.name
      where c.name = v.name and c.state = 'accepted'
        and (c.last_heartbeat_at is null or c.last_heartbeat_at < v.at)
-    returning c.name, v.link_id, o.agent_link_id as previous`);
-  // No previous id: the link's first start, whose new consumer delivers everything anyway.
-  const linkRestarted = res.rows
-    .filter((r) => r.link_id !== null && r.previous !== null && r.link_id !== r.previous)
-    .map((r) => ({ cluster: r.name, linkId: r.link_id! }));
-  return { updated: res.rowCount ?? 0, linkRestarted };
+    returning c.name, c.agent_link_id as link_id, c.link_republished_for as republished_for,
+              c.link_republished_at as republished_at`);
+  const links = res.rows.map((r) => ({
+    cluster: r.name,
+    linkId: r.link_id,
+    republishedFor: r.republished_for,
+    republishedAtMs: r.republished_at === null ? null : new Date(r.republished_at).getTime(),
+  }));
+  return { updated: res.rowCount ?? 0, links };
+}
+
+/** Records that `clusters` were republished for their current link at `at`. */
+export async function markLinksRepublished(
+  db: DbOrTx,
+  republished: readonly { cluster: string; linkId: string }[],
+  at: Date,
+): Promise<void> {
+  if (republished.length === 0) return;
+  await db.execute(sql`
+    update ${clusters} as c set link_republished_for = v.link_id, link_republished_at = ${at.toISOString()}::timestamptz
+      from unnest(${sql.param(republished.map((r) => r.cluster))}::text[],
+                  ${sql.param(republished.map((r) => r.linkId))}::text[]) as v(name, link_id)
+     where c.name = v.name`);
 }

@@ -1,18 +1,52 @@
 /**
  * Latest status per cluster and object. Writes are batched and guarded: a report replaces the
- * stored one only when its (generation, observedGeneration, reportedAt) is larger — the same
- * order as isNewerStatus in the api package — so a stale or redelivered report never wins.
+ * stored one only when its (generation, stored_at, stream_seq) is larger — the same order as
+ * isNewerStatus in the api package — so a stale or redelivered report never wins, and nothing
+ * the agent chose (reportedAt, observedGeneration) decides.
  */
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { LabelSelector, ObjectStatusRow, StatusHealth, WorkloadKind } from '@flotilla/api';
 import type { DbOrTx } from '../db/client.js';
 import { clusters, desiredObjects, objectStatus } from '../db/schema/index.js';
-import type { TimedStatus } from '../domain/status-coalesce.js';
+import type { Placement } from '../domain/status-admission.js';
+import { isoMicros, statusKey, type TimedStatus } from '../domain/status-coalesce.js';
 import { selectorSql } from './label-sql.js';
 
 /**
+ * What the hub placed for the objects of `reports` (tombstones included), by statusKey: one
+ * query over the batch's distinct keys.
+ */
+export async function placementsOf(db: DbOrTx, reports: readonly TimedStatus[]): Promise<Map<string, Placement>> {
+  const keys = new Map(reports.map((r) => [statusKey(r.message), r.message]));
+  const out = new Map<string, Placement>();
+  if (keys.size === 0) return out;
+  const list = [...keys.values()];
+  const col = (f: (m: (typeof list)[number]) => string): SQLWrapper => sql.param(list.map(f));
+  const res = await db.execute<{
+    cluster_name: string;
+    kind: string;
+    namespace: string;
+    name: string;
+    generation: string | number;
+    workload_id: string;
+  }>(sql`
+    select d.cluster_name, d.kind, d.namespace, d.name, d.generation, d.workload_id
+      from unnest(${col((m) => m.cluster)}::text[], ${col((m) => m.kind)}::text[],
+                  ${col((m) => m.namespace)}::text[], ${col((m) => m.name)}::text[]) as k(cluster_name, kind, namespace, name)
+      join ${desiredObjects} d
+        on d.cluster_name = k.cluster_name and d.kind = k.kind and d.namespace = k.namespace and d.name = k.name`);
+  for (const r of res.rows) {
+    out.set(statusKey({ cluster: r.cluster_name, kind: r.kind, namespace: r.namespace, name: r.name }), {
+      generation: Number(r.generation),
+      workloadId: r.workload_id,
+    });
+  }
+  return out;
+}
+
+/**
  * Upserts a coalesced batch (at most one report per object); returns rows actually written.
- * Columns go in as arrays through `unnest`, so a batch of thousands is one statement with 17
+ * Columns go in as arrays through `unnest`, so a batch of thousands is one statement with 19
  * parameters.
  */
 export async function upsertStatuses(db: DbOrTx, reports: readonly TimedStatus[]): Promise<number> {
@@ -21,7 +55,8 @@ export async function upsertStatuses(db: DbOrTx, reports: readonly TimedStatus[]
   const res = await db.execute(sql`
     insert into ${objectStatus}
       (cluster_name, kind, namespace, name, workload_id, revision, generation, observed_generation, replicas,
-       ready_replicas, updated_replicas, updated_ready_replicas, available_replicas, health, message, reported_at)
+       ready_replicas, updated_replicas, updated_ready_replicas, available_replicas, health, message, reported_at,
+       stored_at, stream_seq)
     select * from unnest(
       ${col((r) => r.message.cluster)}::text[], ${col((r) => r.message.kind)}::text[],
       ${col((r) => r.message.namespace)}::text[], ${col((r) => r.message.name)}::text[],
@@ -30,15 +65,17 @@ export async function upsertStatuses(db: DbOrTx, reports: readonly TimedStatus[]
       ${col((r) => r.message.counts.replicas)}::int[], ${col((r) => r.message.counts.readyReplicas)}::int[],
       ${col((r) => r.message.counts.updatedReplicas)}::int[], ${col((r) => r.message.counts.updatedReadyReplicas)}::int[],
       ${col((r) => r.message.counts.availableReplicas)}::int[], ${col((r) => r.message.health)}::text[],
-      ${col((r) => r.message.message)}::text[], ${col((r) => new Date(r.reportedAtMs).toISOString())}::timestamptz[])
+      ${col((r) => r.message.message)}::text[], ${col((r) => new Date(r.reportedAtMs).toISOString())}::timestamptz[],
+      ${col((r) => isoMicros(r.storedAtMs))}::timestamptz[], ${col((r) => r.streamSequence)}::bigint[])
     on conflict (cluster_name, kind, namespace, name) do update set
       workload_id = excluded.workload_id, revision = excluded.revision, generation = excluded.generation,
       observed_generation = excluded.observed_generation, replicas = excluded.replicas,
       ready_replicas = excluded.ready_replicas, updated_replicas = excluded.updated_replicas,
       updated_ready_replicas = excluded.updated_ready_replicas, available_replicas = excluded.available_replicas,
-      health = excluded.health, message = excluded.message, reported_at = excluded.reported_at, received_at = now()
-    where (${objectStatus}.generation, ${objectStatus}.observed_generation, ${objectStatus}.reported_at)
-        < (excluded.generation, excluded.observed_generation, excluded.reported_at)`);
+      health = excluded.health, message = excluded.message, reported_at = excluded.reported_at,
+      stored_at = excluded.stored_at, stream_seq = excluded.stream_seq, received_at = now()
+    where (${objectStatus}.generation, ${objectStatus}.stored_at, ${objectStatus}.stream_seq)
+        < (excluded.generation, excluded.stored_at, excluded.stream_seq)`);
   return res.rowCount ?? 0;
 }
 

@@ -34,6 +34,12 @@ class Sim {
   offline = new Set<string>();
   /** Offline clusters the hub cannot judge yet (it has only just started observing). */
   unsure = false;
+  /** With a freshness window, clusters are heard at every tick unless silent or the hub is deaf. */
+  freshnessMs: number | undefined;
+  readonly heardAt = new Map<string, number>();
+  silent = new Set<string>();
+  /** Since when the hub cannot hear NATS. */
+  deafSince: number | undefined;
   constructor(
     readonly p: FrozenPlan,
     readonly delay = 1000,
@@ -53,11 +59,19 @@ class Sim {
           online: !off,
           removed: false,
           ...(off && this.unsure ? { unsure: true } : {}),
+          ...this.freshness(m),
           health: off ? progressing : health,
         };
       }
     }
     return out;
+  }
+  freshness(m: string): Partial<ClusterObservation> {
+    const deaf = this.deafSince !== undefined;
+    if (this.freshnessMs === undefined) return deaf ? { hubDeaf: true, unsure: true, freshUntil: this.deafSince } : {};
+    if (!deaf && !this.silent.has(m)) this.heardAt.set(m, this.now);
+    const until = (this.heardAt.get(m) ?? -Infinity) + this.freshnessMs;
+    return deaf ? { hubDeaf: true, unsure: true, freshUntil: Math.min(until, this.deafSince!) } : { freshUntil: until };
   }
   tick(ms = 500): void {
     this.now += ms;
@@ -266,6 +280,103 @@ describe('rollout engine', () => {
     for (const [k, v] of a.at) b.at.set(k, v);
     b.runUntil((s) => s.phase === 'Succeeded');
     expect([...a.started(), ...b.started()]).toEqual(['c1', 'c2', 'c4', 'c3']);
+  });
+});
+
+describe('soak and step pauses count only time with fresh news', () => {
+  const soaked: RolloutStrategy = {
+    waves: [
+      { name: 'canary', clusters: { names: ['c1'] }, soakSeconds: 10 },
+      { name: 'rest', soakSeconds: 0 },
+    ],
+  };
+
+  /** A sim whose canary c1 has just become Soaking. */
+  function soakingCanary(): Sim {
+    const sim = new Sim(plan(soaked));
+    sim.freshnessMs = 3000;
+    sim.runUntil((s) => s.clusters.c1!.phase === 'Soaking');
+    return sim;
+  }
+
+  it('pauses a soak while the cluster is silent, keeps what it credited, resumes when it is heard', () => {
+    const sim = soakingCanary();
+    const soakStart = sim.now;
+    sim.tick(); // 0.5 s credited
+    sim.silent.add('c1');
+    for (let i = 0; i < 40; i++) sim.tick(); // 20 s of silence: at most 0.5 + 3 s count
+    expect(sim.state.clusters.c1).toMatchObject({ phase: 'Soaking', freshSince: undefined });
+    expect(sim.state.clusters.c1!.message).toMatch(/soak paused/);
+    expect(sim.state.currentWave).toBe(0);
+    expect(sim.started()).toEqual(['c1']);
+    sim.silent.clear();
+    sim.runUntil((s) => s.clusters.c1!.phase === 'Succeeded');
+    const c1 = sim.state.clusters.c1!;
+    // 10 s of fresh time: 3.5 s before the silence, the rest after it.
+    expect(c1.finishedAt! - soakStart).toBeGreaterThanOrEqual(20_500 + 6_500);
+    expect(c1.finishedAt! - soakStart).toBeLessThanOrEqual(20_500 + 7_000);
+  });
+
+  it('starts no wave and no cluster, and fails none, while the hub cannot hear NATS', () => {
+    const strategy: RolloutStrategy = {
+      waves: [
+        { name: 'canary', clusters: { names: ['c1'] }, soakSeconds: 10 },
+        { name: 'rest', soakSeconds: 0, progressDeadlineSeconds: 5 },
+      ],
+    };
+    const sim = new Sim(plan(strategy));
+    sim.freshnessMs = 3000;
+    sim.runUntil((s) => s.clusters.c1!.phase === 'Soaking');
+    sim.deafSince = sim.now;
+    for (let i = 0; i < 60; i++) sim.tick(); // 30 s deaf, three soaks' worth
+    expect(sim.state.clusters.c1!.phase).toBe('Soaking');
+    expect(sim.state.waves[1]!.phase).toBe('Pending');
+    expect(sim.started()).toEqual(['c1']);
+    sim.deafSince = undefined;
+    sim.runUntil((s) => s.waves[1]!.phase === 'Progressing');
+    // Once it hears again: the canary soaks its full 10 s, then the next wave starts.
+    expect(sim.state.clusters.c1!.finishedAt! - sim.state.clusters.c1!.startedAt!).toBeGreaterThanOrEqual(40_000);
+    // c2 never gets healthy: deaf, the hub does not fail it at its deadline; hearing, it does.
+    sim.offline.add('c2');
+    sim.deafSince = sim.now;
+    for (let i = 0; i < 40; i++) sim.tick(); // well past the 5 s deadline
+    expect(sim.state.clusters.c2!.phase).toBe('Updating');
+    expect(sim.state.clusters.c2!.message).toMatch(/cannot hear NATS/);
+    sim.deafSince = undefined;
+    sim.tick();
+    const failures = sim.log.filter((a) => a.type === 'event' && a.cluster === 'c2' && /failed/.test(a.message));
+    expect(failures.map((a) => (a as { message: string }).message)).toEqual([
+      expect.stringMatching(/not healthy within 5s \(the agent is offline\)/),
+    ]);
+  });
+
+  it('counts a canary step pause only while the cluster is heard', () => {
+    const strategy: RolloutStrategy = {
+      waves: [
+        { name: 'canary', clusters: { names: ['c1'] }, canarySteps: [{ partition: '50%', pauseSeconds: 5 }] },
+        { name: 'rest' },
+      ],
+    };
+    const sim = new Sim(plan(strategy));
+    sim.freshnessMs = 2000;
+    sim.runUntil((s) => s.clusters.c1!.healthySince !== undefined);
+    sim.silent.add('c1');
+    for (let i = 0; i < 40; i++) sim.tick();
+    expect(sim.state.clusters.c1!.step).toBe(0);
+    expect(sim.state.clusters.c1!.message).toMatch(/canary step 1\/1 healthy, paused/);
+    sim.silent.clear();
+    sim.runUntil((s) => s.clusters.c1!.step === 1);
+    expect(sim.state.clusters.c1!.step).toBe(1);
+  });
+
+  it('continues a soak written before credits existed from its healthySince', () => {
+    const sim = soakingCanary();
+    const c1 = sim.state.clusters.c1!;
+    c1.healthySince = sim.now - 9_000;
+    delete c1.creditedMs;
+    delete c1.freshSince;
+    sim.tick(1000);
+    expect(sim.state.clusters.c1!.phase).toBe('Succeeded');
   });
 });
 

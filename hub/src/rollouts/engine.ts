@@ -49,6 +49,13 @@ export function initialState(plan: FrozenPlan, now: number): RolloutState {
   };
 }
 
+/** Forgets a healthy stretch and what it credited (health lost, next step, a new start). */
+function resetHealthy(cs: ClusterState): void {
+  delete cs.healthySince;
+  delete cs.creditedMs;
+  delete cs.freshSince;
+}
+
 const needsBefore = (w: FrozenWave): boolean => w.approval === 'Before' || w.approval === 'BeforeAndAfter';
 const needsAfter = (w: FrozenWave): boolean => w.approval === 'After' || w.approval === 'BeforeAndAfter';
 
@@ -92,6 +99,39 @@ class Step {
     });
   }
 
+  /**
+   * Healthy time credited to the cluster's current step pause or soak. Time counts only while
+   * what the hub heard of the cluster is current (ClusterObservation.freshUntil): when the news
+   * goes stale, the stretch is closed at its freshUntil and the count pauses, keeping what was
+   * credited; the next current news opens a new stretch. Pause and resume are state changes
+   * (written by the scheduler), so no stretch is ever credited across a gap the hub saw.
+   */
+  healthyTime(cs: ClusterState, o: ClusterObservation): number {
+    const until = o.freshUntil ?? Infinity;
+    const fresh = this.now <= until;
+    if (cs.healthySince === undefined) {
+      cs.healthySince = this.now;
+      cs.creditedMs = 0;
+      cs.freshSince = this.now;
+    } else if (cs.creditedMs === undefined) {
+      // State written before credits existed: healthy and current since healthySince.
+      cs.creditedMs = 0;
+      cs.freshSince = cs.healthySince;
+    }
+    if (cs.freshSince !== undefined && !fresh) {
+      cs.creditedMs = (cs.creditedMs ?? 0) + Math.max(0, until - cs.freshSince);
+      cs.freshSince = undefined;
+    } else if (cs.freshSince === undefined && fresh) cs.freshSince = this.now;
+    return (cs.creditedMs ?? 0) + (cs.freshSince === undefined ? 0 : this.now - cs.freshSince);
+  }
+
+  /** Why a pause or soak does not count right now, or undefined when it does. */
+  pausedBecause(cs: ClusterState, o: ClusterObservation): string | undefined {
+    if (cs.freshSince !== undefined) return undefined;
+    if (o.hubDeaf) return 'paused: the hub cannot hear NATS';
+    return 'paused: no heartbeat or report from the cluster within the freshness window';
+  }
+
   /** Moves one Updating cluster along its canary steps towards Soaking. */
   updating(name: string, w: FrozenWave, cs: ClusterState, o: ClusterObservation): void {
     if (o.health.state === 'Degraded') {
@@ -99,22 +139,24 @@ class Step {
       return;
     }
     if (o.health.state !== 'Healthy') {
-      cs.healthySince = undefined;
-      if (this.now >= (cs.deadlineAt ?? Infinity)) {
+      resetHealthy(cs);
+      if (o.hubDeaf) cs.message = 'the hub cannot hear NATS; waiting';
+      else if (this.now >= (cs.deadlineAt ?? Infinity)) {
         const why = o.online ? `${o.health.reason}: ${o.health.message}` : 'the agent is offline';
         this.finishCluster(name, cs, 'Failed', `not healthy within ${w.progressDeadlineSeconds}s (${why})`);
       } else cs.message = `${o.health.reason}: ${o.health.message}`;
       return;
     }
-    cs.healthySince ??= this.now;
+    const healthyMs = this.healthyTime(cs, o);
     if (cs.step < w.canarySteps.length) {
       const pause = (w.canarySteps[cs.step]!.pauseSeconds ?? 0) * 1000;
-      if (this.now - cs.healthySince < pause) {
-        cs.message = `canary step ${cs.step + 1}/${w.canarySteps.length} healthy, pausing`;
+      if (healthyMs < pause) {
+        const paused = this.pausedBecause(cs, o);
+        cs.message = `canary step ${cs.step + 1}/${w.canarySteps.length} healthy, ${paused ?? 'pausing'}`;
         return;
       }
       cs.step += 1;
-      cs.healthySince = undefined;
+      resetHealthy(cs);
       cs.deadlineAt = this.now + w.progressDeadlineSeconds * 1000;
       cs.message =
         cs.step < w.canarySteps.length ? `canary step ${cs.step + 1}/${w.canarySteps.length}` : 'full update';
@@ -132,18 +174,23 @@ class Step {
       this.finishCluster(name, cs, 'Failed', `unhealthy while soaking: ${o.health.reason}: ${o.health.message}`);
     } else if (o.health.state !== 'Healthy') {
       cs.phase = 'Updating';
-      cs.healthySince = undefined;
+      resetHealthy(cs);
       cs.deadlineAt = this.now + w.progressDeadlineSeconds * 1000;
       cs.message = `health lost while soaking: ${o.health.reason}: ${o.health.message}`;
-    } else if (this.now - (cs.healthySince ?? this.now) >= w.soakSeconds * 1000) {
+    } else if (this.healthyTime(cs, o) >= w.soakSeconds * 1000) {
       this.finishCluster(name, cs, 'Succeeded', `healthy for ${w.soakSeconds}s at the target revision`);
+    } else {
+      const paused = this.pausedBecause(cs, o);
+      cs.message = paused ? `healthy, soak ${paused}` : 'healthy, soaking';
     }
   }
 
   start(name: string, w: FrozenWave, cs: ClusterState): boolean {
     const o = this.observe(name);
     if (o.unsure) {
-      cs.message = 'waiting for a heartbeat: the hub has only just started observing';
+      cs.message = o.hubDeaf
+        ? 'waiting: the hub cannot hear NATS'
+        : 'waiting for a heartbeat: the hub has only just started observing';
       return false;
     }
     if (o.removed || !o.online) {
@@ -155,7 +202,7 @@ class Step {
     cs.step = 0;
     cs.startedAt = this.now;
     cs.deadlineAt = this.now + w.progressDeadlineSeconds * 1000;
-    cs.healthySince = undefined;
+    resetHealthy(cs);
     cs.message = w.canarySteps.length > 0 ? `canary step 1/${w.canarySteps.length}` : 'updating';
     this.setTarget(name, w, cs);
     this.event('info', `cluster ${name} started`, w.name, name);
@@ -242,6 +289,11 @@ class Step {
     if (ws.phase === 'Pending') {
       if (needsBefore(w) && !ws.approvedBefore)
         return this.waitApproval(w, ws, `wave "${w.name}" waits for approval to start`);
+      // A hub that cannot hear NATS would start a wave it cannot watch.
+      if (w.members.some((m) => this.observe(m).hubDeaf)) {
+        this.s.message = `wave "${w.name}" waits: the hub cannot hear NATS`;
+        return false;
+      }
       ws.phase = 'Progressing';
       ws.startedAt = this.now;
       this.event('info', `wave "${w.name}" started (${w.members.length} cluster(s))`, w.name);

@@ -65,4 +65,24 @@ describe('observeCluster', () => {
     expect(observeCluster({ ...base, observingSince: now }).unsure).toBeUndefined();
     expect(observeCluster({ ...stale, clusterState: 'removed', observingSince: now }).unsure).toBeUndefined();
   });
+
+  it('dates what the hub heard by the newest heartbeat or report, and never past the moment it went deaf', () => {
+    const heartbeat = now.getTime() - 5_000;
+    const report = now.getTime() - 2_000;
+    const withReport = { ...base, freshnessMs: 15_000, status: { ...base.status!, storedAt: new Date(report) } };
+    expect(observeCluster({ ...base, freshnessMs: 15_000 }).freshUntil).toBe(heartbeat + 15_000);
+    expect(observeCluster(withReport).freshUntil).toBe(report + 15_000);
+    expect(observeCluster({ ...base, freshnessMs: 15_000, lastHeartbeatAt: null, status: undefined }).freshUntil).toBe(
+      0,
+    );
+    expect(observeCluster(base).freshUntil).toBeUndefined();
+    const deafSince = now.getTime() - 10_000;
+    expect(observeCluster({ ...withReport, deafSince })).toMatchObject({
+      freshUntil: deafSince,
+      hubDeaf: true,
+      unsure: true,
+      online: true,
+    });
+    expect(observeCluster({ ...base, clusterState: 'removed', deafSince }).hubDeaf).toBeUndefined();
+  });
 });

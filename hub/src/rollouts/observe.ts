@@ -2,7 +2,9 @@
  * What the scheduler believes about one cluster: online, removed, and the workload's health
  * there judged against the rollout's target. Only a fresh report counts: it must be about the
  * desired generation the hub last sent (so a report written before the new revision arrived can
- * never pass for the new revision's health), at the target revision.
+ * never pass for the new revision's health), at the target revision. How current that belief is
+ * (`freshUntil`) comes from when the hub last heard the cluster — its newest heartbeat or this
+ * object's report, by JetStream's clock — and from whether the hub hears NATS at all.
  */
 import type { HealthVerdict, ObjectHealth } from '@flotilla/api';
 import type { ClusterObservation } from './types.js';
@@ -18,6 +20,8 @@ export interface ObservedStatus {
   generation: number;
   health: ObjectHealth;
   message: string;
+  /** When JetStream stored the report. */
+  storedAt?: Date;
 }
 
 export interface ObserveInput {
@@ -31,6 +35,18 @@ export interface ObserveInput {
   heartbeatTimeoutMs: number;
   /** Since when this hub has been observing (receiving heartbeats); absent: long enough. */
   observingSince?: Date;
+  /** What the hub heard of a cluster counts as current for this long; absent: always current. */
+  freshnessMs?: number;
+  /** Since when the hub cannot hear NATS (epoch ms); absent: it hears it. */
+  deafSince?: number;
+}
+
+/** Until when what the hub heard of the cluster counts as current (see ClusterObservation). */
+function freshUntil(input: ObserveInput): number | undefined {
+  if (input.freshnessMs === undefined) return input.deafSince;
+  const heard = Math.max(input.lastHeartbeatAt?.getTime() ?? 0, input.status?.storedAt?.getTime() ?? 0);
+  const until = heard === 0 ? 0 : heard + input.freshnessMs;
+  return input.deafSince === undefined ? until : Math.min(until, input.deafSince);
 }
 
 function verdictOf(input: ObserveInput): HealthVerdict {
@@ -77,10 +93,20 @@ export function observeCluster(input: ObserveInput): ClusterObservation {
     !removed &&
     input.lastHeartbeatAt !== null &&
     input.now.getTime() - input.lastHeartbeatAt.getTime() <= input.heartbeatTimeoutMs;
+  const deaf = !removed && input.deafSince !== undefined;
   const unsure =
-    !online &&
-    !removed &&
-    input.observingSince !== undefined &&
-    input.now.getTime() - input.observingSince.getTime() < input.heartbeatTimeoutMs;
-  return { online, removed, ...(unsure ? { unsure } : {}), health: verdictOf(input) };
+    deaf ||
+    (!online &&
+      !removed &&
+      input.observingSince !== undefined &&
+      input.now.getTime() - input.observingSince.getTime() < input.heartbeatTimeoutMs);
+  const until = freshUntil(input);
+  return {
+    online,
+    removed,
+    ...(unsure ? { unsure } : {}),
+    ...(deaf ? { hubDeaf: true as const } : {}),
+    ...(until === undefined ? {} : { freshUntil: until }),
+    health: verdictOf(input),
+  };
 }

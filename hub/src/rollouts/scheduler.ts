@@ -23,6 +23,7 @@ import {
 import { getRevision } from '../repositories/workloads-repo.js';
 import { beginDesiredChange, observeSync, syncWorkload, type DesiredSync } from '../services/desired-sync.js';
 import type { OutboxRecord } from '../repositories/outbox-repo.js';
+import type { HearingState } from '../health/nats-hearing.js';
 import type { HubMetrics } from '../metrics.js';
 import { advance } from './engine.js';
 import type { RolloutNotifier } from './notifier.js';
@@ -52,6 +53,10 @@ export interface RolloutSchedulerDeps {
   onDesiredChange: (written?: readonly OutboxRecord[]) => void;
   metrics?: HubMetrics;
   notifier?: RolloutNotifier;
+  /** Soak and step pauses count only while the hub heard a cluster within this long; absent: no rule. */
+  freshnessMs?: number;
+  /** Whether the hub hears NATS now (nats-hearing.ts); absent: always. */
+  hearing?: () => HearingState;
 }
 
 export interface StepOutcome {
@@ -104,9 +109,15 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
       client.release(err as Error);
       throw err;
     }
+    // The session lock lives as long as this connection. When it is lost (Postgres restarted),
+    // Postgres has released the lock: drop the client (the pool discards it) and contend again
+    // on the next tick, as any standby does.
     client.on('error', (err) => {
-      deps.logger.warn({ err }, 'scheduler leadership connection lost');
-      if (leader === client) leader = undefined;
+      deps.logger.warn({ err: err.message }, 'scheduler leadership connection lost; contending again');
+      if (leader !== client) return;
+      leader = undefined;
+      leaderSince = undefined;
+      client.release(err);
     });
     leader = client;
     leaderSince = now();
@@ -127,6 +138,19 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
     }
   }
 
+  /** How the hub judges what it hears, now: heartbeat timeout, freshness, whether it hears NATS. */
+  function liveness(): Liveness {
+    const h = deps.hearing?.();
+    // Back from deafness, heartbeats sent meanwhile may still be queued: observing starts again.
+    const observingSince = h?.hearing && leaderSince ? new Date(Math.max(leaderSince.getTime(), h.since)) : leaderSince;
+    return {
+      heartbeatTimeoutMs: deps.heartbeatTimeoutMs,
+      observingSince,
+      ...(deps.freshnessMs === undefined ? {} : { freshnessMs: deps.freshnessMs }),
+      ...(h && !h.hearing ? { deafSince: h.since } : {}),
+    };
+  }
+
   /**
    * Steps one rollout in one transaction. `lockDesired` false is for a step expected to change
    * only the rollout's own state: it takes no desired-state lock, so such steps run side by side;
@@ -143,10 +167,7 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
       if (!row || (row.state.phase !== 'Progressing' && row.state.phase !== 'WaitingApproval'))
         return { rolloutId, changed: false, desiredChanged: 0 };
       const observed = await loadObservations(tx, [row]);
-      const { state, actions, changed } = decide(row, observed, at, {
-        heartbeatTimeoutMs: deps.heartbeatTimeoutMs,
-        observingSince: leaderSince,
-      });
+      const { state, actions, changed } = decide(row, observed, at, liveness());
       if (!changed) return { rolloutId, changed: false, desiredChanged: 0 };
       if (!lockDesired && writesDesired(state, actions))
         return { rolloutId, changed: false, desiredChanged: 0, needsDesired: true as const };
@@ -223,8 +244,9 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
     const out: StepOutcome[] = [];
     const stateOnly: string[] = [];
     const withDesired: string[] = [];
+    const live = liveness();
     for (const row of rows) {
-      const d = decide(row, observed, at, { heartbeatTimeoutMs: deps.heartbeatTimeoutMs, observingSince: leaderSince });
+      const d = decide(row, observed, at, live);
       // New wording alone (e.g. "2 of 4 pods updated") is written at most every few seconds.
       const due = d.transition || (d.changed && at.getTime() - row.state.updatedAt >= MESSAGE_REFRESH_MS);
       if (!due) out.push({ rolloutId: row.id, changed: false, desiredChanged: 0 });
@@ -330,10 +352,12 @@ async function loadObservations(q: Db | Tx, rows: readonly RolloutRow[]): Promis
   return observed;
 }
 
-/** How the scheduler judges heartbeats (see ObserveInput). */
+/** How the scheduler judges heartbeats and freshness (see ObserveInput). */
 interface Liveness {
   heartbeatTimeoutMs: number;
   observingSince: Date | undefined;
+  freshnessMs?: number;
+  deafSince?: number;
 }
 
 function observationsOf(
@@ -355,11 +379,19 @@ function observationsOf(
       lastHeartbeatAt: cr?.lastHeartbeatAt ?? null,
       desired: dr,
       status: sr
-        ? { revision: sr.revision, generation: sr.generation, health: sr.health as ObjectHealth, message: sr.message }
+        ? {
+            revision: sr.revision,
+            generation: sr.generation,
+            health: sr.health as ObjectHealth,
+            message: sr.message,
+            storedAt: sr.storedAt,
+          }
         : undefined,
       now: at,
       heartbeatTimeoutMs: liveness.heartbeatTimeoutMs,
       ...(liveness.observingSince ? { observingSince: liveness.observingSince } : {}),
+      ...(liveness.freshnessMs === undefined ? {} : { freshnessMs: liveness.freshnessMs }),
+      ...(liveness.deafSince === undefined ? {} : { deafSince: liveness.deafSince }),
     });
   }
   return out;

@@ -57,6 +57,13 @@ export interface ClusterState {
   deadlineAt?: number;
   /** Healthy without interruption since then (for step pauses and soak). */
   healthySince?: number;
+  /**
+   * Healthy time credited to a step pause or soak before `freshSince`: time counts only while
+   * what the hub heard of the cluster was current (see ClusterObservation.freshUntil).
+   */
+  creditedMs?: number;
+  /** Start of the current stretch of current news; absent while the soak is paused. */
+  freshSince?: number;
   finishedAt?: number;
   message: string;
 }
@@ -89,6 +96,17 @@ export interface ClusterObservation {
    * waiting in the status stream. Such a cluster is neither started nor skipped until the hub knows.
    */
   unsure?: boolean;
+  /**
+   * The hub itself cannot hear NATS (no round trip): it receives nothing from any cluster, so it
+   * starts no wave or cluster and fails none for silence until it hears again. Implies unsure.
+   */
+  hubDeaf?: true;
+  /**
+   * Until when (epoch ms) what the hub heard of this cluster counts as current: its newest
+   * heartbeat or report plus the freshness window, and never past the moment the hub stopped
+   * hearing NATS. Soak and step pauses count only time before it. Absent: always current.
+   */
+  freshUntil?: number;
   /**
    * The workload's health in that cluster judged against the target revision and the generation
    * last sent (api health rules). Stale and Unknown never count as healthy.

@@ -4,6 +4,7 @@ export { startEnvironment, type Environment, type EnvironmentOptions } from './e
 export { startEtcd, type Etcd } from './etcd.js';
 export { createPki, issueServingCert, type Pki } from './pki.js';
 export { createTestDatabase, localPostgres, type TestDatabase, type PostgresServer } from './postgres.js';
+export { startPrivatePostgres, postgresBinDir, type PrivatePostgres } from './pg-server.js';
 export { startNats, renderNatsConfig, type NatsServer, type NatsUser, type NatsPermissions } from './nats.js';
 export { startProcess, stopAll, waitFor, readLogTail, type ManagedProcess } from './process.js';
 export { freePort, assertPortFree } from './ports.js';

@@ -24,6 +24,8 @@ export interface StartProcessOptions {
   logFile: string;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /** Run as this system user (and its group); for servers that refuse to run as root (postgres). */
+  runAs?: { uid: number; gid: number };
 }
 
 const live = new Set<ManagedProcess>();
@@ -87,7 +89,9 @@ export function startProcess(opts: StartProcessOptions): ManagedProcess {
   const out = openSync(opts.logFile, 'a');
   // setpriv makes the kernel kill the child if the harness dies without running any cleanup;
   // detached puts it in its own process group so its own children are stopped with it.
-  const child = spawn('setpriv', ['--pdeathsig', 'KILL', '--', opts.command, ...opts.args], {
+  // setpriv sets the parent-death signal after switching user, so it survives the switch.
+  const user = opts.runAs ? [`--reuid=${opts.runAs.uid}`, `--regid=${opts.runAs.gid}`, '--clear-groups'] : [];
+  const child = spawn('setpriv', [...user, '--pdeathsig', 'KILL', '--', opts.command, ...opts.args], {
     cwd: opts.cwd,
     env: opts.env ?? process.env,
     detached: true,

@@ -1,5 +1,5 @@
 /** Shared pieces of the hub suites: a migrated database, tokens, request helpers, templates. */
-import { createTestDatabase, type TestDatabase } from '@flotilla/test';
+import { createTestDatabase, localPostgres, type PostgresServer, type TestDatabase } from '@flotilla/test';
 import {
   buildApp,
   kruiseSpecValidator,
@@ -22,8 +22,12 @@ export interface HubDb {
   close(): Promise<void>;
 }
 
-export async function migratedDatabase(prefix = 'flotilla_hub'): Promise<HubDb> {
-  const database = await createTestDatabase(prefix);
+/** A fresh, migrated database on `server` (default: the shared local Postgres). */
+export async function migratedDatabase(
+  prefix = 'flotilla_hub',
+  server: PostgresServer = localPostgres,
+): Promise<HubDb> {
+  const database = await createTestDatabase(prefix, server);
   const pool = new pg.Pool({ connectionString: database.url, max: 5 });
   // Connections the drop terminates must not surface as unhandled errors.
   pool.on('error', () => undefined);

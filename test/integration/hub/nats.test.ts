@@ -278,15 +278,22 @@ describe('agent registration', () => {
 describe('status ingestion', () => {
   it('stores the newest status per object; stale reports never overwrite newer ones', async () => {
     const js = jsOf(ncA);
+    // Generation 3 of 'order' on iso-a (created, changed twice): reports may name 1 to 3.
+    const order = await createCloneSet(t, 'order', 1, { team: 'a' });
+    for (const replicas of [2, 3]) {
+      await rest(t, 'PUT', `/api/v1/workloads/${order.id}`, t.operatorToken, {
+        spec: cloneSetSpec(replicas),
+        placement: { clusterSelector: { matchLabels: { team: 'a' } } },
+      });
+    }
     const subject = statusSubject('iso-a', { kind: 'CloneSet', namespace: 'apps', name: 'order' });
-    await js.publish(subject, encodeMessage(status('iso-a', 'order', 5, 3, 2)));
+    await js.publish(subject, encodeMessage(status('iso-a', 'order', 3, 3, 2)));
     await eventually('report stored', async () => {
       const r = await t.db.pool.query('select generation from object_status where name = $1', ['order']);
-      return r.rows[0]?.generation === '5';
+      return r.rows[0]?.generation === '3';
     });
-    await js.publish(subject, encodeMessage(status('iso-a', 'order', 4, 9, 3))); // older generation
-    await js.publish(subject, encodeMessage(status('iso-a', 'order', 5, 2, 3))); // older observedGeneration
-    await js.publish(subject, encodeMessage(status('iso-a', 'order', 5, 4, 1))); // newer: wins
+    await js.publish(subject, encodeMessage(status('iso-a', 'order', 2, 9, 3))); // older generation
+    await js.publish(subject, encodeMessage(status('iso-a', 'order', 3, 4, 1))); // same generation, later: wins
     await eventually('newest report stored', async () => {
       const r = await t.db.pool.query(
         'select generation, observed_generation, ready_replicas from object_status where name = $1',
@@ -296,7 +303,7 @@ describe('status ingestion', () => {
       return row.observed_generation === '4' ? row : undefined;
     });
     const r = await t.db.pool.query('select generation, ready_replicas from object_status where name = $1', ['order']);
-    expect(r.rows[0]).toEqual({ generation: '5', ready_replicas: 1 });
+    expect(r.rows[0]).toEqual({ generation: '3', ready_replicas: 1 });
   });
 
   it('records heartbeats with versions and marks the cluster Online', async () => {
@@ -339,6 +346,7 @@ describe('status ingestion', () => {
 
   it('drops malformed and foreign messages, counts them, and keeps working', async () => {
     const js = jsOf(ncA);
+    await createCloneSet(t, 'junk', 1, { team: 'a' }); // placed: its valid report is stored
     const subject = statusSubject('iso-a', { kind: 'CloneSet', namespace: 'apps', name: 'junk' });
     const before = await metricValue(t.registry, 'flotilla_hub_nats_messages_dropped_total');
     await js.publish(subject, new TextEncoder().encode('{not json'));

@@ -225,6 +225,8 @@ export async function agentsReport(
       const generation = Number(r.generation);
       return {
         reportedAtMs: h.now(),
+        storedAtMs: h.now(),
+        streamSequence: 0,
         message: {
           v: 1,
           cluster: r.cluster_name,
