@@ -1,6 +1,6 @@
 /**
  * A running hub under faults of its dependencies: a PRIVATE PostgreSQL server (never the shared
- * one) restarted and stopped under it, and its own nats-server frozen with SIGSTOP. The hub must
+ * one) restarted and stopped under it, and its own nats-server restarted and frozen with SIGSTOP. The hub must
  * survive by itself — a connection lost while checked out (a transaction, the scheduler's lock
  * session) must not end the process — resume everything that stalled (relay, status ingestion,
  * scheduler, outbox listener), and tell the truth on /readyz meanwhile. A cluster's agent is a
@@ -165,6 +165,24 @@ describe('Postgres restarts under a running hub', () => {
     );
     expect(final.phase).toBe('Succeeded');
     expect([...agent.desired.values()].find((d) => d.workloadId === w.id)?.revision).toBe(2);
+  });
+});
+
+describe('a nats-server restart under a running hub', () => {
+  it('is survived: the hub reconnects, ingestion and the relay resume by themselves', async () => {
+    await nats.server.restart();
+    await eventually('/readyz answers 200 after the restart', async () => (await readyz()) === 200, 30_000);
+    const w = await rest<{ id: string }>(t, 'POST', '/api/v1/workloads', t.operatorToken, {
+      kind: 'CloneSet',
+      name: 'after-nats-restart',
+      namespace: 'apps',
+      spec: cloneSetSpec(1),
+      placement: { clusterSelector: { matchLabels: { fleet: 'restarts' } } },
+    });
+    await eventually('its status comes back from the agent', async () => {
+      const r = await db.pool.query('select 1 from object_status where workload_id = $1', [w.id]);
+      return r.rowCount === 1;
+    });
   });
 });
 
