@@ -7,8 +7,21 @@
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from './client.js';
 
-const DESIRED_LOCK = 0x666c6f7401; // "flot" + 1
-const RELAY_LOCK = 0x666c6f7402;
+/**
+ * Every advisory lock key of the hub, declared once so no two locks can share a key ("flot" in
+ * the high bytes, then a number per lock). A unit test checks they are distinct.
+ */
+export const LOCK_KEYS = {
+  desired: 0x666c6f7401,
+  relay: 0x666c6f7402,
+  scheduler: 0x666c6f7403,
+  registration: 0x666c6f7404,
+  seed: 0x666c6f7405,
+  credentials: 0x666c6f7420,
+} as const;
+
+const DESIRED_LOCK = LOCK_KEYS.desired;
+const RELAY_LOCK = LOCK_KEYS.relay;
 
 export async function lockDesiredState(tx: DbOrTx): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(${DESIRED_LOCK})`);
@@ -20,7 +33,7 @@ export async function tryLockRelay(tx: DbOrTx): Promise<boolean> {
   return res.rows[0]?.locked === true;
 }
 
-const CREDENTIALS_LOCK = 0x666c6f7420; // "flot" + 0x20
+const CREDENTIALS_LOCK = LOCK_KEYS.credentials;
 
 /**
  * Serializes the credential syncs: a sync renders the identities its transaction sees, and a
@@ -29,4 +42,14 @@ const CREDENTIALS_LOCK = 0x666c6f7420; // "flot" + 0x20
  */
 export async function lockCredentials(tx: DbOrTx): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(${CREDENTIALS_LOCK})`);
+}
+
+/** Registrations run one at a time, so their limits count committed rows only. */
+export async function lockRegistrations(tx: DbOrTx): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(${LOCK_KEYS.registration})`);
+}
+
+/** Replicas starting at once seed their configured tokens one after the other. */
+export async function lockSeeding(tx: DbOrTx): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(${LOCK_KEYS.seed})`);
 }

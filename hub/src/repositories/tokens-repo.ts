@@ -3,6 +3,7 @@ import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { ApiToken, TokenRole } from '@flotilla/api';
 import type { Db, DbOrTx } from '../db/client.js';
 import { isUniqueViolation } from '../db/errors.js';
+import { lockSeeding } from '../db/locks.js';
 import { apiTokens } from '../db/schema/index.js';
 import { conflict } from '../errors.js';
 
@@ -49,8 +50,6 @@ export async function insertToken(
 /** What seeding one configured token did. */
 export type SeedOutcome = 'present' | 'created' | 'replaced';
 
-const SEED_LOCK = 0x666c6f7403; // "flot" + 3: replicas starting at once seed one after the other
-
 /**
  * Seeds a configured token. A token whose hash is already stored is left exactly as it is, so a
  * revoked seed stays revoked across restarts. A new value under the same name is a new token:
@@ -59,7 +58,7 @@ const SEED_LOCK = 0x666c6f7403; // "flot" + 3: replicas starting at once seed on
  */
 export async function seedToken(db: Db, t: { name: string; role: TokenRole; tokenHash: string }): Promise<SeedOutcome> {
   return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK})`);
+    await lockSeeding(tx);
     const [present] = await tx
       .select({ id: apiTokens.id })
       .from(apiTokens)

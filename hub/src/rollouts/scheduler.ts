@@ -10,6 +10,7 @@ import type { ObjectHealth } from '@flotilla/api';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Db, Tx } from '../db/client.js';
+import { LOCK_KEYS } from '../db/locks.js';
 import { clusters, desiredObjects, objectStatus, workloads } from '../db/schema/index.js';
 import {
   deletePins,
@@ -30,7 +31,7 @@ import type { RolloutNotifier } from './notifier.js';
 import { observeCluster } from './observe.js';
 import type { ClusterObservation, RolloutAction, RolloutState } from './types.js';
 
-export const SCHEDULER_LOCK = 0x666c6f7403; // "flot" + 3
+export const SCHEDULER_LOCK = LOCK_KEYS.scheduler;
 /** Kicks (status stored, controls) are coalesced over this long. */
 const KICK_DELAY_MS = 50;
 /**

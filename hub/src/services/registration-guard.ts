@@ -9,13 +9,13 @@
 import { and, count, eq, gt, lt, sql } from 'drizzle-orm';
 import type { RestLimits } from '../config.js';
 import type { DbOrTx, Tx } from '../db/client.js';
+import { lockRegistrations } from '../db/locks.js';
 import { clusters } from '../db/schema/index.js';
 import { tooManyRequests } from '../errors.js';
 import type { HubMetrics } from '../metrics.js';
 import { recordAudit } from '../repositories/audit-repo.js';
 import type { Principal } from '../repositories/tokens-repo.js';
 
-const REGISTRATION_LOCK = 0x666c6f7404; // "flot" + 4
 /** Retry-After of a refused registration: pending clusters leave as operators accept them. */
 const RETRY_SECONDS = 60;
 
@@ -72,7 +72,7 @@ export function createRegistrationGuard(deps: {
   return {
     expireStale,
     async admit(tx, actor) {
-      await tx.execute(sql`select pg_advisory_xact_lock(${REGISTRATION_LOCK})`);
+      await lockRegistrations(tx);
       await expireStale(tx);
       const mine = eq(clusters.registeredBy, actor.name);
       const recent = await countWhere(tx, and(mine, gt(clusters.registeredAt, sql`now() - interval '1 minute'`)));

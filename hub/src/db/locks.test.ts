@@ -1,0 +1,9 @@
+import { describe, expect, it } from 'vitest';
+import { LOCK_KEYS } from './locks.js';
+
+describe('advisory lock keys', () => {
+  it('are distinct, so no lock can wait on another', () => {
+    const keys = Object.values(LOCK_KEYS);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+});
