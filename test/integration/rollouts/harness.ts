@@ -5,6 +5,7 @@
  * the same heartbeat path. A fake clock drives soak times, deadlines and heartbeat freshness.
  */
 import {
+  DEFAULT_REST_LIMITS,
   buildApp,
   createHubMetrics,
   createLogger,
@@ -91,7 +92,14 @@ export async function createHarness(prefix: string, opts: HarnessOptions = {}): 
     syncCredentials: () => Promise.resolve(),
     onDesiredChange: () => undefined,
     ready: () => Promise.resolve(true),
-    options: { bodyLimitBytes: 256 * 1024, heartbeatTimeoutMs: 30_000, natsPublicUrls: [], bcryptCost: 4 },
+    options: {
+      bodyLimitBytes: 256 * 1024,
+      heartbeatTimeoutMs: 30_000,
+      natsPublicUrls: [],
+      bcryptCost: 4,
+      // Fleets of dozens of simulated clusters join through one bootstrap token in a second.
+      limits: { ...DEFAULT_REST_LIMITS, registrationsPerMinute: 10_000, pendingClustersPerToken: 10_000 },
+    },
     now,
   });
   const newScheduler = (): RolloutScheduler =>
