@@ -49,6 +49,12 @@ describe('dashboard static files', () => {
     }
   });
 
+  it('never echoes the query string of a missing file (it may hold a token)', async () => {
+    const res = await app.inject({ url: '/ui/missing.js?token=flt_secret-value' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ error: { code: 'HUB_ERR_NOT_FOUND', message: '/ui/missing.js not found' } });
+  });
+
   it('the page loads its code from files only: no inline script, style or handler', async () => {
     const html = (await app.inject({ url: '/ui/' })).body;
     expect(html).toContain('<script type="module" src="app.js"></script>');

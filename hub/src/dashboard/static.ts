@@ -71,7 +71,9 @@ export async function dashboardRoutes(app: FastifyInstance, dir = DASHBOARD_DIR)
   app.get<{ Params: { file?: string } }>(`${DASHBOARD_PREFIX}:file`, hide, (request, reply) => {
     const asset = assets.get(request.params.file || 'index.html');
     if (!asset) {
-      return reply.status(404).send({ error: { code: 'HUB_ERR_NOT_FOUND', message: `${request.url} not found` } });
+      // The path only: a query string may carry a token (`?token=` is refused, never echoed).
+      const path = request.url.split('?')[0];
+      return reply.status(404).send({ error: { code: 'HUB_ERR_NOT_FOUND', message: `${path} not found` } });
     }
     void reply.headers({ ...SECURITY_HEADERS, 'cache-control': 'no-cache', etag: asset.etag });
     if (request.headers['if-none-match'] === asset.etag) return reply.status(304).send();
