@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   agentPermissions,
@@ -30,8 +31,33 @@ describe('protocol subjects', () => {
     'flotilla.desired.c1.Clone-Set.apps.web',
     'flotilla.desired.c1.CloneSet.Apps.web',
     'other.desired.c1.CloneSet.apps.web',
+    // Only `_` stands for the empty namespace: one object, one subject.
+    'flotilla.desired.c1.SidecarSet..logging',
   ])('rejects %s', (subject) => {
     expect(parseDesiredSubject(subject)).toBeUndefined();
+    expect(parseStatusSubject(subject.replace('.desired.', '.status.'))).toBeUndefined();
+  });
+
+  it('parses only what it builds: parse then build gives the same subject', () => {
+    const token = fc.constantFrom('', '_', 'a', 'a_b', 'a-b', 'A', '_a', 'a_', '__', 'web');
+    const subject = fc
+      .tuple(
+        fc.constantFrom('desired', 'status'),
+        fc.constantFrom('c1', 'C1', ''),
+        fc.constantFrom('CloneSet', 'x-y'),
+        token,
+        token,
+      )
+      .map((t) => `flotilla.${t.join('.')}`);
+    fc.assert(
+      fc.property(subject, (s) => {
+        const desired = parseDesiredSubject(s);
+        if (desired) expect(desiredSubject(desired.cluster, desired)).toBe(s);
+        const status = parseStatusSubject(s);
+        if (status) expect(statusSubject(status.cluster, status)).toBe(s);
+      }),
+      { numRuns: 500, seed: 7 },
+    );
   });
 
   it('refuses to build subjects from names that would break the grammar', () => {

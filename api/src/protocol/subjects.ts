@@ -109,7 +109,8 @@ function parseObjectSubject(prefix: string, subject: string): ParsedObjectSubjec
   const tokens = subject.slice(prefix.length + 1).split('.');
   if (tokens.length !== 4) return undefined;
   const [cluster, kind, ns, name] = tokens as [string, string, string, string];
-  if (!isValidClusterName(cluster) || !KIND.test(kind)) return undefined;
+  // The empty namespace is written `_`: an empty token would be a second subject for the object.
+  if (ns === '' || !isValidClusterName(cluster) || !KIND.test(kind)) return undefined;
   const key = { cluster, kind, namespace: decodeToken(ns), name: decodeToken(name) };
   if (key.namespace !== '' && !OBJECT_NAME.test(key.namespace)) return undefined;
   if (!OBJECT_NAME.test(key.name)) return undefined;
