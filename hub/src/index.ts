@@ -11,6 +11,7 @@ export { externalCredentialIssuer, type NatsCredentialIssuer, type AgentIdentity
 export { renderAuthorization, type StaticNatsUser } from './nats/credentials/render.js';
 export { bcryptHash } from './nats/credentials/passwords.js';
 export { ensureStreams, type StreamSettings } from './nats/streams.js';
+export { publishAll, type StreamMessage } from './nats/bulk-publish.js';
 export { type StreamLimits } from './config.js';
 export { kruiseSpecValidator, type SpecValidator } from './domain/spec-validator.js';
 export { sha256, newSecret } from './auth/tokens.js';

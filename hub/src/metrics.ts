@@ -6,6 +6,13 @@ export interface HubMetrics {
   httpRequests: Histogram<'method' | 'route' | 'status'>;
   outboxPublished: Counter;
   outboxPruned: Counter;
+  /**
+   * Desired-state messages refused, once per attempt, by reason: `max_payload` (above
+   * nats-server's max_payload, refused by the client), `message_size` (above the stream's
+   * max_msg_size), `stream_full` (a new subject while DESIRED is at max_msgs or max_bytes),
+   * `other`. The rows stay in the outbox and are retried with a backoff.
+   */
+  outboxRefused: Counter<'reason'>;
   outboxPending: Gauge;
   relayPublishSeconds: Histogram;
   /**
@@ -69,6 +76,12 @@ export function createHubMetrics(registry: Registry, withDefaults = true): HubMe
     outboxPruned: new Counter({
       name: 'flotilla_hub_outbox_pruned_total',
       help: 'Sent outbox rows deleted after the retention',
+      registers,
+    }),
+    outboxRefused: new Counter({
+      name: 'flotilla_hub_outbox_refused_total',
+      help: 'Desired-state messages refused by JetStream or above max_payload, per attempt, by reason (retried later)',
+      labelNames: ['reason'],
       registers,
     }),
     relayPublishSeconds: new Histogram({

@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { createHandoffCache, planOutboxBatch } from './outbox-plan.js';
+import {
+  createHandoffCache,
+  planOutboxBatch,
+  refusalRetryMs,
+  settleOutboxBatch,
+  type PublishOutcome,
+} from './outbox-plan.js';
 
 describe('planOutboxBatch', () => {
-  it('publishes the newest row per subject in id order and marks every row', () => {
+  it('publishes the newest row per subject in id order', () => {
     const rows = [
       { id: 7, subject: 'a', v: 'a3' },
       { id: 2, subject: 'a', v: 'a1' },
@@ -10,13 +16,70 @@ describe('planOutboxBatch', () => {
       { id: 5, subject: 'a', v: 'a2' },
       { id: 6, subject: 'c', v: 'c1' },
     ];
-    const plan = planOutboxBatch(rows);
-    expect(plan.publish.map((r) => r.v)).toEqual(['b1', 'c1', 'a3']);
-    expect(plan.markSent).toEqual([2, 3, 5, 6, 7]);
+    expect(planOutboxBatch(rows).publish.map((r) => r.v)).toEqual(['b1', 'c1', 'a3']);
   });
 
   it('handles an empty batch', () => {
-    expect(planOutboxBatch([])).toEqual({ publish: [], markSent: [] });
+    expect(planOutboxBatch([])).toEqual({ publish: [] });
+  });
+});
+
+describe('refusalRetryMs', () => {
+  const backoff = { baseMs: 1000, maxMs: 30_000 };
+
+  it.each([
+    [0, 1000],
+    [1, 2000],
+    [4, 16_000],
+    [5, 30_000],
+    [1000, 30_000],
+    [-1, 1000],
+  ])('after %i earlier refusals waits %i ms', (refusals, ms) => {
+    expect(refusalRetryMs(refusals, backoff)).toBe(ms);
+  });
+});
+
+describe('settleOutboxBatch', () => {
+  const backoff = { baseMs: 1000, maxMs: 30_000 };
+  const row = (id: number, subject: string, attempts = 0) => ({ id, subject, attempts });
+  const acked: PublishOutcome = { result: 'acked' };
+  const tooLarge: PublishOutcome = {
+    result: 'refused',
+    reason: 'message_size',
+    detail: 'message size exceeds maximum allowed',
+  };
+
+  it('step 1/3: a refused message holds back only its own row; the rest are sent', () => {
+    const published = [row(1, 'x.a'), row(2, 'x.big'), row(3, 'y.a')];
+    const s = settleOutboxBatch(published, [acked, tooLarge, acked], backoff);
+    expect(s.acked).toEqual([
+      { id: 1, subject: 'x.a' },
+      { id: 3, subject: 'y.a' },
+    ]);
+    expect(s.refused).toEqual([
+      {
+        id: 2,
+        subject: 'x.big',
+        reason: 'message_size',
+        detail: 'message size exceeds maximum allowed',
+        retryMs: 1000,
+      },
+    ]);
+    expect(s.unacked).toEqual([]);
+  });
+
+  it('step 2/3: the same row refused again waits longer', () => {
+    const s = settleOutboxBatch([row(2, 'x.big', 3)], [tooLarge], backoff);
+    expect(s.refused[0]!.retryMs).toBe(8000);
+  });
+
+  it('step 3/3: a message without an answer is neither sent nor held back', () => {
+    const s = settleOutboxBatch([row(2, 'x.big', 3), row(4, 'z')], [acked, { result: 'unacked' }], backoff);
+    expect(s).toEqual({ acked: [{ id: 2, subject: 'x.big' }], refused: [], unacked: [4] });
+  });
+
+  it('refuses to pair outcomes with the wrong rows', () => {
+    expect(() => settleOutboxBatch([row(1, 'a')], [], backoff)).toThrow(/0 outcomes for 1/);
   });
 });
 

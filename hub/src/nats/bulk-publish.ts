@@ -2,12 +2,16 @@
  * Publishes many messages to one JetStream stream and waits for every acknowledgement, without
  * a request (and its timer and error objects) per message: all messages go out with replies
  * to one inbox subscription, then one flush, then the acks are counted. A fleet-wide change is
- * one message per cluster, so this is the relay's hot path. Any missing, negative or
- * no-responder ack fails the whole call; the caller retries, and JetStream deduplicates by
- * msgID what already landed.
+ * one message per cluster, so this is the relay's hot path.
+ *
+ * Every message gets its own outcome (publish-outcome.ts): acknowledged, refused (by the stream,
+ * or by the client above max_payload before it is sent) or unacknowledged when the timeout
+ * passes, so one bad message never fails the others. Only a connection that cannot publish at
+ * all (closed, draining) throws.
  */
-import { createInbox, headers, type Msg, type NatsConnection } from '@nats-io/transport-node';
-import { HubError } from '../errors.js';
+import { createInbox, headers, type NatsConnection } from '@nats-io/transport-node';
+import type { PublishOutcome } from '../domain/outbox-plan.js';
+import { ackOutcome, publishErrorOutcome } from './publish-outcome.js';
 
 export interface StreamMessage {
   subject: string;
@@ -15,60 +19,63 @@ export interface StreamMessage {
   msgId: string;
 }
 
-const decoder = new TextDecoder();
-
-/** A PubAck is `{"stream":..,"seq":..}`; a failure is `{"error":{...}}` or a 503 (no stream). */
-function ackError(m: Msg): string | undefined {
-  if (m.headers?.code && m.headers.code >= 400) return `status ${m.headers.code} ${m.headers.description}`;
+/** Sends one message; a refusal by the client is returned, any other throw propagates. */
+function send(nc: NatsConnection, stream: string, msg: StreamMessage, reply: string): PublishOutcome | undefined {
+  const h = headers();
+  h.set('Nats-Msg-Id', msg.msgId);
+  h.set('Nats-Expected-Stream', stream);
   try {
-    const body = JSON.parse(decoder.decode(m.data)) as { error?: { description?: string }; seq?: number };
-    if (body.error) return body.error.description ?? 'error';
-    return typeof body.seq === 'number' ? undefined : 'not a publish acknowledgement';
-  } catch {
-    return 'unreadable acknowledgement';
+    nc.publish(msg.subject, msg.data, { headers: h, reply });
+    return undefined;
+  } catch (err) {
+    const outcome = publishErrorOutcome(err);
+    if (!outcome) throw err;
+    return outcome;
   }
 }
 
+/** Returns `messages[i]`'s outcome at index i. */
 export async function publishAll(
   nc: NatsConnection,
   stream: string,
   messages: readonly StreamMessage[],
   timeoutMs = 10_000,
-): Promise<void> {
-  if (messages.length === 0) return;
+): Promise<PublishOutcome[]> {
+  const outcomes: (PublishOutcome | undefined)[] = messages.map(() => undefined);
+  if (messages.length === 0) return [];
   const inbox = createInbox();
-  const pending = new Set(messages.map((_, i) => i));
-  const failures: string[] = [];
+  const pending = new Set<number>();
   let done: () => void = () => undefined;
-  const allAcked = new Promise<void>((resolve) => (done = resolve));
+  const allAnswered = new Promise<void>((resolve) => (done = resolve));
   const sub = nc.subscribe(`${inbox}.*`, {
     callback: (_err, m) => {
       const index = Number(m.subject.slice(inbox.length + 1));
       if (!pending.delete(index)) return;
-      const error = ackError(m);
-      if (error) failures.push(`${messages[index]!.subject}: ${error}`);
+      outcomes[index] = ackOutcome({
+        ...(m.headers?.code ? { status: m.headers.code, statusDescription: m.headers.description } : {}),
+        data: m.data,
+      });
       if (pending.size === 0) done();
     },
   });
   try {
     messages.forEach((msg, i) => {
-      const h = headers();
-      h.set('Nats-Msg-Id', msg.msgId);
-      h.set('Nats-Expected-Stream', stream);
-      nc.publish(msg.subject, msg.data, { headers: h, reply: `${inbox}.${i}` });
+      pending.add(i);
+      const refused = send(nc, stream, msg, `${inbox}.${i}`);
+      if (refused) {
+        pending.delete(i);
+        outcomes[i] = refused;
+      }
     });
-    await nc.flush();
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
-    await Promise.race([allAcked, timedOut]);
-    clearTimeout(timer);
+    if (pending.size > 0) {
+      await nc.flush();
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+      await Promise.race([allAnswered, timedOut]);
+      clearTimeout(timer);
+    }
   } finally {
     sub.unsubscribe();
   }
-  if (pending.size > 0 || failures.length > 0) {
-    throw new HubError(
-      'HUB_ERR_UNAVAILABLE',
-      `publishing to ${stream}: ${pending.size} unacknowledged, ${failures.length} refused${failures[0] ? ` (${failures[0]})` : ''}`,
-    );
-  }
+  return outcomes.map((o) => o ?? { result: 'unacked' });
 }

@@ -3,8 +3,11 @@
  * Publishing happens inside a transaction holding the relay lock, and rows are marked only
  * after JetStream acknowledged them, so a crash anywhere loses nothing: unmarked rows are
  * published again by the next relay and JetStream drops the duplicates by `msgID`.
+ * Each message is settled by itself (domain/outbox-plan.ts): a refused one (too large, or a new
+ * subject while the stream is full) stays unsent and is held back with a backoff while later
+ * rows go on, and is tried again at once when a hub starts (with possibly new limits).
  * A writer in this process hands its committed rows over (`handoff`), so the relay reads only
- * which ids are unsent and not their payloads; rows it does not hold (other replicas, a restart)
+ * which ids are due and not their payloads; rows it does not hold (other replicas, a restart)
  * it loads as before. Rows sent longer ago than the retention are deleted, so the table holds
  * the unsent work and a recent history, not every change ever made.
  */
@@ -13,16 +16,24 @@ import { DESIRED_STREAM } from '@flotilla/api';
 import type { Logger } from 'pino';
 import type { Db, Tx } from '../db/client.js';
 import { tryLockRelay } from '../db/locks.js';
-import { createHandoffCache, planOutboxBatch } from '../domain/outbox-plan.js';
 import {
-  markOutboxSent,
+  createHandoffCache,
+  planOutboxBatch,
+  settleOutboxBatch,
+  type RefusalBackoff,
+  type RefusedRow,
+} from '../domain/outbox-plan.js';
+import {
+  dueOutboxIds,
   outboxRowsById,
   pruneSentOutbox,
-  unsentOutboxIds,
+  releaseRefusedOutbox,
+  settleOutbox,
   type OutboxRecord,
 } from '../repositories/outbox-repo.js';
 import type { HubMetrics } from '../metrics.js';
 import { publishAll } from './bulk-publish.js';
+import { createRefusalReporter } from './refusal-report.js';
 
 export interface RelayDeps {
   db: Db;
@@ -33,7 +44,13 @@ export interface RelayDeps {
   batchSize?: number;
   /** Sent rows older than this are deleted; JetStream holds the messages from then on. */
   retentionSeconds?: number;
+  /** How long a refused row is held back (default 1 s, doubling per refusal up to 30 s). */
+  refusalBackoff?: RefusalBackoff;
+  /** At most one log line about refusals per this long (default 30 s); all are counted. */
+  refusalLogIntervalMs?: number;
 }
+
+const DEFAULT_REFUSAL_BACKOFF: RefusalBackoff = { baseMs: 1000, maxMs: 30_000 };
 
 /** Deletes per statement, so pruning a large backlog never holds long locks. */
 const PRUNE_BATCH = 5000;
@@ -49,7 +66,7 @@ export interface OutboxRelay {
    * memory instead of reading them back (the table still decides what is unsent).
    */
   handoff(rows: readonly OutboxRecord[]): void;
-  /** One pass until the outbox is drained (or another replica holds the relay lock). */
+  /** Passes until no more rows are due (or another replica holds the relay lock); returns rows marked sent. */
   drain(): Promise<number>;
   stop(): Promise<void>;
 }
@@ -59,64 +76,107 @@ const encoder = new TextEncoder();
 /** Rows handed over but not yet published; beyond this the relay reads payloads from the table. */
 const MAX_HANDED_OFF = 20_000;
 
+/** One pass: rows read (due), ids marked sent, rows without an answer, rows refused. */
+interface PassResult {
+  read: number;
+  marked: number[];
+  unacked: number;
+  refused: RefusedRow[];
+}
+
+const NOTHING: PassResult = { read: 0, marked: [], unacked: 0, refused: [] };
+
+type BatchRow = OutboxRecord & { attempts: number };
+
 export function createOutboxRelay(deps: RelayDeps): OutboxRelay {
   const batchSize = deps.batchSize ?? 2000;
+  const backoff = deps.refusalBackoff ?? DEFAULT_REFUSAL_BACKOFF;
   const handedOff = createHandoffCache<OutboxRecord>(MAX_HANDED_OFF);
+  const reportRefusals = createRefusalReporter({
+    metrics: deps.metrics,
+    logger: deps.logger,
+    intervalMs: deps.refusalLogIntervalMs ?? 30_000,
+  });
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
   let stopped = true;
   let kicked = false;
+  let refusedReleased = false;
 
-  /** The unsent rows of one batch in id order: payloads from memory where held, else loaded. */
-  async function readBatch(tx: Tx): Promise<OutboxRecord[]> {
-    const ids = await unsentOutboxIds(tx, batchSize);
-    if (ids.length === 0) {
+  /** The due rows of one batch in id order: payloads from memory where held, else loaded. */
+  async function readBatch(tx: Tx): Promise<BatchRow[]> {
+    const due = await dueOutboxIds(tx, batchSize);
+    if (due.length === 0) {
       handedOff.clear();
       return [];
     }
-    const { held, missing } = handedOff.take(ids);
+    const { held, missing } = handedOff.take(due.map((d) => d.id));
     const loaded = new Map((await outboxRowsById(tx, missing)).map((r) => [r.id, r]));
-    return ids.map((id) => held.get(id) ?? loaded.get(id)).filter((r): r is OutboxRecord => r !== undefined);
+    const rows: BatchRow[] = [];
+    for (const { id, attempts } of due) {
+      const row = held.get(id) ?? loaded.get(id);
+      if (row) rows.push({ ...row, attempts });
+    }
+    return rows;
   }
 
-  /** Publishes one batch; returns how many rows it covered (0: empty or locked elsewhere). */
-  async function pass(): Promise<number> {
+  /** Publishes one batch and settles every message's outcome. */
+  async function pass(): Promise<PassResult> {
     let stopMark: (() => number) | undefined;
-    const rows = await deps.db.transaction(async (tx) => {
-      if (!(await tryLockRelay(tx))) return [];
+    const result = await deps.db.transaction(async (tx): Promise<PassResult> => {
+      if (!(await tryLockRelay(tx))) return NOTHING;
       const stopRead = deps.metrics.desiredStageSeconds.startTimer({ stage: 'relay_read' });
       const batch = await readBatch(tx);
-      if (batch.length === 0) return [];
+      if (batch.length === 0) return NOTHING;
       stopRead();
       const plan = planOutboxBatch(batch);
       const stopPublish = deps.metrics.relayPublishSeconds.startTimer();
-      await publishAll(
+      const outcomes = await publishAll(
         deps.nc,
         DESIRED_STREAM,
         plan.publish.map((row) => ({ subject: row.subject, data: encoder.encode(row.payload), msgId: row.msgId })),
       );
       stopPublish();
+      const settlement = settleOutboxBatch(plan.publish, outcomes, backoff);
       stopMark = deps.metrics.desiredStageSeconds.startTimer({ stage: 'relay_mark' });
-      await markOutboxSent(tx, plan.markSent);
-      deps.metrics.outboxPublished.inc(plan.publish.length);
-      return plan.markSent;
+      const marked = await settleOutbox(tx, settlement);
+      deps.metrics.outboxPublished.inc(settlement.acked.length);
+      return { read: batch.length, marked, unacked: settlement.unacked.length, refused: settlement.refused };
     });
     stopMark?.();
+    reportRefusals(result.refused);
     // Sent and committed: from the writer's commit to here is what the outbox adds to a change.
     const at = performance.now();
-    for (const handedAt of handedOff.settle(rows)) {
+    for (const handedAt of handedOff.settle(result.marked)) {
       deps.metrics.desiredStageSeconds.observe({ stage: 'handoff' }, (at - handedAt) / 1000);
     }
-    return rows.length;
+    return result;
   }
 
+  /** Passes until fewer rows than a batch are due; stops early when messages went unanswered. */
   const drain = async (): Promise<number> => {
     let total = 0;
     for (;;) {
-      const n = await pass();
-      total += n;
-      if (n < batchSize) return total;
+      const { read, marked, unacked } = await pass();
+      total += marked.length;
+      if (unacked > 0) {
+        // Left unsent: the next pass (after the interval) sends them again.
+        deps.logger.warn(
+          { unacknowledged: unacked },
+          'JetStream did not acknowledge every desired-state message; retrying',
+        );
+        return total;
+      }
+      if (read < batchSize) return total;
     }
+  };
+
+  /** Once per hub start: rows refused under earlier limits are due at once. */
+  const releaseRefused = async (): Promise<void> => {
+    if (refusedReleased) return;
+    const n = await releaseRefusedOutbox(deps.db);
+    refusedReleased = true;
+    if (n > 0) deps.logger.info({ rows: n }, 'outbox rows refused before this start are tried again now');
   };
 
   const retentionSeconds = deps.retentionSeconds ?? 3600;
@@ -137,7 +197,8 @@ export function createOutboxRelay(deps: RelayDeps): OutboxRelay {
     if (stopped) return;
     timer = undefined;
     kicked = false;
-    running = drain()
+    running = releaseRefused()
+      .then(drain)
       .then(pruneDue)
       .catch((err: unknown) => deps.logger.warn({ err }, 'outbox relay pass failed; retrying'))
       .finally(() => {

@@ -1,10 +1,12 @@
 /**
- * The outbox: unsent rows in id order, marked sent after a successful publish, and deleted once
- * they have been sent for longer than the retention (JetStream holds the messages from then on).
+ * The outbox: unsent rows in id order, marked sent once JetStream stored them (or a newer row of
+ * their subject), held back for a while when refused, and deleted once they have been sent for
+ * longer than the retention (JetStream holds the messages from then on).
  */
-import { count, isNull, sql } from 'drizzle-orm';
+import { count, isNull, sql, type SQLWrapper } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client.js';
 import { outbox } from '../db/schema/index.js';
+import type { OutboxSettlement } from '../domain/outbox-plan.js';
 
 /** An unsent row; the payload stays JSON text, exactly what is published. */
 export interface OutboxRecord {
@@ -14,11 +16,23 @@ export interface OutboxRecord {
   payload: string;
 }
 
-/** Ids of unsent rows in order (an index-only read: the payloads may already be in memory). */
-export async function unsentOutboxIds(db: DbOrTx, limit: number): Promise<number[]> {
-  const res = await db.execute<{ id: string }>(sql`
-    select id from ${outbox} where sent_at is null order by id limit ${limit}`);
-  return res.rows.map((r) => Number(r.id));
+/** An unsent row's id, and how often it was refused before. */
+export interface DueOutboxId {
+  id: number;
+  attempts: number;
+}
+
+/**
+ * Ids of unsent rows that are due, in order: rows held back after a refusal are skipped until
+ * their retry time, so they never keep later rows from being read. (The payloads are not read:
+ * they may already be in memory.)
+ */
+export async function dueOutboxIds(db: DbOrTx, limit: number): Promise<DueOutboxId[]> {
+  const res = await db.execute<{ id: string; attempts: number }>(sql`
+    select id, attempts from ${outbox}
+     where sent_at is null and (retry_at is null or retry_at <= clock_timestamp())
+     order by id limit ${limit}`);
+  return res.rows.map((r) => ({ id: Number(r.id), attempts: r.attempts }));
 }
 
 export async function outboxRowsById(db: DbOrTx, ids: readonly number[]): Promise<OutboxRecord[]> {
@@ -28,11 +42,50 @@ export async function outboxRowsById(db: DbOrTx, ids: readonly number[]): Promis
   return res.rows.map((r) => ({ id: Number(r.id), subject: r.subject, msgId: r.msg_id, payload: r.payload }));
 }
 
-export async function markOutboxSent(db: DbOrTx, ids: readonly number[]): Promise<void> {
-  if (ids.length === 0) return;
-  await db.execute(
-    sql`update ${outbox} set sent_at = clock_timestamp() where id = any(${sql.param([...ids])}::bigint[]) and sent_at is null`,
-  );
+/**
+ * Applies a published batch's settlement (domain/outbox-plan.ts) and returns the ids it marked
+ * sent: every acknowledged row, and every older unsent row of a subject whose row was
+ * acknowledged or refused. Refused rows get their next attempt time and the refusal's reason.
+ * Older rows of a subject are either in the batch or held back, so they all lie at or below the
+ * batch's highest id: the bound keeps the statement on the unsent index.
+ */
+export async function settleOutbox(db: DbOrTx, settlement: OutboxSettlement): Promise<number[]> {
+  const settled = [
+    ...settlement.acked.map((r) => ({ ...r, inclusive: true })),
+    ...settlement.refused.map((r) => ({ ...r, inclusive: false })),
+  ];
+  if (settled.length === 0) return [];
+  const col = <T>(f: (r: (typeof settled)[number]) => T): SQLWrapper => sql.param(settled.map(f));
+  const upTo = settled.reduce((max, r) => Math.max(max, r.id), 0);
+  const marked = await db.execute<{ id: string }>(sql`
+    update ${outbox} o set sent_at = clock_timestamp()
+      from unnest(${col((r) => r.subject)}::text[], ${col((r) => r.id)}::bigint[], ${col((r) => r.inclusive)}::bool[])
+           as s(subject, id, inclusive)
+     where o.sent_at is null and o.id <= ${upTo} and o.subject = s.subject
+       and (o.id < s.id or (s.inclusive and o.id = s.id))
+    returning o.id`);
+  const refused = settlement.refused;
+  if (refused.length > 0) {
+    const rcol = <T>(f: (r: (typeof refused)[number]) => T): SQLWrapper => sql.param(refused.map(f));
+    await db.execute(sql`
+      update ${outbox} o
+         set attempts = o.attempts + 1, refused_reason = r.reason,
+             retry_at = clock_timestamp() + make_interval(secs => r.retry_ms / 1000.0)
+        from unnest(${rcol((r) => r.id)}::bigint[], ${rcol((r) => `${r.reason}: ${r.detail}`)}::text[],
+                    ${rcol((r) => r.retryMs)}::int[]) as r(id, reason, retry_ms)
+       where o.id = r.id and o.sent_at is null`);
+  }
+  return marked.rows.map((r) => Number(r.id));
+}
+
+/**
+ * Makes every row held back after a refusal due now. A hub start may bring new limits (its own
+ * stream settings, nats-server's max_payload), so what was refused is tried again at once.
+ */
+export async function releaseRefusedOutbox(db: DbOrTx): Promise<number> {
+  const res = await db.execute(sql`
+    update ${outbox} set retry_at = null where sent_at is null and retry_at is not null`);
+  return res.rowCount ?? 0;
 }
 
 export async function countUnsent(db: DbOrTx): Promise<number> {

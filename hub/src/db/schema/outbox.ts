@@ -1,7 +1,10 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigserial, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
-/** Messages committed with the change that caused them; the relay publishes and marks them. */
+/**
+ * Messages committed with the change that caused them; the relay publishes and marks them, and
+ * holds back a refused one (domain/outbox-plan.ts).
+ */
 export const outbox = pgTable(
   'outbox',
   {
@@ -13,6 +16,12 @@ export const outbox = pgTable(
     payload: text('payload').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     sentAt: timestamp('sent_at', { withTimezone: true }),
+    /** How often JetStream (or the client) refused the message; sets the backoff. */
+    attempts: integer('attempts').notNull().default(0),
+    /** A refused row is held back until then; later rows are published meanwhile. */
+    retryAt: timestamp('retry_at', { withTimezone: true }),
+    /** The last refusal's description (the server's words, never the payload). */
+    refusedReason: text('refused_reason'),
   },
   (t) => [
     index('outbox_unsent_idx')
