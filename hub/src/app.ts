@@ -14,11 +14,12 @@ import { dashboardRoutes } from './dashboard/static.js';
 import {
   DEFAULT_REST_LIMITS,
   DEFAULT_SYSTEM_NAMESPACES,
+  defaultDesiredMaxMsgSize,
   type RestLimits,
   type WorkloadPolicyConfig,
 } from './config.js';
 import { createAuth } from './plugins/auth.js';
-import { registerErrorHandling } from './plugins/error-handler.js';
+import { handleFrameworkError, registerErrorHandling } from './plugins/error-handler.js';
 import { createRateLimiter } from './plugins/rate-limit.js';
 import { registerRequestGuard } from './plugins/request-guard.js';
 import { createStreamLimiter } from './plugins/stream-limits.js';
@@ -72,6 +73,11 @@ export interface AppDeps {
     limits?: RestLimits;
     /** Default: DEFAULT_SYSTEM_NAMESPACES. */
     workloadPolicy?: WorkloadPolicyConfig;
+    /**
+     * The largest desired message that can be published: the DESIRED stream's max_msg_size or
+     * nats-server's max_payload, whichever is lower. Default: the stream's default for the body limit.
+     */
+    maxDesiredMessageBytes?: number;
   };
   now?: () => Date;
 }
@@ -93,6 +99,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance,
     bodyLimit: deps.options.bodyLimitBytes,
+    // Router errors (bad percent-encoding, over-long path parameters) in the hub's envelope.
+    frameworkErrors: handleFrameworkError,
     // Reject unknown fields instead of silently dropping them; report every problem at once.
     ajv: { customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -149,6 +157,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       onDesiredChange: deps.onDesiredChange,
       metrics: deps.metrics,
       admission,
+      maxDesiredMessageBytes:
+        deps.options.maxDesiredMessageBytes ?? defaultDesiredMaxMsgSize(deps.options.bodyLimitBytes),
     }),
     rollouts: createRolloutService({
       db: deps.db,

@@ -182,6 +182,11 @@ const DESIRED_ENVELOPE_BYTES = 64 * KIB;
 /** The least envelope room FLOTILLA_DESIRED_STREAM_MAX_MSG_SIZE may leave. */
 const MIN_DESIRED_ENVELOPE_BYTES = 4 * KIB;
 
+/** The DESIRED stream's default largest message: the REST body limit plus the envelope. */
+export function defaultDesiredMaxMsgSize(bodyLimitBytes: number): number {
+  return bodyLimitBytes + DESIRED_ENVELOPE_BYTES;
+}
+
 /** Reads `<prefix>_MAX_BYTES`, `_MAX_MSGS` and `_MAX_MSG_SIZE`; a stream must fit its largest message. */
 function streamLimits(env: Env, prefix: string, fallback: StreamLimits): StreamLimits {
   const limits = {
@@ -204,7 +209,7 @@ function natsStreamLimits(env: Env, bodyLimitBytes: number): HubConfig['streams'
   const desired = streamLimits(env, 'FLOTILLA_DESIRED_STREAM', {
     maxBytes: 1024 * MIB,
     maxMsgs: 1_000_000,
-    maxMsgSize: bodyLimitBytes + DESIRED_ENVELOPE_BYTES,
+    maxMsgSize: defaultDesiredMaxMsgSize(bodyLimitBytes),
   });
   if (desired.maxMsgSize < bodyLimitBytes + MIN_DESIRED_ENVELOPE_BYTES) {
     throw new HubError(

@@ -121,6 +121,11 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
     cleanup.push(() => nc.drain());
     const jsm = await jetstreamManager(nc);
     await ensureStreams(jsm, { replicas: config.nats.replicas, ...config.streams });
+    // The API refuses workloads whose desired messages could not be published at all.
+    const maxDesiredMessageBytes = Math.min(
+      config.streams.desired.maxMsgSize,
+      nc.info?.max_payload ?? Number.POSITIVE_INFINITY,
+    );
     if (nc.info && nc.info.max_payload < config.streams.desired.maxMsgSize) {
       logger.warn(
         { maxPayload: nc.info.max_payload, desiredMaxMsgSize: config.streams.desired.maxMsgSize },
@@ -259,6 +264,7 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
         bcryptCost: config.natsAuth?.bcryptCost ?? 10,
         ...(config.limits ? { limits: config.limits } : {}),
         ...(config.workloadPolicy ? { workloadPolicy: config.workloadPolicy } : {}),
+        maxDesiredMessageBytes,
       },
     });
     cleanup.push(() => app.close());

@@ -1,9 +1,10 @@
 /** Per-cluster desired rows and the outbox rows that announce them, written together. */
 import { and, eq, inArray, sql, type SQLWrapper } from 'drizzle-orm';
-import { PROTOCOL_VERSION, desiredSubject, type DesiredMessage } from '@flotilla/api';
+import { desiredSubject } from '@flotilla/api';
 import type { DbOrTx } from '../db/client.js';
 import { desiredObjects, outbox } from '../db/schema/index.js';
 import type { StoredDesired } from '../domain/desired-check.js';
+import { desiredMessage } from '../domain/desired-message.js';
 import type { CurrentDesired, DesiredChange } from '../domain/desired-plan.js';
 import type { WorkloadIdentity } from '../domain/manifest.js';
 import { notifyOutbox } from '../nats/outbox-notify.js';
@@ -50,22 +51,6 @@ export async function liveObjectsOfCluster(
     .where(and(eq(desiredObjects.clusterName, cluster), eq(desiredObjects.deleted, false)));
 }
 
-function message(identity: WorkloadIdentity, c: DesiredChange, now: Date): DesiredMessage {
-  return {
-    v: PROTOCOL_VERSION,
-    cluster: c.cluster,
-    kind: identity.kind,
-    namespace: identity.namespace,
-    name: identity.name,
-    workloadId: identity.id,
-    revision: c.revision,
-    generation: c.generation,
-    deleted: c.deleted,
-    ...(c.manifest ? { manifest: c.manifest } : {}),
-    publishedAt: now.toISOString(),
-  };
-}
-
 /**
  * Large text columns (manifests, payloads) travel as one JSON array, unpacked by
  * `json_array_elements_text`: node-postgres escapes a text[] parameter element by element in
@@ -107,7 +92,7 @@ export async function writeDesiredChanges(
       updated_at = excluded.updated_at`);
   const subjects = changes.map((c) => desiredSubject(c.cluster, identity));
   const msgIds = subjects.map((s, i) => `${s}@${changes[i]!.generation}`);
-  const payloads = changes.map((c) => JSON.stringify(message(identity, c, now)));
+  const payloads = changes.map((c) => JSON.stringify(desiredMessage(identity, c, now)));
   return insertOutbox(db, subjects, msgIds, payloads);
 }
 
@@ -142,7 +127,7 @@ type DesiredRow = typeof desiredObjects.$inferSelect;
 /** The message of a stored row, live or tombstone, as the hub published it (a new publishedAt). */
 function rowPayload(r: DesiredRow, now: Date): string {
   return JSON.stringify(
-    message(
+    desiredMessage(
       { id: r.workloadId, kind: r.kind as WorkloadIdentity['kind'], namespace: r.namespace, name: r.name },
       {
         cluster: r.clusterName,
@@ -150,7 +135,6 @@ function rowPayload(r: DesiredRow, now: Date): string {
         revision: r.revision,
         deleted: r.deleted,
         manifest: r.deleted ? null : (r.manifest ?? null),
-        manifestHash: r.manifestHash,
       },
       now,
     ),

@@ -28,7 +28,7 @@ import type { OutboxRecord } from '../repositories/outbox-repo.js';
 import type { HubMetrics } from '../metrics.js';
 import { beginDesiredChange, observeSync, syncWorkload, type DesiredSync } from './desired-sync.js';
 import type { WorkloadAdmission } from './workload-admission.js';
-import { assertValidTemplate } from './workload-validation.js';
+import { assertPublishable, assertValidTemplate } from './workload-validation.js';
 
 export interface WorkloadServiceDeps {
   db: Db;
@@ -38,6 +38,8 @@ export interface WorkloadServiceDeps {
   metrics?: HubMetrics;
   /** The workload policy, checked on the content as every cluster gets it. */
   admission: WorkloadAdmission;
+  /** The largest desired message that can be published (stream max_msg_size, max_payload). */
+  maxDesiredMessageBytes: number;
 }
 
 interface Content {
@@ -69,6 +71,7 @@ export function createWorkloadService(deps: WorkloadServiceDeps): WorkloadServic
       const target = { kind: body.kind, name: body.name, namespace: body.namespace ?? '' };
       assertValidTemplate(validate, target, body);
       const content = contentOf(body);
+      assertPublishable(target, content, deps.maxDesiredMessageBytes, deps.metrics);
       const out = await db.transaction(async (tx) => {
         await beginDesiredChange(tx);
         await deps.admission.check(tx, target, content);
@@ -105,6 +108,7 @@ export function createWorkloadService(deps: WorkloadServiceDeps): WorkloadServic
         assertValidTemplate(validate, w, body);
         const current = await getRevision(tx, w.id, w.currentRevision);
         const content = contentOf(body);
+        assertPublishable(w, content, deps.maxDesiredMessageBytes, deps.metrics);
         await deps.admission.check(tx, w, content);
         const hash = contentHash(content);
         // A new revision only when what clusters receive changes; placement is not part of it.

@@ -1,14 +1,17 @@
 /**
  * Validation of a workload template before anything is stored: placement, namespace rules, the
- * spec (through the injected Kruise validator) and the spec as every override turns it.
+ * spec (through the injected Kruise validator), the spec as every override turns it, and whether
+ * the desired messages it makes can be published at all.
  * Problems carry the request's field paths (`spec.replicas`, `overrides.c1.replicas`).
  */
 import { isValidClusterName, type WorkloadKind } from '@flotilla/api';
 import type { CreateWorkloadRequest, UpdateWorkloadRequest } from '@flotilla/api';
+import { desiredSizeProblems, type SizedContent } from '../domain/desired-size.js';
 import { selectorProblems } from '../domain/label-selector.js';
 import { overrideFieldPath, specForCluster, templateObject } from '../domain/manifest.js';
 import type { FieldProblem, SpecValidator } from '../domain/spec-validator.js';
 import { invalid } from '../errors.js';
+import type { HubMetrics } from '../metrics.js';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const CLUSTER_SCOPED: ReadonlySet<WorkloadKind> = new Set(['SidecarSet']);
@@ -63,4 +66,21 @@ function dedupe(problems: FieldProblem[]): FieldProblem[] {
     seen.add(key);
     return true;
   });
+}
+
+/**
+ * Throws HubError(HUB_ERR_INVALID) when a desired message of this content would be larger than
+ * `maxBytes` (what can be published), naming `spec`, `metadata` or `overrides.<cluster>`; counted
+ * as the refusal `desired_message_size`.
+ */
+export function assertPublishable(
+  target: { kind: WorkloadKind; name: string; namespace: string },
+  content: SizedContent,
+  maxBytes: number,
+  metrics?: Pick<HubMetrics, 'refusals'>,
+): void {
+  const problems = desiredSizeProblems(target, content, maxBytes);
+  if (problems.length === 0) return;
+  metrics?.refusals.inc({ reason: 'desired_message_size' });
+  throw invalid(`the ${target.kind}'s desired messages would be too large to publish`, problems);
 }
