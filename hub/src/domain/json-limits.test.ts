@@ -28,6 +28,16 @@ describe('jsonLimitProblems', () => {
     ]);
   });
 
+  it('names __proto__ keys and constructor.prototype wherever they are', () => {
+    const body = JSON.parse(
+      '{"role":{"__proto__":{"x":1}},"spec":{"constructor":{"prototype":{}}},"labels":{"constructor":"ok"}}',
+    ) as unknown;
+    expect(jsonLimitProblems(body, '', 64)).toEqual([
+      { path: 'role.__proto__', message: 'a key named __proto__ is not accepted', reason: 'prototype_key' },
+      { path: 'spec.constructor', message: 'constructor.prototype is not accepted', reason: 'prototype_key' },
+    ]);
+  });
+
   it('refuses NUL characters in strings and keys', () => {
     expect(jsonLimitProblems({ spec: { env: [{ value: 'a\u0000b' }] }, 'k\u0000': 1 }, '', 64)).toEqual([
       { path: 'k\u0000', message: 'keys must not contain NUL characters', reason: 'nul_character' },

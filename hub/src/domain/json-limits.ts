@@ -1,12 +1,14 @@
 /**
  * Checks a decoded request (body, query, path parameters) before schema validation: nesting no
  * deeper than a limit (deeper documents cost stack in code that recurses, and Postgres refuses
- * them) and no NUL characters in keys or strings (Postgres text and jsonb cannot hold them).
+ * them), no NUL characters in keys or strings (Postgres text and jsonb cannot hold them), and no
+ * `__proto__` key or `constructor.prototype` (the keys prototype pollution goes through once some
+ * code assigns them; JSON.parse keeps them as plain keys, so they can be named here).
  * Iterative, so the check itself never recurses.
  */
 import type { FieldProblem } from '@flotilla/api';
 
-export type JsonLimitReason = 'json_depth' | 'nul_character';
+export type JsonLimitReason = 'json_depth' | 'nul_character' | 'prototype_key';
 
 export interface JsonLimitProblem extends FieldProblem {
   reason: JsonLimitReason;
@@ -27,6 +29,15 @@ function spell(link: PathLink | undefined, root: string): string {
 }
 
 const MAX_PROBLEMS = 10;
+
+function keyProblem(key: string, value: unknown): Omit<JsonLimitProblem, 'path'> | undefined {
+  if (key.includes('\u0000')) return { message: 'keys must not contain NUL characters', reason: 'nul_character' };
+  if (key === '__proto__') return { message: 'a key named __proto__ is not accepted', reason: 'prototype_key' };
+  if (key === 'constructor' && typeof value === 'object' && value !== null && Object.hasOwn(value, 'prototype')) {
+    return { message: 'constructor.prototype is not accepted', reason: 'prototype_key' };
+  }
+  return undefined;
+}
 
 /**
  * Problems of one decoded value; `root` prefixes the paths ('' for a body). The value itself is
@@ -58,15 +69,9 @@ export function jsonLimitProblems(value: unknown, root: string, maxDepth: number
     }
     for (const [key, child] of Object.entries(v as Record<string, unknown>).reverse()) {
       const link = { parent: at, segment: key };
-      if (key.includes('\u0000')) {
-        problems.push({
-          path: spell(link, root),
-          message: 'keys must not contain NUL characters',
-          reason: 'nul_character',
-        });
-      } else {
-        work.push([child, link, depth + 1]);
-      }
+      const problem = keyProblem(key, child);
+      if (problem) problems.push({ path: spell(link, root), ...problem });
+      else work.push([child, link, depth + 1]);
     }
   }
   return problems;

@@ -69,6 +69,26 @@ export function handleError(err: FastifyError | HubError, request: FastifyReques
   return send(reply, status, code, status === 413 ? 'the request body is too large' : err.message);
 }
 
+/**
+ * Errors fastify's router answers before any route or hook runs (`frameworkErrors` in the
+ * Fastify options): a path segment that is not valid percent-encoding, a path parameter longer
+ * than maxParamLength. Same envelope as every other error, and a message that never echoes the
+ * URL (its query string may hold a token).
+ */
+export function handleFrameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  if (err.code === 'FST_ERR_BAD_URL') {
+    return send(reply, 400, 'HUB_ERR_INVALID', 'the URL is not valid', [
+      { path: 'url', message: 'a path segment is not valid percent-encoding' },
+    ]);
+  }
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return send(reply, 414, 'HUB_ERR_INVALID', 'the URL is not valid', [
+      { path: 'url', message: 'a path parameter is longer than the hub accepts' },
+    ]);
+  }
+  return handleError(err, request, reply);
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) =>

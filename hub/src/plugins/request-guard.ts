@@ -1,17 +1,33 @@
 /**
  * Checks every decoded request before schema validation (preValidation runs after the route's
- * onRequest authentication): bodies nested too deep and NUL characters anywhere are 400s naming
- * the field, counted by reason.
+ * onRequest authentication): bodies nested too deep, NUL characters anywhere and `__proto__` /
+ * `constructor.prototype` keys are 400s naming the field, counted by reason. JSON bodies are
+ * read with JSON.parse, which keeps such keys as plain data, so they reach this check (fastify's
+ * own parser refused them as "not valid JSON", naming nothing).
  */
 import type { FastifyInstance } from 'fastify';
 import { jsonLimitProblems } from '../domain/json-limits.js';
 import { invalid } from '../errors.js';
 import type { HubMetrics } from '../metrics.js';
 
+function parseJson(_request: unknown, body: string, done: (err: Error | null, value?: unknown) => void): void {
+  if (body === '') {
+    done(invalid('the request body is empty', [{ path: '', message: 'must be a JSON document' }]));
+    return;
+  }
+  try {
+    done(null, JSON.parse(body));
+  } catch (err) {
+    done(invalid('the request body is not valid JSON', [{ path: '', message: (err as Error).message }]));
+  }
+}
+
 export function registerRequestGuard(
   app: FastifyInstance,
   deps: { maxJsonDepth: number; metrics: Pick<HubMetrics, 'refusals'> },
 ): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
   app.addHook('preValidation', (request, _reply, done) => {
     const problems = [
       ...jsonLimitProblems(request.params, '', 2),
