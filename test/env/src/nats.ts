@@ -22,6 +22,8 @@ export interface NatsOptions {
   name?: string;
   /** Fixed client port; a free one is picked when absent. */
   port?: number;
+  /** nats-server's max_payload in bytes (default 2 MB). */
+  maxPayload?: number;
 }
 
 export interface NatsServer {
@@ -50,6 +52,7 @@ export function renderNatsConfig(o: {
   monitorPort: number;
   storeDir: string;
   users: NatsUser[];
+  maxPayload?: number;
 }): string {
   const lines = [
     `listen: "127.0.0.1:${o.port}"`,
@@ -57,7 +60,7 @@ export function renderNatsConfig(o: {
     `jetstream { store_dir: ${q(o.storeDir)}, max_memory_store: 256MB, max_file_store: 2GB }`,
     // Room for the hub's largest desired message (its 1 MiB body limit plus the envelope); the
     // server's default of 1 MB is below it.
-    'max_payload: 2MB',
+    `max_payload: ${o.maxPayload ?? '2MB'}`,
   ];
   if (o.users.length > 0) {
     const users = o.users.map(
@@ -81,7 +84,13 @@ export async function startNats(opts: NatsOptions): Promise<NatsServer> {
   const configFile = path.join(opts.dir, 'nats.conf');
   writeFileSync(
     configFile,
-    renderNatsConfig({ port, monitorPort, storeDir: path.join(opts.dir, 'js'), users: opts.users ?? [] }),
+    renderNatsConfig({
+      port,
+      monitorPort,
+      storeDir: path.join(opts.dir, 'js'),
+      users: opts.users ?? [],
+      ...(opts.maxPayload !== undefined ? { maxPayload: opts.maxPayload } : {}),
+    }),
     { mode: 0o600 },
   );
   const command = hasTool('nats-server') ? toolPath('nats-server') : '/usr/sbin/nats-server';

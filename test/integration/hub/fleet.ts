@@ -32,10 +32,15 @@ export interface FleetNats {
   stop(): Promise<void>;
 }
 
+export interface FleetNatsOptions {
+  /** nats-server's max_payload in bytes (default the harness's 2 MB). */
+  maxPayload?: number;
+}
+
 /** Starts nats-server with `include "flotilla-auth.conf"`, rendered by the hub's issuer. */
-export async function startFleetNats(): Promise<FleetNats> {
+export async function startFleetNats(opts: FleetNatsOptions = {}): Promise<FleetNats> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'flotilla-hub-nats-'));
-  const server = await startNats({ dir, users: [] });
+  const server = await startNats({ dir, users: [], ...opts });
   const authFile = path.join(dir, 'flotilla-auth.conf');
   appendFileSync(server.configFile, 'include "flotilla-auth.conf"\n');
   const issuer = createFileCredentialIssuer({
