@@ -11,7 +11,9 @@
  * is there at start), then every new message. Batches are fetched one at a time, so a flood
  * waits in the stream, not in memory. Every replica watches; two replicas repairing the same
  * message queue the same message id, and JetStream drops the second. The repair's own publish is
- * the stored value, which the check keeps.
+ * the stored value, which the check keeps. A repair the stream refuses (a stored value too large
+ * for it) is held back by the relay like any refused row; the watch queues one repair per foreign
+ * message it reads, never one per refusal, so it cannot loop (docs/adr/0009).
  */
 import {
   DeliverPolicy,
