@@ -52,7 +52,7 @@ export interface HubMetrics {
    * REST requests refused by a limit or policy, by reason: `rate_limit`, `rate_limit_anonymous`,
    * `streams_per_token`, `streams_total`, `registrations_per_minute`, `pending_per_token`,
    * `pending_total`, `workload_policy`, `json_depth`, `nul_character`, `prototype_key`,
-   * `desired_message_size`.
+   * `non_finite_number`, `desired_message_size`.
    */
   refusals: Counter<'reason'>;
 }

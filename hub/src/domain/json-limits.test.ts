@@ -38,6 +38,14 @@ describe('jsonLimitProblems', () => {
     ]);
   });
 
+  it('names numbers that are not finite', () => {
+    expect(jsonLimitProblems(JSON.parse('{"spec":{"replicas":1e999},"a":[-1e999]}'), '', 64)).toEqual([
+      { path: 'spec.replicas', message: 'must be a finite number', reason: 'non_finite_number' },
+      { path: 'a[0]', message: 'must be a finite number', reason: 'non_finite_number' },
+    ]);
+    expect(jsonLimitProblems({ revision: Infinity }, 'params', 2)[0]?.path).toBe('params.revision');
+  });
+
   it('refuses NUL characters in strings and keys', () => {
     expect(jsonLimitProblems({ spec: { env: [{ value: 'a\u0000b' }] }, 'k\u0000': 1 }, '', 64)).toEqual([
       { path: 'k\u0000', message: 'keys must not contain NUL characters', reason: 'nul_character' },

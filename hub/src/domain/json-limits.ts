@@ -3,12 +3,14 @@
  * deeper than a limit (deeper documents cost stack in code that recurses, and Postgres refuses
  * them), no NUL characters in keys or strings (Postgres text and jsonb cannot hold them), and no
  * `__proto__` key or `constructor.prototype` (the keys prototype pollution goes through once some
- * code assigns them; JSON.parse keeps them as plain keys, so they can be named here).
+ * code assigns them; JSON.parse keeps them as plain keys, so they can be named here), and no
+ * number that is not finite (JSON.parse reads `1e999` as Infinity, which Postgres and
+ * JSON.stringify cannot keep).
  * Iterative, so the check itself never recurses.
  */
 import type { FieldProblem } from '@flotilla/api';
 
-export type JsonLimitReason = 'json_depth' | 'nul_character' | 'prototype_key';
+export type JsonLimitReason = 'json_depth' | 'nul_character' | 'prototype_key' | 'non_finite_number';
 
 export interface JsonLimitProblem extends FieldProblem {
   reason: JsonLimitReason;
@@ -52,6 +54,10 @@ export function jsonLimitProblems(value: unknown, root: string, maxDepth: number
       if (v.includes('\u0000')) {
         problems.push({ path: spell(at, root), message: 'must not contain NUL characters', reason: 'nul_character' });
       }
+      continue;
+    }
+    if (typeof v === 'number' && !Number.isFinite(v)) {
+      problems.push({ path: spell(at, root), message: 'must be a finite number', reason: 'non_finite_number' });
       continue;
     }
     if (typeof v !== 'object' || v === null) continue;

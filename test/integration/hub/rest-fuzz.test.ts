@@ -92,6 +92,16 @@ describe('REST API fuzz, seeded subset', () => {
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
   });
 
+  it.each(['Infinity', '1e999', '-Infinity'])('revision %s in the path is a 400 naming it, not a 500', async (rev) => {
+    const res = await fuzz.fuzz.hub.app.inject({
+      method: 'GET',
+      url: `/api/v1/workloads/${fuzz.pool.pick('workloads', 0)}/revisions/${rev}`,
+      headers: { authorization: `Bearer ${fuzz.fuzz.tokens.viewer}` },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: { details: [{ path: 'params.revision' }] } });
+  });
+
   it('300 fuzzed requests over every route: no 5xx or crash, error envelopes, auth first, no secret echoed', async () => {
     const findings = await fuzz.run({ runs: 300, seed: 20261127 });
     expect(findings.inputs).toBe(300);

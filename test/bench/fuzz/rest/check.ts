@@ -42,15 +42,17 @@ export function errorShapeProblem(body: string): string {
   return bad === undefined ? '' : `detail ${JSON.stringify(bad)}`;
 }
 
-function isRouteNotFound(a: Answer): boolean {
-  return a.status === 404 && a.body.includes('"HUB_ERR_NOT_FOUND"') && a.body.includes('"route ');
+/** The router's own answers (no route, a URL it cannot read) come before any route's authentication. */
+function isRouterAnswer(a: Answer): boolean {
+  if (a.status === 404) return a.body.includes('"HUB_ERR_NOT_FOUND"') && a.body.includes('"route ');
+  return (a.status === 400 || a.status === 414) && a.body.includes('"the URL is not valid"');
 }
 
 /** Checks one answer; `errors` are the hub's error log lines written while it was made. */
 export function checkAnswer(
   req: FuzzRequest,
   a: Answer,
-  ctx: { secrets: readonly string[]; errors: readonly LogLine[]; rawUrl: boolean },
+  ctx: { secrets: readonly string[]; errors: readonly LogLine[] },
 ): Violation[] {
   const method = req.method ?? req.route.method;
   const where = `${method} ${req.route.path}`;
@@ -80,10 +82,8 @@ export function checkAnswer(
   }
   const ownRoute =
     req.method === undefined && req.route.path.startsWith('/api/v1/') && req.route.path !== '/api/v1/openapi.json';
-  if (ANONYMOUS.has(req.auth) && ownRoute && a.status !== 401 && a.status !== 429 && !isRouteNotFound(a)) {
-    if (!(ctx.rawUrl && a.status === 400)) {
-      out.push({ kind: 'auth-order', where, detail: `${req.auth} caller got ${a.status}: ${a.body.slice(0, 200)}` });
-    }
+  if (ANONYMOUS.has(req.auth) && ownRoute && a.status !== 401 && a.status !== 429 && !isRouterAnswer(a)) {
+    out.push({ kind: 'auth-order', where, detail: `${req.auth} caller got ${a.status}: ${a.body.slice(0, 200)}` });
   }
   const leaked = ctx.secrets.find((s) => a.body.includes(s));
   if (leaked !== undefined) out.push({ kind: 'secret-leak', where, detail: `answer ${a.status} contains a secret` });

@@ -155,8 +155,7 @@ function encode(text: string): string {
 }
 
 /** The URL of a request, with existing objects resolved from the pool. */
-function urlOf(fuzz: FuzzHub, pool: Pool, req: FuzzRequest): { url: string; raw: boolean; cluster?: string } {
-  let raw = false;
+function urlOf(fuzz: FuzzHub, pool: Pool, req: FuzzRequest): { url: string; cluster?: string } {
   let cluster: string | undefined;
   let i = 0;
   const path = req.route.path.replace(/\{([^}]+)\}/g, (_m, name: string) => {
@@ -166,11 +165,7 @@ function urlOf(fuzz: FuzzHub, pool: Pool, req: FuzzRequest): { url: string; raw:
     if (v.source === 'known') value = collection === 'ui' ? 'index.html' : (pool.pick(collection, v.pick) ?? 'missing');
     else value = v.value;
     if (collection === 'clusters') cluster = value;
-    if (v.source === 'value' && v.raw) {
-      raw = true;
-      return value;
-    }
-    return encode(value);
+    return v.source === 'value' && v.raw ? value : encode(value);
   });
   const query = [...req.query];
   if (req.harvestedContinue !== undefined) {
@@ -179,7 +174,7 @@ function urlOf(fuzz: FuzzHub, pool: Pool, req: FuzzRequest): { url: string; raw:
   }
   if (req.auth === 'query-token') query.push(['token', fuzz.tokens.admin]);
   const qs = query.map(([k, v]) => `${encode(k)}=${encode(v)}`).join('&');
-  return { url: qs ? `${path}?${qs}` : path, raw, ...(cluster !== undefined ? { cluster } : {}) };
+  return { url: qs ? `${path}?${qs}` : path, ...(cluster !== undefined ? { cluster } : {}) };
 }
 
 function payloadOf(pool: Pool, req: FuzzRequest, cluster: string | undefined): Partial<InjectOptions> {
@@ -229,7 +224,7 @@ export async function startRestFuzz(): Promise<RestFuzz> {
       }
     };
     const checkOne = async (req: FuzzRequest, findings: Findings): Promise<Violation[]> => {
-      const { url, raw, cluster } = urlOf(fuzz, pool, req);
+      const { url, cluster } = urlOf(fuzz, pool, req);
       const p = payloadOf(pool, req, cluster);
       const headers = { ...authHeader(fuzz, req), ...(p.headers as Record<string, string> | undefined) };
       let answer: Answer;
@@ -259,7 +254,7 @@ export async function startRestFuzz(): Promise<RestFuzz> {
         }
       }
       const errors = fuzz.takeErrors();
-      const out = checkAnswer(req, answer, { secrets: fuzz.secrets, errors, rawUrl: raw });
+      const out = checkAnswer(req, answer, { secrets: fuzz.secrets, errors });
       // Errors the hub logged without failing the request: its background work (relay, scheduler).
       if (answer.status < 500) {
         for (const l of errors)
