@@ -5,8 +5,9 @@
  * and of other clusters still reach their agents. The refused row stays unsent and counted, is
  * retried with a backoff, is retired by a newer value of its object (never published over it),
  * is not repaired in a loop by the desired watch, and is delivered once the limits are raised
- * and the hub restarted. The REST API refuses such workloads when they are written, naming the
- * field and the sizes. Rows too large are written past that check through a REST app whose
+ * and the hub restarted; a new object refused because DESIRED is at max_msgs likewise, while
+ * objects the stream holds still change. The REST API refuses such workloads when they are
+ * written, naming the field and the sizes. Rows too large are written past that check through a REST app whose
  * limit is the body limit (as a hub with larger limits would have written them).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -342,5 +343,37 @@ describe('the relay when JetStream refuses a desired message', () => {
     await received('A receives the object above the old max_payload', () => agentA.desired.has(key('big-payload')));
     await allSent('rel-a', 'big-payload');
     expect(await lastGeneration('rel-a', 'big-fixed')).toBe(2);
+  });
+});
+
+describe('a full desired stream', () => {
+  it('holds back a new object while DESIRED is at max_msgs, lets held objects change, and delivers it when there is room', async () => {
+    await t.hub.close();
+    t = await startTestHub(nats, { db: t.db, env: { FLOTILLA_DESIRED_STREAM_MAX_MSGS: '100' } });
+    const held = (await jsm.streams.info(DESIRED_STREAM)).state.messages;
+    for (let i = held; i < 100; i++) await create('hub', `fill-${i}`, 'b', 0);
+    await eventually('the stream is full', async () => (await jsm.streams.info(DESIRED_STREAM)).state.messages === 100);
+
+    await create('hub', 'one-too-many', 'a', 0);
+    expect((await refused('rel-a', 'one-too-many')).refused_reason).toMatch(/^stream_full: maximum messages exceeded/);
+    expect(
+      await metricValue(t.registry, 'flotilla_hub_outbox_refused_total', { reason: 'stream_full' }),
+    ).toBeGreaterThanOrEqual(1);
+    // A new value of an object the stream holds still replaces the old one.
+    const [small] = (
+      await t.db.pool.query<{ id: string }>(`select id from workloads where name = 'small-b' and deleted_at is null`)
+    ).rows;
+    await rest(t, 'PUT', `/api/v1/workloads/${small!.id}`, t.operatorToken, {
+      spec: specWith(0, 3),
+      placement: place('b'),
+    });
+    await received('B receives the change', () => agentB.desired.get(key('small-b'))?.generation === 2);
+
+    await t.hub.close();
+    t = await startTestHub(nats, { db: t.db });
+    await received('A receives the object refused while the stream was full', () =>
+      agentA.desired.has(key('one-too-many')),
+    );
+    await allSent('rel-a', 'one-too-many');
   });
 });
