@@ -12,28 +12,13 @@
  * the unsent work and a recent history, not every change ever made.
  */
 import type { NatsConnection } from '@nats-io/transport-node';
-import { DESIRED_STREAM } from '@flotilla/api';
 import type { Logger } from 'pino';
-import type { Db, Tx } from '../db/client.js';
-import { tryLockRelay } from '../db/locks.js';
-import {
-  createHandoffCache,
-  planOutboxBatch,
-  settleOutboxBatch,
-  type RefusalBackoff,
-  type RefusedRow,
-} from '../domain/outbox-plan.js';
-import {
-  dueOutboxIds,
-  outboxRowsById,
-  pruneSentOutbox,
-  releaseRefusedOutbox,
-  settleOutbox,
-  type OutboxRecord,
-} from '../repositories/outbox-repo.js';
+import type { Db } from '../db/client.js';
+import { createHandoffCache, type RefusalBackoff } from '../domain/outbox-plan.js';
+import { pruneSentOutbox, releaseRefusedOutbox, type OutboxRecord } from '../repositories/outbox-repo.js';
 import type { HubMetrics } from '../metrics.js';
-import { publishAll } from './bulk-publish.js';
 import { createRefusalReporter } from './refusal-report.js';
+import { createRelayPass } from './relay-pass.js';
 
 export interface RelayDeps {
   db: Db;
@@ -71,87 +56,30 @@ export interface OutboxRelay {
   stop(): Promise<void>;
 }
 
-const encoder = new TextEncoder();
-
 /** Rows handed over but not yet published; beyond this the relay reads payloads from the table. */
 const MAX_HANDED_OFF = 20_000;
 
-/** One pass: rows read (due), ids marked sent, rows without an answer, rows refused. */
-interface PassResult {
-  read: number;
-  marked: number[];
-  unacked: number;
-  refused: RefusedRow[];
-}
-
-const NOTHING: PassResult = { read: 0, marked: [], unacked: 0, refused: [] };
-
-type BatchRow = OutboxRecord & { attempts: number };
-
 export function createOutboxRelay(deps: RelayDeps): OutboxRelay {
   const batchSize = deps.batchSize ?? 2000;
-  const backoff = deps.refusalBackoff ?? DEFAULT_REFUSAL_BACKOFF;
   const handedOff = createHandoffCache<OutboxRecord>(MAX_HANDED_OFF);
-  const reportRefusals = createRefusalReporter({
+  const pass = createRelayPass({
+    db: deps.db,
+    nc: deps.nc,
     metrics: deps.metrics,
-    logger: deps.logger,
-    intervalMs: deps.refusalLogIntervalMs ?? 30_000,
+    batchSize,
+    backoff: deps.refusalBackoff ?? DEFAULT_REFUSAL_BACKOFF,
+    handedOff,
+    reportRefusals: createRefusalReporter({
+      metrics: deps.metrics,
+      logger: deps.logger,
+      intervalMs: deps.refusalLogIntervalMs ?? 30_000,
+    }),
   });
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
   let stopped = true;
   let kicked = false;
   let refusedReleased = false;
-
-  /** The due rows of one batch in id order: payloads from memory where held, else loaded. */
-  async function readBatch(tx: Tx): Promise<BatchRow[]> {
-    const due = await dueOutboxIds(tx, batchSize);
-    if (due.length === 0) {
-      handedOff.clear();
-      return [];
-    }
-    const { held, missing } = handedOff.take(due.map((d) => d.id));
-    const loaded = new Map((await outboxRowsById(tx, missing)).map((r) => [r.id, r]));
-    const rows: BatchRow[] = [];
-    for (const { id, attempts } of due) {
-      const row = held.get(id) ?? loaded.get(id);
-      if (row) rows.push({ ...row, attempts });
-    }
-    return rows;
-  }
-
-  /** Publishes one batch and settles every message's outcome. */
-  async function pass(): Promise<PassResult> {
-    let stopMark: (() => number) | undefined;
-    const result = await deps.db.transaction(async (tx): Promise<PassResult> => {
-      if (!(await tryLockRelay(tx))) return NOTHING;
-      const stopRead = deps.metrics.desiredStageSeconds.startTimer({ stage: 'relay_read' });
-      const batch = await readBatch(tx);
-      if (batch.length === 0) return NOTHING;
-      stopRead();
-      const plan = planOutboxBatch(batch);
-      const stopPublish = deps.metrics.relayPublishSeconds.startTimer();
-      const outcomes = await publishAll(
-        deps.nc,
-        DESIRED_STREAM,
-        plan.publish.map((row) => ({ subject: row.subject, data: encoder.encode(row.payload), msgId: row.msgId })),
-      );
-      stopPublish();
-      const settlement = settleOutboxBatch(plan.publish, outcomes, backoff);
-      stopMark = deps.metrics.desiredStageSeconds.startTimer({ stage: 'relay_mark' });
-      const marked = await settleOutbox(tx, settlement);
-      deps.metrics.outboxPublished.inc(settlement.acked.length);
-      return { read: batch.length, marked, unacked: settlement.unacked.length, refused: settlement.refused };
-    });
-    stopMark?.();
-    reportRefusals(result.refused);
-    // Sent and committed: from the writer's commit to here is what the outbox adds to a change.
-    const at = performance.now();
-    for (const handedAt of handedOff.settle(result.marked)) {
-      deps.metrics.desiredStageSeconds.observe({ stage: 'handoff' }, (at - handedAt) / 1000);
-    }
-    return result;
-  }
 
   /** Passes until fewer rows than a batch are due; stops early when messages went unanswered. */
   const drain = async (): Promise<number> => {
