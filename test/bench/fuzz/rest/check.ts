@@ -52,7 +52,7 @@ function isRouterAnswer(a: Answer): boolean {
 export function checkAnswer(
   req: FuzzRequest,
   a: Answer,
-  ctx: { secrets: readonly string[]; errors: readonly LogLine[] },
+  ctx: { secrets: readonly string[]; errors: readonly LogLine[]; rerouted: boolean },
 ): Violation[] {
   const method = req.method ?? req.route.method;
   const where = `${method} ${req.route.path}`;
@@ -81,7 +81,10 @@ export function checkAnswer(
     }
   }
   const ownRoute =
-    req.method === undefined && req.route.path.startsWith('/api/v1/') && req.route.path !== '/api/v1/openapi.json';
+    req.method === undefined &&
+    !ctx.rerouted &&
+    req.route.path.startsWith('/api/v1/') &&
+    req.route.path !== '/api/v1/openapi.json';
   if (ANONYMOUS.has(req.auth) && ownRoute && a.status !== 401 && a.status !== 429 && !isRouterAnswer(a)) {
     out.push({ kind: 'auth-order', where, detail: `${req.auth} caller got ${a.status}: ${a.body.slice(0, 200)}` });
   }

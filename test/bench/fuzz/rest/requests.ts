@@ -70,14 +70,23 @@ const clusterName = fc.oneof(
   { arbitrary: fc.stringMatching(/^[a-z0-9]([-a-z0-9]{0,8}[a-z0-9])?$/), weight: 2 },
   { arbitrary: hostileString, weight: 1 },
 );
-const labels = fc.dictionary(
-  fc.oneof(fc.constantFrom('env', 'region', 'tier', 'a.b/c'), hostileString),
-  fc.oneof(fc.constantFrom('prod', 'eu', 'x', ''), hostileString),
-  { maxKeys: 3 },
+/** Label maps: mostly valid (so the request gets past them), sometimes hostile. */
+const labels = fc.oneof(
+  {
+    arbitrary: fc.dictionary(
+      fc.constantFrom('env', 'region', 'tier', 'a.b/c'),
+      fc.constantFrom('prod', 'eu', 'x', ''),
+      {
+        maxKeys: 3,
+      },
+    ),
+    weight: 4,
+  },
+  { arbitrary: fc.dictionary(hostileString, hostileString, { maxKeys: 2 }), weight: 1 },
 );
 const selector = fc.oneof(
-  fc.constant({}),
-  fc.record({ matchLabels: labels }),
+  { arbitrary: fc.constant({}), weight: 3 },
+  { arbitrary: fc.record({ matchLabels: labels }), weight: 2 },
   shaped({
     type: 'object',
     properties: {
@@ -96,11 +105,14 @@ const selector = fc.oneof(
     },
   }),
 );
+/** Per-cluster merge patches: mostly ones a CloneSet accepts, some that break it. */
 const overridePatch = fc.oneof(
-  fc.record({ replicas: fc.oneof(fc.integer({ min: 0, max: 5 }), hostileValue) }),
-  fc.record({ template: fc.record({ spec: fc.record({ containers: hostileValue }) }) }),
-  fc.dictionary(hostileString, hostileValue, { maxKeys: 2 }),
-  bulkyJson.map((v) => ({ deep: v })),
+  { arbitrary: fc.record({ replicas: fc.integer({ min: 0, max: 5 }) }), weight: 4 },
+  { arbitrary: fc.record({ updateStrategy: fc.record({ paused: fc.boolean() }) }), weight: 1 },
+  { arbitrary: fc.record({ replicas: hostileValue }), weight: 1 },
+  { arbitrary: fc.record({ template: fc.record({ spec: fc.record({ containers: hostileValue }) }) }), weight: 1 },
+  { arbitrary: fc.dictionary(hostileString, hostileValue, { maxKeys: 2 }), weight: 1 },
+  { arbitrary: bulkyJson.map((v) => ({ deep: v })), weight: 1 },
 );
 
 /** A workload body built from a valid corpus object: reaches revisions, overrides and the outbox. */
@@ -110,18 +122,19 @@ function workloadBody(create: boolean): fc.Arbitrary<unknown> {
       o: corpusObject,
       name: fc.oneof(fc.constantFrom('web', 'api', 'w-1'), fc.stringMatching(/^[a-z]([-a-z0-9]{0,6}[a-z0-9])?$/)),
       namespace: fc.oneof(
-        { arbitrary: fc.constantFrom('default', 'team-a'), weight: 4 },
+        { arbitrary: fc.constantFrom('default', 'team-a'), weight: 8 },
         { arbitrary: fc.constantFrom('kube-system', 'flotilla-system'), weight: 1 },
         { arbitrary: hostileString, weight: 1 },
       ),
       selector,
-      overrides: fc.option(fc.dictionary(clusterName, overridePatch, { maxKeys: 2 }), { nil: undefined }),
+      overrides: fc.option(fc.dictionary(clusterName, overridePatch, { maxKeys: 2 }), { nil: undefined, freq: 2 }),
       updatePolicy: fc.option(fc.constantFrom('Immediate', 'Rollout'), { nil: undefined }),
     })
     .map(({ o, name, namespace, selector: clusterSelector, overrides, updatePolicy }) => ({
       ...(create ? { kind: o.kind, name, ...(o.kind === 'SidecarSet' ? {} : { namespace }) } : {}),
       metadata: o.metadata,
-      spec: o.spec,
+      // The workload policy wants a SidecarSet kept out of the system namespaces.
+      spec: o.kind === 'SidecarSet' && !('namespaceSelector' in o.spec) ? { ...o.spec, namespace } : o.spec,
       placement: { clusterSelector },
       ...(overrides ? { overrides } : {}),
       ...(updatePolicy ? { updatePolicy } : {}),
@@ -177,7 +190,11 @@ function bodyFor(route: RouteSpec): fc.Arbitrary<Body> {
   const schema = route.body
     ? shaped(route.body, { ...SHAPE, hints: { strategy, overrides: fc.dictionary(clusterName, overridePatch) } })
     : undefined;
-  const valid = [domain, schema].filter((a): a is fc.Arbitrary<unknown> => a !== undefined);
+  // Domain-valid bodies twice as often as schema-shaped ones: they get past the validators.
+  const valid = [
+    ...(domain ? [{ arbitrary: domain, weight: 2 }] : []),
+    ...(schema ? [{ arbitrary: schema, weight: 1 }] : []),
+  ];
   const options: { arbitrary: fc.Arbitrary<Body>; weight: number }[] = [
     { arbitrary: rawBody, weight: 1 },
     { arbitrary: json(hostileValue), weight: 1 },

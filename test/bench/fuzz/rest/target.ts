@@ -155,8 +155,10 @@ function encode(text: string): string {
 }
 
 /** The URL of a request, with existing objects resolved from the pool. */
-function urlOf(fuzz: FuzzHub, pool: Pool, req: FuzzRequest): { url: string; cluster?: string } {
+function urlOf(fuzz: FuzzHub, pool: Pool, req: FuzzRequest): { url: string; rerouted: boolean; cluster?: string } {
   let cluster: string | undefined;
+  // A raw value that changes the path's shape may reach another route, or none.
+  let rerouted = false;
   let i = 0;
   const path = req.route.path.replace(/\{([^}]+)\}/g, (_m, name: string) => {
     const v = req.path[i++]!;
@@ -165,7 +167,9 @@ function urlOf(fuzz: FuzzHub, pool: Pool, req: FuzzRequest): { url: string; clus
     if (v.source === 'known') value = collection === 'ui' ? 'index.html' : (pool.pick(collection, v.pick) ?? 'missing');
     else value = v.value;
     if (collection === 'clusters') cluster = value;
-    return v.source === 'value' && v.raw ? value : encode(value);
+    if (v.source !== 'value' || !v.raw) return encode(value);
+    if (/[/?#%]/.test(value) || value === '' || value === '.' || value === '..') rerouted = true;
+    return value;
   });
   const query = [...req.query];
   if (req.harvestedContinue !== undefined) {
@@ -174,7 +178,7 @@ function urlOf(fuzz: FuzzHub, pool: Pool, req: FuzzRequest): { url: string; clus
   }
   if (req.auth === 'query-token') query.push(['token', fuzz.tokens.admin]);
   const qs = query.map(([k, v]) => `${encode(k)}=${encode(v)}`).join('&');
-  return { url: qs ? `${path}?${qs}` : path, ...(cluster !== undefined ? { cluster } : {}) };
+  return { url: qs ? `${path}?${qs}` : path, rerouted, ...(cluster !== undefined ? { cluster } : {}) };
 }
 
 function payloadOf(pool: Pool, req: FuzzRequest, cluster: string | undefined): Partial<InjectOptions> {
@@ -224,7 +228,7 @@ export async function startRestFuzz(): Promise<RestFuzz> {
       }
     };
     const checkOne = async (req: FuzzRequest, findings: Findings): Promise<Violation[]> => {
-      const { url, cluster } = urlOf(fuzz, pool, req);
+      const { url, rerouted, cluster } = urlOf(fuzz, pool, req);
       const p = payloadOf(pool, req, cluster);
       const headers = { ...authHeader(fuzz, req), ...(p.headers as Record<string, string> | undefined) };
       let answer: Answer;
@@ -254,7 +258,7 @@ export async function startRestFuzz(): Promise<RestFuzz> {
         }
       }
       const errors = fuzz.takeErrors();
-      const out = checkAnswer(req, answer, { secrets: fuzz.secrets, errors });
+      const out = checkAnswer(req, answer, { secrets: fuzz.secrets, errors, rerouted });
       // Errors the hub logged without failing the request: its background work (relay, scheduler).
       if (answer.status < 500) {
         for (const l of errors)
