@@ -20,8 +20,6 @@ export const WorkloadKind = Type.Union([
 ]);
 export type WorkloadKind = Static<typeof WorkloadKind>;
 
-export const WORKLOAD_KINDS: readonly WorkloadKind[] = ['CloneSet', 'SidecarSet', 'ImagePullJob'];
-
 /** Health of one object in one cluster, as the agent judges it. */
 export const ObjectHealth = Type.Union([
   Type.Literal('Healthy'),

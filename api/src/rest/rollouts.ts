@@ -15,6 +15,7 @@ export const RolloutPhase = Type.Union([
   Type.Literal('Aborted'),
   Type.Literal('RolledBack'),
 ]);
+export type RolloutPhase = Static<typeof RolloutPhase>;
 
 export const CreateRolloutRequest = Type.Object(
   {

@@ -6,18 +6,7 @@
 import Type, { type Static, type TUnsafe } from 'typebox';
 import { intOrString, int32, strictObject } from '../kruise/common/markers.js';
 import { LabelSelectorSchema } from '../kruise/common/meta.js';
-
-/** When an operator must approve a wave: before it starts, after it finished, or both. */
-export const APPROVAL_GATES = ['None', 'Before', 'After', 'BeforeAndAfter'] as const;
-export type ApprovalGate = (typeof APPROVAL_GATES)[number];
-
-/** What happens when failures exceed a budget. */
-export const FAILURE_ACTIONS = ['Pause', 'Rollback', 'Continue'] as const;
-export type FailureAction = (typeof FAILURE_ACTIONS)[number];
-
-/** What happens to a cluster that is offline or removed when its turn comes. */
-export const OFFLINE_POLICIES = ['Skip', 'Fail'] as const;
-export type OfflinePolicy = (typeof OFFLINE_POLICIES)[number];
+import { APPROVAL_GATES, FAILURE_ACTIONS, OFFLINE_POLICIES } from '../enums.js';
 
 export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;
 

@@ -1,0 +1,31 @@
+/**
+ * The API's closed value lists, as plain constants. This module has no run-time imports, so a
+ * client that needs only these lists (the `flotilla` CLI, through `@flotilla/api/enums`) loads
+ * them without building the schemas, which takes most of a second. The schemas type-check
+ * against these lists, or these lists against the schemas, so the two cannot drift apart.
+ */
+import type { WorkloadKind } from './protocol/messages.js';
+import type { RolloutPhase } from './rest/rollouts.js';
+
+/** Compiles to `true` only when `List` names every member of `Union`. */
+type Covers<Union, List extends readonly unknown[]> = [Exclude<Union, List[number]>] extends [never] ? true : false;
+
+/** Kinds the hub distributes (the `WorkloadKind` schema, every member). */
+export const WORKLOAD_KINDS = ['CloneSet', 'SidecarSet', 'ImagePullJob'] as const satisfies readonly WorkloadKind[];
+const _everyKind: Covers<WorkloadKind, typeof WORKLOAD_KINDS> = true;
+void _everyKind;
+
+/** When an operator must approve a wave: before it starts, after it finished, or both. */
+export const APPROVAL_GATES = ['None', 'Before', 'After', 'BeforeAndAfter'] as const;
+export type ApprovalGate = (typeof APPROVAL_GATES)[number];
+
+/** What happens when failures exceed a budget. */
+export const FAILURE_ACTIONS = ['Pause', 'Rollback', 'Continue'] as const;
+export type FailureAction = (typeof FAILURE_ACTIONS)[number];
+
+/** What happens to a cluster that is offline or removed when its turn comes. */
+export const OFFLINE_POLICIES = ['Skip', 'Fail'] as const;
+export type OfflinePolicy = (typeof OFFLINE_POLICIES)[number];
+
+/** The phases a rollout never leaves. */
+export const TERMINAL_ROLLOUT_PHASES: readonly RolloutPhase[] = ['Succeeded', 'Failed', 'Aborted', 'RolledBack'];
