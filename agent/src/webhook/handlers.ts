@@ -10,7 +10,7 @@ import type { SelectorInput } from '../runtime/label-selector.js';
 import { parseWhitelist, WHITELIST_KEY } from '../controllers/sidecarset/control/patch-metadata.js';
 import type { InjectionConflict } from '../controllers/sidecarset/inject.js';
 import { missingInjectionRevision } from '../controllers/sidecarset/inject-revision.js';
-import type { ControllerRevision, Namespace } from '../controllers/sidecarset/types.js';
+import type { ControllerRevision, Namespace } from '../kube/types.js';
 import type { WebhookConfig } from './config.js';
 import { webhookDefinitions, type WebhookDefinition } from './registry.js';
 import { containerConflicts, whitelistViolations } from './validating/sidecarset-rules.js';

@@ -18,7 +18,7 @@ import {
   registerCloneSetController,
   type CloneSetControllerDeps,
 } from '../../../agent/src/controllers/cloneset/index.js';
-import type { Pod, PersistentVolumeClaim, ControllerRevision } from '../../../agent/src/controllers/cloneset/types.js';
+import type { Pod, PersistentVolumeClaim, ControllerRevision } from '../../../agent/src/kube/types.js';
 import { clusters, type ClusterInfo } from '../helpers/context.js';
 import { eventually, kube, testNamespace, type Kube } from '../helpers/kube.js';
 import { installCrds } from '../helpers/crds.js';

@@ -7,7 +7,7 @@
 import { CloneSetError } from './errors.js';
 import { instanceId } from './pods.js';
 import type { SyncContext } from './sync-context.js';
-import type { PersistentVolumeClaim, Pod } from './types.js';
+import type { PersistentVolumeClaim, Pod } from '../../kube/types.js';
 
 /** Which claims to keep, hand to a terminating pod, or delete (pure). */
 export function planClaimCleanup(

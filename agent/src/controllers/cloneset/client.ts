@@ -7,7 +7,8 @@ import type { CloneSetStatus } from '@flotilla/api';
 import { isKubeStatus } from '../../errors.js';
 import { resourcePath, Resources, type ResourceRef } from '../../runtime/resource.js';
 import { PatchType, type KubeRest } from '../../runtime/rest.js';
-import type { CloneSet, ControllerRevision, PersistentVolumeClaim, Pod, PodCondition } from './types.js';
+import type { ControllerRevision, PersistentVolumeClaim, Pod, PodCondition } from '../../kube/types.js';
+import type { CloneSet } from './types.js';
 
 export interface CloneSetClient {
   /** Creates the pod; its answer is not read (the informer brings the pod). */

@@ -9,7 +9,7 @@
  */
 import { ANNOTATION_CONTAINER_LAUNCH_PRIORITY, ENV_CONTAINER_PRIORITY } from '@flotilla/api';
 import type { Container } from '@flotilla/api';
-import type { Pod } from './types.js';
+import type { Pod } from '../../kube/types.js';
 
 export const ENV_CONTAINER_BARRIER = 'KRUISE_CONTAINER_BARRIER';
 

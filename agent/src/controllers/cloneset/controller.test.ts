@@ -9,7 +9,8 @@ import type { KubeObject } from '../../runtime/kube-object.js';
 import { FakeListWatcher } from '../../runtime/testing/fake-list-watch.js';
 import { cloneSetReconciler } from './controller.js';
 import { FakeClient } from './testing/fake-client.js';
-import type { CloneSet, ControllerRevision, PersistentVolumeClaim, Pod } from './types.js';
+import type { ControllerRevision, PersistentVolumeClaim, Pod } from '../../kube/types.js';
+import type { CloneSet } from './types.js';
 
 const log = pino({ level: 'silent' });
 const informers: Informer<KubeObject>[] = [];

@@ -26,14 +26,15 @@ import { cleanupClaims } from './claims.js';
 import type { CloneSetClient } from './client.js';
 import { asError, CloneSetError, errorMessage } from './errors.js';
 import { prunePodsToDelete, releasePods, truncateHistory } from './housekeeping.js';
-import { isPodActive } from './pods.js';
+import { isPodActive } from '../../kube/pods.js';
 import { syncRevisions, type ActiveRevisions } from './revision-sync.js';
 import { revisionTemplate, sortRevisions } from './revisions.js';
 import { executeScale } from './scale.js';
 import { planScale } from './scale-plan.js';
 import { calculateStatus, nextAvailableIn, statusChanged, type CloneSetConditionType } from './status.js';
 import type { CloneSetControllerOptions, SyncContext } from './sync-context.js';
-import type { CloneSet, ControllerRevision, PersistentVolumeClaim, Pod } from './types.js';
+import type { ControllerRevision, PersistentVolumeClaim, Pod } from '../../kube/types.js';
+import type { CloneSet } from './types.js';
 import { refreshPods, updatePods } from './update.js';
 import { selectPodsToUpdate } from './update-plan.js';
 

@@ -8,7 +8,7 @@ import { labelSelectorMatcher } from '../../runtime/label-selector.js';
 import { CloneSetError } from './errors.js';
 import { revisionsToTruncate } from './revisions.js';
 import type { SyncContext } from './sync-context.js';
-import type { ControllerRevision, Pod } from './types.js';
+import type { ControllerRevision, Pod } from '../../kube/types.js';
 
 /** podsToDelete without the names of pods that no longer exist; undefined when nothing changes. */
 export function prunedPodsToDelete(listed: readonly string[] | undefined, pods: readonly Pod[]): string[] | undefined {

@@ -18,7 +18,8 @@ import { isServed } from '../nodeimage/discovery.js';
 import { kubeCloneSetClient, type CloneSetClient } from './client.js';
 import { cloneSetReconciler } from './controller.js';
 import type { CloneSetControllerOptions } from './sync-context.js';
-import type { CloneSet, ControllerRevision, PersistentVolumeClaim, Pod } from './types.js';
+import type { ControllerRevision, PersistentVolumeClaim, Pod } from '../../kube/types.js';
+import type { CloneSet } from './types.js';
 
 export type { CloneSetControllerOptions } from './sync-context.js';
 export { CloneSetError, CloneSetErrorCodes, type CloneSetErrorCode } from './errors.js';

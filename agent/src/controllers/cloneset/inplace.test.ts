@@ -12,7 +12,8 @@ import {
   type InPlaceUpdateState,
 } from './inplace.js';
 import { cloneSet, NOW, pod } from './testing/fixtures.js';
-import type { CloneSet, Pod } from './types.js';
+import type { Pod } from '../../kube/types.js';
+import type { CloneSet } from './types.js';
 
 type Mutate = (cs: CloneSet) => void;
 

@@ -19,7 +19,8 @@ import { formatTime } from '../../runtime/kube-time.js';
 import { nextBatch } from './container-priority.js';
 import { CloneSetError } from './errors.js';
 import { createJsonPatch } from './json-diff.js';
-import type { Pod, Template } from './types.js';
+import type { Pod } from '../../kube/types.js';
+import type { Template } from './types.js';
 
 /** Label and annotation changes; null removes a key. */
 export interface MetadataPatch {

@@ -6,7 +6,7 @@
  */
 import { SAFE_ALPHABET } from '@flotilla/api';
 import { instanceId } from './pods.js';
-import type { PersistentVolumeClaim, Pod } from './types.js';
+import type { PersistentVolumeClaim, Pod } from '../../kube/types.js';
 
 export const INSTANCE_ID_LENGTH = 5;
 

@@ -9,7 +9,7 @@ import {
   removeNotReadyKey,
 } from './readiness.js';
 import { NOW, pod } from './testing/fixtures.js';
-import type { Pod } from './types.js';
+import type { Pod } from '../../kube/types.js';
 
 const hook = { labelsHandler: { 'example.com/ready': 'true' }, finalizersHandler: ['example.com/guard'] };
 const fully = { labels: { 'example.com/ready': 'true' }, finalizers: ['example.com/guard'] };

@@ -14,7 +14,7 @@
  */
 import { LifecycleState, type Lifecycle, type LifecycleHook } from '@flotilla/api';
 import { hasRevision, lifecycleState } from './pods.js';
-import type { Pod } from './types.js';
+import type { Pod } from '../../kube/types.js';
 
 /** Any label or finalizer of the hook is on the pod (lifecycle.IsPodHooked). */
 export function isPodHooked(hook: LifecycleHook | undefined, pod: Pod): boolean {

@@ -4,7 +4,7 @@ import { containerPriorities } from './container-priority.js';
 import { newClaims, newPod } from './new-pods.js';
 import { revisionTemplate, newRevision } from './revisions.js';
 import { cloneSet, NOW, pod } from './testing/fixtures.js';
-import type { PersistentVolumeClaim } from './types.js';
+import type { PersistentVolumeClaim } from '../../kube/types.js';
 
 const withClaims = cloneSet({
   replicas: 1,

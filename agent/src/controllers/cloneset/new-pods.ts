@@ -15,7 +15,8 @@ import {
 import { formatTime } from '../../runtime/kube-time.js';
 import type { OwnerReference } from '../../runtime/kube-object.js';
 import { shortHash } from './pods.js';
-import type { CloneSet, PersistentVolumeClaim, Pod, PodSpec, Template } from './types.js';
+import type { PersistentVolumeClaim, Pod, PodSpec } from '../../kube/types.js';
+import type { CloneSet, Template } from './types.js';
 
 /** The controller owner reference every pod and PVC of the CloneSet carries. */
 export function cloneSetOwnerRef(cs: CloneSet): OwnerReference {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LifecycleState } from '@flotilla/api';
 import { calculateDiffs, type Diffs } from './plan.js';
 import { cloneSet, NOW, pod } from './testing/fixtures.js';
-import type { Pod } from './types.js';
+import type { Pod } from '../../kube/types.js';
 
 interface Setup {
   replicas: number;

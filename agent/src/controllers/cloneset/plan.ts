@@ -7,7 +7,8 @@
 import { LABEL_CLONESET_SCALING_EXCLUDE_PREPARING_DELETE, LifecycleState } from '@flotilla/api';
 import { hasRevision, isPodAvailable, isSpecifiedDelete, lifecycleState } from './pods.js';
 import { resolveStrategy, type ResolvedStrategy } from './strategy.js';
-import type { CloneSet, Pod } from './types.js';
+import type { Pod } from '../../kube/types.js';
+import type { CloneSet } from './types.js';
 
 /** Feature switches OpenKruise has as gates or flags; all default off, as in OpenKruise. */
 export interface PlanOptions {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ANNOTATION_POD_DELETION_COST } from '@flotilla/api';
 import { sameNodeRanker, sortForDeletion, spreadConstraintsRanker } from './pod-sorter.js';
 import { pod, type PodOptions } from './testing/fixtures.js';
-import type { Pod } from './types.js';
+import type { Pod } from '../../kube/types.js';
 
 const names = (pods: Pod[]): string[] => pods.map((p) => p.metadata.name);
 const p = (name: string, o: PodOptions = {}): Pod => pod({ name, revision: 'r', ...o });

@@ -12,10 +12,10 @@
  * 7. more container restarts first;
  * 8. newer first (no creation time counts as newest).
  */
-import { creationTime, deletionCost, isPodReady, maxContainerRestarts, podReadySince } from './pods.js';
-import type { Pod } from './types.js';
+import { byAge, byAssignmentAndPhase, byReadiness } from '../../kube/pod-order.js';
+import { deletionCost } from './pods.js';
+import type { Pod } from '../../kube/types.js';
 
-const PHASE_ORDER: Readonly<Record<string, number>> = { Pending: 0, Unknown: 1, Running: 2 };
 const HOSTNAME_KEY = 'kubernetes.io/hostname';
 
 /** Ranks pods: higher ranks are deleted first among otherwise equal pods. */
@@ -25,48 +25,6 @@ export interface SortOptions {
   ranker?: Ranker;
   /** The CloneSet's availability test (minReadySeconds and lifecycle state). */
   isAvailable?: (pod: Pod) => boolean;
-}
-
-function phaseOrder(pod: Pod): number {
-  // Go's map lookup of an unknown phase (Succeeded, Failed, "") yields 0, like Pending.
-  return PHASE_ORDER[pod.status?.phase ?? ''] ?? 0;
-}
-
-/** t1 after t2, where a missing time counts as after any present one. */
-function afterOrZero(t1: number | undefined, t2: number | undefined): boolean {
-  if (t1 === undefined || t2 === undefined) return t1 === undefined;
-  return t1 > t2;
-}
-
-function byAssignmentAndPhase(a: Pod, b: Pod): number {
-  const na = a.spec.nodeName ?? '';
-  const nb = b.spec.nodeName ?? '';
-  if (na !== nb && (na === '' || nb === '')) return na === '' ? -1 : 1;
-  return phaseOrder(a) - phaseOrder(b);
-}
-
-function byReadiness(a: Pod, b: Pod, isAvailable?: (pod: Pod) => boolean): number {
-  if (isAvailable) {
-    const aa = isAvailable(a);
-    if (aa !== isAvailable(b)) return aa ? 1 : -1;
-  }
-  const ra = isPodReady(a);
-  if (ra !== isPodReady(b)) return ra ? 1 : -1;
-  return 0;
-}
-
-function byAge(a: Pod, b: Pod): number {
-  if (isPodReady(a) && isPodReady(b)) {
-    const ta = podReadySince(a);
-    const tb = podReadySince(b);
-    if (ta !== tb) return afterOrZero(ta, tb) ? -1 : 1;
-  }
-  const restarts = maxContainerRestarts(b) - maxContainerRestarts(a);
-  if (restarts !== 0) return restarts;
-  const ca = creationTime(a);
-  const cb = creationTime(b);
-  if (ca !== cb) return afterOrZero(ca, cb) ? -1 : 1;
-  return 0;
 }
 
 /** Negative when `a` should be deleted before `b`. */

@@ -15,7 +15,7 @@ import { formatTime } from '../../runtime/kube-time.js';
 import { CloneSetError } from './errors.js';
 import { addNotReadyKey, PRE_DELETE_KEY, PRE_UPDATE_KEY, removeNotReadyKey } from './readiness.js';
 import { clonePod, type SyncContext } from './sync-context.js';
-import type { Pod, PodCondition } from './types.js';
+import type { Pod, PodCondition } from '../../kube/types.js';
 
 const CONFLICT_RETRIES = 5;
 

@@ -1,7 +1,7 @@
 /**
- * Pure predicates over pods, with the semantics of k8s podutil and OpenKruise's clonesetutils:
- * activity, readiness, availability (minReadySeconds), lifecycle state and revision labels.
- * `now` is always passed in, so callers decide what time it is.
+ * Pure predicates over a CloneSet's pods, with the semantics of OpenKruise's clonesetutils:
+ * availability (minReadySeconds), lifecycle state, revision labels, deletion marks. `now` is
+ * always passed in, so callers decide what time it is. The k8s podutil ones are kube/pods.ts.
  */
 import {
   ANNOTATION_POD_DELETION_COST,
@@ -12,30 +12,9 @@ import {
   LABEL_SPECIFIED_DELETE,
   LifecycleState,
 } from '@flotilla/api';
-import { parseTime } from '../../runtime/kube-time.js';
+import { isPodReady, podCondition, podReadySince } from '../../kube/pods.js';
 import type { KubeObject } from '../../runtime/kube-object.js';
-import type { Pod, PodCondition } from './types.js';
-
-/** Not Succeeded, not Failed and not being deleted (kubecontroller.IsPodActive). */
-export function isPodActive(pod: Pod): boolean {
-  const phase = pod.status?.phase;
-  return phase !== 'Succeeded' && phase !== 'Failed' && !pod.metadata.deletionTimestamp;
-}
-
-export function podCondition(pod: Pod, type: string): PodCondition | undefined {
-  return pod.status?.conditions?.find((c) => c.type === type);
-}
-
-/** The Ready condition is True (podutil.IsPodReady). */
-export function isPodReady(pod: Pod): boolean {
-  return podCondition(pod, 'Ready')?.status === 'True';
-}
-
-/** When the pod last became Ready, in epoch ms; undefined when not ready or unknown. */
-export function podReadySince(pod: Pod): number | undefined {
-  const ready = podCondition(pod, 'Ready');
-  return ready?.status === 'True' ? parseTime(ready.lastTransitionTime) : undefined;
-}
+import type { Pod } from '../../kube/types.js';
 
 /**
  * Running and Ready for at least minReadySeconds (clonesetutils.IsRunningAndAvailable). With
@@ -100,14 +79,4 @@ export function deletionCost(pod: Pod): number {
   if (value === undefined || !/^(0|[1-9][0-9]*|-[0-9]+)$/.test(value)) return 0;
   const n = Number(value);
   return n >= -(2 ** 31) && n < 2 ** 31 ? n : 0;
-}
-
-/** The highest restartCount among the pod's containers. */
-export function maxContainerRestarts(pod: Pod): number {
-  return Math.max(0, ...(pod.status?.containerStatuses ?? []).map((s) => s.restartCount ?? 0));
-}
-
-/** Epoch ms of metadata.creationTimestamp; undefined for a pod not yet created. */
-export function creationTime(pod: Pod): number | undefined {
-  return parseTime(pod.metadata.creationTimestamp);
 }

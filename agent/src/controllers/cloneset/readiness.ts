@@ -7,8 +7,8 @@
  */
 import { CONDITION_INPLACE_UPDATE_READY, CONDITION_KRUISE_POD_READY } from '@flotilla/api';
 import { formatTime } from '../../runtime/kube-time.js';
-import { podCondition } from './pods.js';
-import type { Pod, PodCondition } from './types.js';
+import { podCondition } from '../../kube/pods.js';
+import type { Pod, PodCondition } from '../../kube/types.js';
 
 /** A lifecycle hook's entry in the KruisePodReady message (podreadiness.Message). */
 export interface NotReadyKey {

@@ -15,7 +15,7 @@ import {
   revisionBytes,
 } from './revisions.js';
 import type { SyncContext } from './sync-context.js';
-import type { ControllerRevision } from './types.js';
+import type { ControllerRevision } from '../../kube/types.js';
 
 export interface ActiveRevisions {
   current: ControllerRevision;

@@ -9,7 +9,7 @@ import {
   sortRevisions,
 } from './revisions.js';
 import { cloneSet, pod } from './testing/fixtures.js';
-import type { ControllerRevision } from './types.js';
+import type { ControllerRevision } from '../../kube/types.js';
 
 const cs = cloneSet({ replicas: 2 });
 cs.metadata!.annotations = { owner: 'team-a' };

@@ -21,7 +21,8 @@ import {
 import { parseTime } from '../../runtime/kube-time.js';
 import { cloneSetOwnerRef } from './new-pods.js';
 import { hasRevision } from './pods.js';
-import type { CloneSet, ControllerRevision, Pod } from './types.js';
+import type { ControllerRevision, Pod } from '../../kube/types.js';
+import type { CloneSet } from './types.js';
 
 /** The revision data as Go would hold its bytes: what revisions are compared by. */
 export function revisionBytes(revision: ControllerRevision): string {

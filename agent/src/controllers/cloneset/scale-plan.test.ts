@@ -4,7 +4,7 @@ import { planScale, type ScaleInput } from './scale-plan.js';
 import { ago, cloneSet, NOW, pod, type PodOptions } from './testing/fixtures.js';
 
 const NOW_TIME = ago(0);
-import type { PersistentVolumeClaim, Pod } from './types.js';
+import type { PersistentVolumeClaim, Pod } from '../../kube/types.js';
 
 const p = (name: string, o: PodOptions = {}): Pod =>
   pod({ name, revision: 'cs-new', state: LifecycleState.Normal, ...o });

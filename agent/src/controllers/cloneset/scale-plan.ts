@@ -18,7 +18,8 @@ import { availableInstanceIds } from './instance-ids.js';
 import { calculateDiffs, isPodUpdated, type Diffs, type PlanOptions } from './plan.js';
 import { sameNodeRanker, sortForDeletion, spreadConstraintsRanker, type Ranker } from './pod-sorter.js';
 import { instanceId, isPodAvailable, isSpecifiedDelete, lifecycleState } from './pods.js';
-import type { CloneSet, PersistentVolumeClaim, Pod } from './types.js';
+import type { PersistentVolumeClaim, Pod } from '../../kube/types.js';
+import type { CloneSet } from './types.js';
 
 /** One pod to create: its instance id and which revision's template it gets. */
 export interface PodToCreate {

@@ -10,7 +10,8 @@ import type { SyncContext } from './sync-context.js';
 import type { CloneSetClient } from './client.js';
 import { FakeClient } from './testing/fake-client.js';
 import { cloneSet, NOW, pod } from './testing/fixtures.js';
-import type { CloneSet, Pod } from './types.js';
+import type { Pod } from '../../kube/types.js';
+import type { CloneSet } from './types.js';
 
 function context(cs: CloneSet, client: CloneSetClient, maxConcurrentCreates = 4): SyncContext & { recorded: string[] } {
   const recorded: string[] = [];

@@ -20,7 +20,8 @@ import { setLifecycleState } from './pod-writes.js';
 import { instanceId } from './pods.js';
 import type { PodToCreate, PodToRemove, ScalePlan } from './scale-plan.js';
 import type { SyncContext } from './sync-context.js';
-import type { PersistentVolumeClaim, Pod, Template } from './types.js';
+import type { PersistentVolumeClaim, Pod } from '../../kube/types.js';
+import type { Template } from './types.js';
 
 /** The revision each new pod is created from. */
 export interface ScaleRevisions {

@@ -13,9 +13,11 @@
  */
 import type { LabelSelector } from '../../runtime/label-selector.js';
 import { formatTime } from '../../runtime/kube-time.js';
-import { hasRevision, isPodAvailable, isPodUpdateReady, podReadySince } from './pods.js';
+import { podReadySince } from '../../kube/pods.js';
+import { hasRevision, isPodAvailable, isPodUpdateReady } from './pods.js';
 import { partitionReplicas } from './strategy.js';
-import type { CloneSet, Pod } from './types.js';
+import type { Pod } from '../../kube/types.js';
+import type { CloneSet } from './types.js';
 import type { CloneSetStatus } from '@flotilla/api';
 
 export type CloneSetConditionType = 'FailedScale' | 'FailedUpdate';

@@ -6,7 +6,8 @@ import type { EventRecorder } from '../../runtime/events.js';
 import type { ResourceVersionExpectations, ScaleExpectations } from '../../runtime/expectations.js';
 import type { CloneSetClient } from './client.js';
 import type { PlanOptions } from './plan.js';
-import type { CloneSet, Pod } from './types.js';
+import type { Pod } from '../../kube/types.js';
+import type { CloneSet } from './types.js';
 
 /** Tunables of the controller; defaults in index.ts. */
 export interface CloneSetControllerOptions {

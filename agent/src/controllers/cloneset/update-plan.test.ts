@@ -9,7 +9,8 @@ import { graceJson, stateJson } from './inplace.js';
 import { newRevision } from './revisions.js';
 import { cloneSet, NOW, ago, pod, type PodOptions } from './testing/fixtures.js';
 import { planPodUpdate, planRefresh, selectPodsToUpdate } from './update-plan.js';
-import type { CloneSet, ControllerRevision, Pod } from './types.js';
+import type { ControllerRevision, Pod } from '../../kube/types.js';
+import type { CloneSet } from './types.js';
 
 function revisionOf(cs: CloneSet, number: number): ControllerRevision {
   return newRevision(cs, number, 0);

@@ -28,7 +28,8 @@ import { isPodHooked, nextRefreshState } from './lifecycle.js';
 import { calculateDiffs, type PlanOptions } from './plan.js';
 import { hasRevision, lifecycleState } from './pods.js';
 import { limitUpdates, sortUpdateCandidates } from './update-order.js';
-import type { CloneSet, ControllerRevision, Pod } from './types.js';
+import type { ControllerRevision, Pod } from '../../kube/types.js';
+import type { CloneSet } from './types.js';
 
 /** What refresh does to one pod. */
 export interface RefreshPlan {

@@ -33,7 +33,7 @@ import { revisionLabels } from './new-pods.js';
 import { patchConditions, setLifecycleState, updatePod } from './pod-writes.js';
 import { inPlaceReadyConditions } from './readiness.js';
 import type { SyncContext } from './sync-context.js';
-import type { ControllerRevision, Pod } from './types.js';
+import type { ControllerRevision, Pod } from '../../kube/types.js';
 import { planPodUpdate, planRefresh, type RefreshPlan } from './update-plan.js';
 
 /** What refreshing the pods did: whether a lifecycle state moved, and when to look again. */

@@ -13,8 +13,9 @@ import {
   type SidecarSetControllerDeps,
 } from './controller.js';
 import { injectSidecars } from './inject.js';
-import { hasAllSidecars, isActivePod } from './pod-state.js';
-import type { Namespace, Pod } from './types.js';
+import { isPodActive } from '../../kube/pods.js';
+import { hasAllSidecars } from './pod-state.js';
+import type { Namespace, Pod } from '../../kube/types.js';
 
 function sidecarSet(name: string, spec: Partial<SidecarSet['spec']>): SidecarSet {
   const ss = defaultSidecarSet({
@@ -57,7 +58,7 @@ function matchedByScan(deps: SidecarSetControllerDeps, ss: SidecarSet): string[]
     .filter((pod) => {
       const ns = pod.metadata.namespace ?? 'default';
       return (
-        isActivePod(pod) &&
+        isPodActive(pod) &&
         namespaceInScope(ss, ns, deps.namespaces.get(undefined, ns)?.metadata.labels) &&
         selectorMatches(ss, pod.metadata.labels) &&
         injectedSidecarSets(pod).has(name) &&

@@ -26,14 +26,14 @@ import { planUpgrade } from './plan.js';
 import { isHotUpgrade, isInHotUpgrade } from './control/hot-upgrade.js';
 import {
   hasAllSidecars,
-  isActivePod,
   isHotUpgradingReady,
   isPodStateConsistent,
   upgradableCondition,
   workingSidecarNames,
 } from './pod-state.js';
 import { calculateStatus, statusChanged } from './status.js';
-import type { ControllerRevision, Namespace, Pod } from './types.js';
+import { isPodActive } from '../../kube/pods.js';
+import type { ControllerRevision, Namespace, Pod } from '../../kube/types.js';
 import { finishHotUpgrade, upgradePod } from './upgrade.js';
 
 export interface SidecarSetControllerDeps {
@@ -70,7 +70,7 @@ export function matchedPods(deps: SidecarSetControllerDeps, ss: SidecarSet): Pod
     .byIndex(BY_INJECTED_SIDECARSET, ss.metadata?.name ?? '')
     .filter(
       (pod) =>
-        isActivePod(pod) &&
+        isPodActive(pod) &&
         matches(pod.metadata.namespace ?? 'default', pod.metadata.labels) &&
         hasAllSidecars(pod, ss),
     );

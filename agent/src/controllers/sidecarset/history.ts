@@ -15,7 +15,7 @@ import {
   sidecarSetRevisionData,
   sortRevisions,
 } from './revision.js';
-import type { ControllerRevision, Pod } from './types.js';
+import type { ControllerRevision, Pod } from '../../kube/types.js';
 
 const REF = Resources.controllerRevisions;
 
@@ -77,7 +77,7 @@ export async function registerLatestRevision(
   }
   await updateCustomVersionLabel(rest, namespace, ss, latest);
   await truncateHistory(rest, namespace, ss, revisions, pods);
-  return { name: latest.metadata.name!, collisionCount };
+  return { name: latest.metadata.name, collisionCount };
 }
 
 /**
@@ -114,11 +114,11 @@ async function truncateHistory(
   const info = ss.spec.injectionStrategy?.revision;
   if (info) {
     const named = findInjectionRevision(revisions, info);
-    if (named) active.add(named.metadata.name!);
+    if (named) active.add(named.metadata.name);
   }
   for (const rev of revisions.slice(0, -1)) {
     if (excess <= 0) break;
-    if (active.has(rev.metadata.name!)) continue;
+    if (active.has(rev.metadata.name)) continue;
     try {
       await rest.request({ method: 'DELETE', path: resourcePath(REF, namespace, rev.metadata.name) });
     } catch (err) {

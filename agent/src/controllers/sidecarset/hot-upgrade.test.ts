@@ -5,7 +5,7 @@ import { containerToHotUpgrade, formatWorkingContainers, workingContainers } fro
 import { injectSidecars } from './inject.js';
 import { planUpgrade } from './plan.js';
 import { hasAllSidecars, isSidecarReady, sidecarNames } from './pod-state.js';
-import type { Pod } from './types.js';
+import type { Pod } from '../../kube/types.js';
 import { finishHotUpgrade, upgradePod } from './upgrade.js';
 
 const EMPTY = 'registry.local/empty:v1';

@@ -12,7 +12,7 @@
 import { parseIntOrPercent, type SidecarSet } from '@flotilla/api';
 import { labelSelectorMatcher } from '../../runtime/label-selector.js';
 import { findInjectionRevision, restoreSidecarSet } from './revision.js';
-import type { ControllerRevision } from './types.js';
+import type { ControllerRevision } from '../../kube/types.js';
 
 export class InjectionRevisionError extends Error {
   override readonly name = 'InjectionRevisionError';

@@ -35,7 +35,8 @@ import {
 import { sidecarForPod, toPodContainer } from './control/env-mounts.js';
 import { hotUpgradeNames, hotUpgradePair, isHotUpgrade, workingContainers } from './control/hot-upgrade.js';
 import { patchPodAnnotations } from './control/patch-metadata.js';
-import type { Container, MutablePod, Volume } from './types.js';
+import type { Container, Volume } from '@flotilla/api';
+import type { MutablePod } from '../../kube/types.js';
 
 /** A container name two SidecarSets both wanted to inject. */
 export interface InjectionConflict {

@@ -12,11 +12,10 @@
  */
 import { scaledValue, type SidecarSet } from '@flotilla/api';
 import { labelSelectorMatcher } from '../../runtime/label-selector.js';
-import { compareActivePods, sortByPriority, sortByScatter } from '../cloneset/update-order.js';
-import type { Pod as ClonePod } from '../cloneset/types.js';
+import { compareActivePods, sortByPriority, sortByScatter } from '../../kube/pod-order.js';
 import { isPodSidecarUpdated } from './control/annotations.js';
 import { isPodReadyForSidecarSet, isSidecarReady, upgradability } from './pod-state.js';
-import type { Pod } from './types.js';
+import type { Pod } from '../../kube/types.js';
 
 export interface UpgradePlan {
   /** Pods to upgrade now, in order. */
@@ -54,14 +53,13 @@ function scatterTerms(ss: SidecarSet, pods: readonly Pod[]): { key: string; valu
 
 /**
  * SortUpdateIndexes: k8s ActivePods order, then priorityStrategy, then scatterStrategy; the same
- * sorters the CloneSet update uses.
+ * sorters the CloneSet update uses (kube/pod-order.ts).
  */
 export function sortForUpgrade(ss: SidecarSet, pods: readonly Pod[], candidates: readonly Pod[] = pods): Pod[] {
-  const all = pods as unknown as readonly ClonePod[];
   const position = new Map(pods.map((p, i) => [p, i]));
-  let idx = candidates.map((p) => position.get(p)!).sort((i, j) => compareActivePods(all[i]!, all[j]!));
-  idx = sortByPriority(ss.spec.updateStrategy?.priorityStrategy, all, idx);
-  idx = sortByScatter(scatterTerms(ss, pods), all, idx);
+  let idx = candidates.map((p) => position.get(p)!).sort((i, j) => compareActivePods(pods[i]!, pods[j]!));
+  idx = sortByPriority(ss.spec.updateStrategy?.priorityStrategy, pods, idx);
+  idx = sortByScatter(scatterTerms(ss, pods), pods, idx);
   return idx.map((i) => pods[i]!);
 }
 

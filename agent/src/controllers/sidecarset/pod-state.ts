@@ -10,18 +10,12 @@ import {
 } from '@flotilla/api';
 import { podSidecarSetHashWithoutImage, sidecarSetHashWithoutImageOf } from './control/annotations.js';
 import { hotUpgradeNames, idleContainers, isHotUpgrade, workingContainers } from './control/hot-upgrade.js';
-import type { Pod, PodCondition } from './types.js';
-
-export function isActivePod(pod: Pod): boolean {
-  return !pod.metadata.deletionTimestamp && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed';
-}
+import { isPodReady } from '../../kube/pods.js';
+import type { Pod, PodCondition } from '../../kube/types.js';
 
 /** Running and Ready (util.IsRunningAndReady). */
 export function isRunningAndReady(pod: Pod): boolean {
-  return (
-    pod.status?.phase === 'Running' &&
-    (pod.status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True')
-  );
+  return pod.status?.phase === 'Running' && isPodReady(pod);
 }
 
 /** Names of the pod containers the SidecarSet owns (both containers of a hot-upgrade sidecar). */

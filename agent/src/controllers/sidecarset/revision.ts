@@ -19,7 +19,7 @@ import {
   sidecarSetHashWithoutImage,
   type SidecarSet,
 } from '@flotilla/api';
-import type { ControllerRevision } from './types.js';
+import type { ControllerRevision } from '../../kube/types.js';
 
 /** A typed Go encoding, parsed back so the final marshal can sort keys like Go's map round trip. */
 const typed = (type: string, value: unknown): unknown => JSON.parse(encodeGoTyped(type, value));
@@ -137,7 +137,7 @@ export function sortRevisions(revisions: readonly ControllerRevision[]): Control
   return [...revisions].sort(
     (a, b) =>
       a.revision - b.revision ||
-      (a.metadata.name! < b.metadata.name! ? -1 : a.metadata.name! > b.metadata.name! ? 1 : 0),
+      (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0),
   );
 }
 

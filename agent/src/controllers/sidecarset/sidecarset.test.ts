@@ -6,7 +6,7 @@ import { missingInjectionRevision, sidecarSetForNewPod } from './inject-revision
 import { newSidecarSetRevision } from './revision.js';
 import { partitionCount, planUpgrade } from './plan.js';
 import { upgradableCondition } from './pod-state.js';
-import type { Pod } from './types.js';
+import type { Pod } from '../../kube/types.js';
 import { upgradePod } from './upgrade.js';
 
 function sidecarSet(name: string, spec: Partial<SidecarSet['spec']>): SidecarSet {
@@ -116,7 +116,7 @@ describe('upgrade order', () => {
     };
     return p;
   };
-  const names = (pods: Pod[]): string[] => pods.map((p) => p.metadata.name!);
+  const names = (pods: Pod[]): string[] => pods.map((p) => p.metadata.name);
 
   it('takes pods by weightPriority, then orderPriority (lowest level first, higher suffix first)', () => {
     const pods = [pod('a', { tier: 'low' }), pod('b', { tier: 'high' }), pod('c', {})];

@@ -2,7 +2,7 @@
 import type { SidecarSet, SidecarSetStatus } from '@flotilla/api';
 import { isPodSidecarUpdated } from './control/annotations.js';
 import { isSidecarReady } from './pod-state.js';
-import type { Pod } from './types.js';
+import type { Pod } from '../../kube/types.js';
 
 export function calculateStatus(
   ss: SidecarSet,

@@ -16,7 +16,7 @@ import { readUpgradeSpecs, sidecarSetHashOf, writeUpgradeSpecs } from './control
 import { hotUpgradeSidecar, isHotUpgrade, resetIdleContainers } from './control/hot-upgrade.js';
 import { patchPodAnnotations } from './control/patch-metadata.js';
 import { isContainerReadyAndConsistent } from './pod-state.js';
-import type { Pod } from './types.js';
+import type { Pod } from '../../kube/types.js';
 
 type UpdateStates = Record<
   string,

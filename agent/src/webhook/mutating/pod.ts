@@ -9,11 +9,10 @@ import type { Labels } from '../../runtime/label-selector.js';
 import { podMatchesSidecarSet } from '../../controllers/sidecarset/control/match.js';
 import { injectSidecars, type InjectionConflict } from '../../controllers/sidecarset/inject.js';
 import { InjectionRevisionError, sidecarSetForNewPod } from '../../controllers/sidecarset/inject-revision.js';
-import type { ControllerRevision } from '../../controllers/sidecarset/types.js';
+import type { ControllerRevision, MutablePod } from '../../kube/types.js';
 import { allow, allowPatched, deny } from '../admission/review.js';
 import type { AdmissionHandler } from '../admission/types.js';
 import { injectKruiseReadinessGate } from './readiness-gate.js';
-import type { MutablePod } from './pod-types.js';
 
 export interface PodMutationSources {
   sidecarSets(): readonly SidecarSet[];

@@ -4,7 +4,7 @@
  * pod out of Service endpoints without touching its containers.
  */
 import { CONDITION_KRUISE_POD_READY, KRUISE_GROUP } from '@flotilla/api';
-import type { MutablePod } from './pod-types.js';
+import type { MutablePod } from '../../kube/types.js';
 
 /** True when the pod's controller ownerRef belongs to apps.kruise.io (any version). */
 export function isOwnedByKruise(pod: MutablePod): boolean {

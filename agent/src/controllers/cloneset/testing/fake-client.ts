@@ -5,7 +5,8 @@
 import type { CloneSetStatus } from '@flotilla/api';
 import { KubeApiError } from '../../../errors.js';
 import type { CloneSetClient } from '../client.js';
-import type { CloneSet, ControllerRevision, PersistentVolumeClaim, Pod, PodCondition } from '../types.js';
+import type { ControllerRevision, PersistentVolumeClaim, Pod, PodCondition } from '../../../kube/types.js';
+import type { CloneSet } from '../types.js';
 
 export interface Call {
   op: string;

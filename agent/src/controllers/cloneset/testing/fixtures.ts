@@ -11,7 +11,8 @@ import {
   type CloneSetSpec,
 } from '@flotilla/api';
 import { formatTime } from '../../../runtime/kube-time.js';
-import type { CloneSet, Pod, PodCondition } from '../types.js';
+import type { Pod, PodCondition } from '../../../kube/types.js';
+import type { CloneSet } from '../types.js';
 
 /** The tests' "now": 2026-01-01T00:10:00Z. */
 export const NOW = Date.parse('2026-01-01T00:10:00Z');

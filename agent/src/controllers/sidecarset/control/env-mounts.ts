@@ -4,7 +4,8 @@
  * volume mounts of the pod's app containers plus the env vars their `subPathExpr` expands.
  */
 import { ENV_SIDECAR_INJECTED, type SidecarContainer } from '@flotilla/api';
-import type { Container, EnvVar, MutablePod, VolumeMount } from '../types.js';
+import type { Container, EnvVar } from '@flotilla/api';
+import type { MutablePod, VolumeMount } from '../../../kube/types.js';
 
 const SUBPATH_EXPR_ENV = /\$\(([-._a-zA-Z][-._a-zA-Z0-9]*)\)/g;
 const SUBSCRIPTED = /^metadata\.(labels|annotations)\['(.*)'\]$/;

@@ -26,7 +26,8 @@ import {
   type SidecarSet,
 } from '@flotilla/api';
 import type { KubeObject } from '../../../runtime/kube-object.js';
-import type { Container, EnvVar, Pod } from '../types.js';
+import type { Container, EnvVar } from '@flotilla/api';
+import type { Pod } from '../../../kube/types.js';
 
 /** True for a sidecar upgraded by swapping two containers. */
 export function isHotUpgrade(sidecar: Pick<SidecarContainer, 'upgradeStrategy'>): boolean {
