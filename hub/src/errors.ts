@@ -68,3 +68,21 @@ export const tooManyRequests = (message: string, retryAfterSeconds: number): Hub
   new HubError('HUB_ERR_TOO_MANY_REQUESTS', message, { retryAfterSeconds: Math.max(1, Math.ceil(retryAfterSeconds)) });
 export const invalid = (message: string, details: FieldProblem[] = []): HubError =>
   new HubError('HUB_ERR_INVALID', message, { details });
+
+/**
+ * The SQLSTATE of a Postgres error, found through drizzle's wrapping (DrizzleQueryError keeps
+ * the pg error as its cause).
+ */
+function pgCode(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e && depth < 4; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** A unique constraint refused the write (repositories turn it into a 409 naming the object). */
+export function isUniqueViolation(err: unknown): boolean {
+  return pgCode(err) === '23505';
+}

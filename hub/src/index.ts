@@ -15,14 +15,9 @@ export { publishAll, type StreamMessage } from './nats/bulk-publish.js';
 export { type StreamLimits } from './config.js';
 export { kruiseSpecValidator, type SpecValidator } from './domain/spec-validator.js';
 export { sha256, newSecret } from './auth/tokens.js';
-export {
-  createRolloutScheduler,
-  createRolloutNotifier,
-  SCHEDULER_LOCK,
-  type RolloutScheduler,
-  type RolloutNotifier,
-  type StepOutcome,
-} from './rollouts/index.js';
+export { createRolloutScheduler, type RolloutScheduler, type StepOutcome } from './services/rollouts/scheduler.js';
+export { createRolloutNotifier, type RolloutNotifier } from './services/rollouts/notifier.js';
+export { LOCK_KEYS } from './db/locks.js';
 export { recordHeartbeats } from './repositories/clusters-repo.js';
 export { upsertStatuses } from './repositories/status-repo.js';
 export { pruneSentOutbox } from './repositories/outbox-repo.js';

@@ -2,15 +2,29 @@
 import { and, asc, desc, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { Rollout, RolloutEvent } from '@flotilla/api';
 import type { DbOrTx } from '../db/client.js';
-import { isUniqueViolation } from '../db/errors.js';
-import { ACTIVE_ROLLOUT_PHASES, rolloutEvents, rolloutPins, rollouts } from '../db/schema/index.js';
-import { conflict } from '../errors.js';
-import type { RolloutAction, RolloutPhase } from '../rollouts/types.js';
+import { rolloutEvents, rolloutPins, rollouts } from '../db/schema/index.js';
+import {
+  ACTIVE_ROLLOUT_PHASES,
+  STEPPABLE_ROLLOUT_PHASES,
+  type FrozenPlan,
+  type RolloutAction,
+  type RolloutPhase,
+  type RolloutState,
+} from '../domain/rollouts/types.js';
+import { conflict, isUniqueViolation } from '../errors.js';
 import { isWorkloadId } from './workloads-repo.js';
 
-export type RolloutRow = typeof rollouts.$inferSelect;
+type StoredRollout = typeof rollouts.$inferSelect;
+/** A rollout row with its plan and state typed (the table stores them as jsonb). */
+export type RolloutRow = Omit<StoredRollout, 'plan' | 'state'> & { plan: FrozenPlan; state: RolloutState };
 export type RolloutEventRow = typeof rolloutEvents.$inferSelect;
-export type NewRollout = typeof rollouts.$inferInsert;
+export type NewRollout = Omit<typeof rollouts.$inferInsert, 'plan' | 'state'> & {
+  plan: FrozenPlan;
+  state: RolloutState;
+};
+
+/** The hub writes plan and state only through this repository, always as these types. */
+const typed = (r: StoredRollout): RolloutRow => r as RolloutRow;
 
 export const isRolloutId = isWorkloadId;
 
@@ -87,7 +101,7 @@ export function toApiRolloutEvent(e: RolloutEventRow): RolloutEvent {
 export async function insertRollout(db: DbOrTx, r: NewRollout): Promise<RolloutRow> {
   try {
     const [row] = await db.insert(rollouts).values(r).returning();
-    return row!;
+    return typed(row!);
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict(`workload ${r.workloadId} already has an active rollout`);
     throw err;
@@ -98,7 +112,7 @@ export async function getRollout(db: DbOrTx, id: string, forUpdate = false): Pro
   if (!isRolloutId(id)) return undefined;
   const q = db.select().from(rollouts).where(eq(rollouts.id, id)).limit(1);
   const [row] = forUpdate ? await q.for('update') : await q;
-  return row;
+  return row && typed(row);
 }
 
 export async function activeRolloutOf(db: DbOrTx, workloadId: string): Promise<RolloutRow | undefined> {
@@ -107,16 +121,17 @@ export async function activeRolloutOf(db: DbOrTx, workloadId: string): Promise<R
     .from(rollouts)
     .where(and(eq(rollouts.workloadId, workloadId), inArray(rollouts.phase, [...ACTIVE_ROLLOUT_PHASES])))
     .limit(1);
-  return row;
+  return row && typed(row);
 }
 
 /** Rollouts the scheduler must step (paused ones do not move), oldest first. */
 export async function steppableRollouts(db: DbOrTx): Promise<RolloutRow[]> {
-  return db
+  const rows = await db
     .select()
     .from(rollouts)
-    .where(inArray(rollouts.phase, ['Progressing', 'WaitingApproval']))
+    .where(inArray(rollouts.phase, [...STEPPABLE_ROLLOUT_PHASES]))
     .orderBy(asc(rollouts.createdAt));
+  return rows.map(typed);
 }
 
 /** Newest first; `before` (createdAt ISO, id) continues a page; `limit + 1` rows. */
@@ -126,7 +141,7 @@ export async function listRolloutsOf(
   limit: number,
   before: [string, string] | undefined,
 ): Promise<RolloutRow[]> {
-  return db
+  const rows = await db
     .select()
     .from(rollouts)
     .where(
@@ -139,6 +154,7 @@ export async function listRolloutsOf(
     )
     .orderBy(desc(rollouts.createdAt), desc(rollouts.id))
     .limit(limit + 1);
+  return rows.map(typed);
 }
 
 export async function saveRolloutState(db: DbOrTx, r: Pick<RolloutRow, 'id' | 'state'>, now: Date): Promise<void> {

@@ -2,10 +2,9 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { ApiToken, TokenRole } from '@flotilla/api';
 import type { Db, DbOrTx } from '../db/client.js';
-import { isUniqueViolation } from '../db/errors.js';
 import { lockSeeding } from '../db/locks.js';
 import { apiTokens } from '../db/schema/index.js';
-import { conflict } from '../errors.js';
+import { conflict, isUniqueViolation } from '../errors.js';
 
 export interface Principal {
   tokenId: string;

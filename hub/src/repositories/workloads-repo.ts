@@ -2,9 +2,8 @@
 import { and, asc, desc, eq, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { Overrides, Placement, Workload, WorkloadKind, WorkloadMetadata, WorkloadRevision } from '@flotilla/api';
 import type { DbOrTx } from '../db/client.js';
-import { isUniqueViolation } from '../db/errors.js';
 import { workloadRevisions, workloads } from '../db/schema/index.js';
-import { conflict } from '../errors.js';
+import { conflict, isUniqueViolation } from '../errors.js';
 
 export type WorkloadRow = typeof workloads.$inferSelect;
 export type RevisionRow = typeof workloadRevisions.$inferSelect;

@@ -14,8 +14,8 @@ import type { ClusterService } from '../services/cluster-service.js';
 import type { PolicyService } from '../services/policy-service.js';
 import type { RegistrationGuard } from '../services/registration-guard.js';
 import type { WorkloadService } from '../services/workload-service.js';
-import type { RolloutNotifier } from '../rollouts/notifier.js';
-import type { RolloutService } from '../services/rollout-service.js';
+import type { RolloutNotifier } from '../services/rollouts/notifier.js';
+import type { RolloutService } from '../services/rollouts/rollout-service.js';
 
 export type Api = FastifyInstance<
   RawServerDefault,

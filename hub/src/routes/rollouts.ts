@@ -24,7 +24,7 @@ import {
   toApiRolloutEvent,
 } from '../repositories/rollouts-repo.js';
 import { getLiveWorkload } from '../repositories/workloads-repo.js';
-import { TERMINAL_ROLLOUT_PHASES } from '../rollouts/types.js';
+import { isTerminalPhase } from '../domain/rollouts/types.js';
 import type { Api, RouteContext } from './context.js';
 import { changeErrorResponses } from './responses.js';
 
@@ -170,7 +170,7 @@ export function rolloutRoutes(api: Api, ctx: RouteContext): void {
             }
             if (rows.length < 1000) break;
           }
-          if (!follow || phase === undefined || TERMINAL_ROLLOUT_PHASES.includes(phase)) break;
+          if (!follow || phase === undefined || isTerminalPhase(phase)) break;
           if (Date.now() - lastWrite >= KEEPALIVE_MS) {
             raw.write(': keepalive\n\n');
             lastWrite = Date.now();

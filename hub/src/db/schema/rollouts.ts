@@ -12,7 +12,6 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import type { RolloutStrategy } from '@flotilla/api';
-import type { FrozenPlan, RolloutState } from '../../rollouts/types.js';
 import { workloads } from './workloads.js';
 
 /**
@@ -34,9 +33,6 @@ export const rolloutPins = pgTable(
   (t) => [primaryKey({ columns: [t.workloadId, t.clusterName] })],
 );
 
-/** Active phases: at most one rollout per workload is in one of these. */
-export const ACTIVE_ROLLOUT_PHASES = ['Progressing', 'WaitingApproval', 'Paused'] as const;
-
 /** Rollouts: the frozen plan and the scheduler's state, committed together with their effects. */
 export const rollouts = pgTable(
   'rollouts',
@@ -48,8 +44,9 @@ export const rollouts = pgTable(
     targetRevision: integer('target_revision').notNull(),
     previousRevision: integer('previous_revision').notNull(),
     strategy: jsonb('strategy').$type<RolloutStrategy>().notNull(),
-    plan: jsonb('plan').$type<FrozenPlan>().notNull(),
-    state: jsonb('state').$type<RolloutState>().notNull(),
+    /** The frozen plan and the run's state (domain/rollouts/types.ts; typed by the repository). */
+    plan: jsonb('plan').notNull(),
+    state: jsonb('state').notNull(),
     phase: text('phase').notNull(),
     /** The rollout this one rolls back, if any. */
     rollbackOf: uuid('rollback_of'),
@@ -58,6 +55,7 @@ export const rollouts = pgTable(
     createdBy: text('created_by').notNull(),
   },
   (t) => [
+    // At most one active rollout per workload (ACTIVE_ROLLOUT_PHASES).
     uniqueIndex('rollouts_one_active_idx')
       .on(t.workloadId)
       .where(sql`${t.phase} in ('Progressing', 'WaitingApproval', 'Paused')`),

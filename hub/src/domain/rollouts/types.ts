@@ -30,7 +30,20 @@ export interface FrozenPlan {
 export type RolloutPhase =
   'Progressing' | 'WaitingApproval' | 'Paused' | 'Succeeded' | 'Failed' | 'Aborted' | 'RolledBack';
 
+/** A rollout in one of these is over: nothing moves it again. */
 export const TERMINAL_ROLLOUT_PHASES: readonly RolloutPhase[] = ['Succeeded', 'Failed', 'Aborted', 'RolledBack'];
+
+/**
+ * At most one rollout per workload is in one of these (the `rollouts_one_active_idx` unique
+ * index of db/schema/rollouts.ts spells the same list in SQL).
+ */
+export const ACTIVE_ROLLOUT_PHASES: readonly RolloutPhase[] = ['Progressing', 'WaitingApproval', 'Paused'];
+
+/** The phases the scheduler steps (a paused rollout does not move). */
+export const STEPPABLE_ROLLOUT_PHASES: readonly RolloutPhase[] = ['Progressing', 'WaitingApproval'];
+
+export const isTerminalPhase = (phase: RolloutPhase): boolean => TERMINAL_ROLLOUT_PHASES.includes(phase);
+export const isSteppablePhase = (phase: RolloutPhase): boolean => STEPPABLE_ROLLOUT_PHASES.includes(phase);
 
 export type WavePhase = 'Pending' | 'WaitingApproval' | 'Progressing' | 'Succeeded' | 'Failed';
 

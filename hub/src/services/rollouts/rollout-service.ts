@@ -4,11 +4,11 @@
  * entry; the scheduler then moves clusters. Controls that do not apply are 409s naming the phase.
  */
 import { validateRolloutStrategy, type CreateRolloutRequest, type Rollout, type RolloutStrategy } from '@flotilla/api';
-import type { Db, Tx } from '../db/client.js';
-import { matchesSelector } from '../domain/label-selector.js';
-import { HubError, conflict, invalid, notFound } from '../errors.js';
-import { recordAudit } from '../repositories/audit-repo.js';
-import { allClusters } from '../repositories/clusters-repo.js';
+import type { Db, Tx } from '../../db/client.js';
+import { matchesSelector } from '../../domain/label-selector.js';
+import { HubError, conflict, invalid, notFound } from '../../errors.js';
+import { recordAudit } from '../../repositories/audit-repo.js';
+import { allClusters } from '../../repositories/clusters-repo.js';
 import {
   activeRolloutOf,
   getRollout,
@@ -16,22 +16,23 @@ import {
   insertRolloutEvents,
   saveRolloutState,
   toApiRollout,
-} from '../repositories/rollouts-repo.js';
-import type { Principal } from '../repositories/tokens-repo.js';
-import type { WorkloadAdmission } from './workload-admission.js';
-import { getLiveWorkload, getRevision } from '../repositories/workloads-repo.js';
+} from '../../repositories/rollouts-repo.js';
+import type { Principal } from '../../repositories/tokens-repo.js';
+import type { WorkloadAdmission } from '../workload-admission.js';
+import { getLiveWorkload, getRevision } from '../../repositories/workloads-repo.js';
 import {
   RolloutStateError,
   abort,
   approve,
   freezePlan,
   initialState,
+  isTerminalPhase,
   pause,
   resume,
   retry,
   type RolloutControl,
   type RolloutState,
-} from '../rollouts/index.js';
+} from '../../domain/rollouts/index.js';
 
 export interface RolloutServiceDeps {
   db: Db;
@@ -214,7 +215,7 @@ export function createRolloutService(deps: RolloutServiceDeps): RolloutService {
             details: [{ path: 'phase', message: row.state.phase }],
           });
         }
-        if (!['Succeeded', 'Failed', 'Aborted'].includes(row.state.phase)) {
+        if (!isTerminalPhase(row.state.phase)) {
           // An active rollout stops where it is first; the new one brings every cluster back.
           const at = now();
           const state = abort(row.state, at.getTime());

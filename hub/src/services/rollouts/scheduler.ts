@@ -9,9 +9,9 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { ObjectHealth } from '@flotilla/api';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { Db, Tx } from '../db/client.js';
-import { LOCK_KEYS } from '../db/locks.js';
-import { clusters, desiredObjects, objectStatus, workloads } from '../db/schema/index.js';
+import type { Db, Tx } from '../../db/client.js';
+import { LOCK_KEYS } from '../../db/locks.js';
+import { clusters, desiredObjects, objectStatus, workloads } from '../../db/schema/index.js';
 import {
   deletePins,
   getRollout,
@@ -20,18 +20,18 @@ import {
   steppableRollouts,
   upsertPin,
   type RolloutRow,
-} from '../repositories/rollouts-repo.js';
-import { getRevision } from '../repositories/workloads-repo.js';
-import { beginDesiredChange, observeSync, syncWorkload, type DesiredSync } from '../services/desired-sync.js';
-import type { OutboxRecord } from '../repositories/outbox-repo.js';
-import type { HearingState } from '../health/nats-hearing.js';
-import type { HubMetrics } from '../metrics.js';
-import { advance } from './engine.js';
+} from '../../repositories/rollouts-repo.js';
+import { getRevision } from '../../repositories/workloads-repo.js';
+import { beginDesiredChange, observeSync, syncWorkload, type DesiredSync } from '../desired-sync.js';
+import type { OutboxRecord } from '../../repositories/outbox-repo.js';
+import type { HearingState } from '../../health/nats-hearing.js';
+import type { HubMetrics } from '../../metrics.js';
+import { advance } from '../../domain/rollouts/engine.js';
+import { createLeadership } from './leadership.js';
 import type { RolloutNotifier } from './notifier.js';
-import { observeCluster } from './observe.js';
-import type { ClusterObservation, RolloutAction, RolloutState } from './types.js';
+import { observeCluster } from '../../domain/rollouts/observe.js';
+import type { ClusterObservation, RolloutAction, RolloutState } from '../../domain/rollouts/types.js';
 
-export const SCHEDULER_LOCK = LOCK_KEYS.scheduler;
 /** Kicks (status stored, controls) are coalesced over this long. */
 const KICK_DELAY_MS = 50;
 /**
@@ -85,9 +85,13 @@ function same(a: unknown, b: unknown): boolean {
 
 export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutScheduler {
   const now = deps.now ?? ((): Date => new Date());
-  let leader: pg.PoolClient | undefined;
-  /** When this instance took the lead: heartbeats sent while no hub listened may still be queued. */
-  let leaderSince: Date | undefined;
+  const leadership = createLeadership({
+    pool: deps.pool,
+    key: LOCK_KEYS.scheduler,
+    logger: deps.logger,
+    now,
+    what: 'rollout scheduler',
+  });
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
   let stopped = true;
@@ -95,53 +99,10 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
   let ticking = false;
   let kickPending = false;
 
-  async function lead(): Promise<boolean> {
-    if (leader) return true;
-    const client = await deps.pool.connect();
-    try {
-      const res = await client.query<{ locked: boolean }>('select pg_try_advisory_lock($1) as locked', [
-        SCHEDULER_LOCK,
-      ]);
-      if (res.rows[0]?.locked !== true) {
-        client.release();
-        return false;
-      }
-    } catch (err) {
-      client.release(err as Error);
-      throw err;
-    }
-    // The session lock lives as long as this connection. When it is lost (Postgres restarted),
-    // Postgres has released the lock: drop the client (the pool discards it) and contend again
-    // on the next tick, as any standby does.
-    client.on('error', (err) => {
-      deps.logger.warn({ err: err.message }, 'scheduler leadership connection lost; contending again');
-      if (leader !== client) return;
-      leader = undefined;
-      leaderSince = undefined;
-      client.release(err);
-    });
-    leader = client;
-    leaderSince = now();
-    deps.logger.info('rollout scheduler is the active instance');
-    return true;
-  }
-
-  async function resign(): Promise<void> {
-    const client = leader;
-    leader = undefined;
-    leaderSince = undefined;
-    if (!client) return;
-    try {
-      await client.query('select pg_advisory_unlock($1)', [SCHEDULER_LOCK]);
-      client.release();
-    } catch (err) {
-      client.release(err as Error);
-    }
-  }
-
   /** How the hub judges what it hears, now: heartbeat timeout, freshness, whether it hears NATS. */
   function liveness(): Liveness {
     const h = deps.hearing?.();
+    const leaderSince = leadership.since();
     // Back from deafness, heartbeats sent meanwhile may still be queued: observing starts again.
     const observingSince = h?.hearing && leaderSince ? new Date(Math.max(leaderSince.getTime(), h.since)) : leaderSince;
     return {
@@ -237,7 +198,7 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
    * waiting for agents), and skipping their transactions keeps a tick over many rollouts short.
    */
   async function tick(): Promise<StepOutcome[]> {
-    if (!(await lead())) return [];
+    if (!(await leadership.lead())) return [];
     const at = now();
     const rows = await steppableRollouts(deps.db);
     if (rows.length === 0) return [];
@@ -295,7 +256,7 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
       if (timer) clearTimeout(timer);
       timer = undefined;
       await running;
-      await resign();
+      await leadership.resign();
     },
     kick() {
       if (stopped) return;
@@ -307,7 +268,7 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
     },
     tick,
     step,
-    isLeader: () => leader !== undefined,
+    isLeader: () => leadership.isLeader(),
   };
 }
 
