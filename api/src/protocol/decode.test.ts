@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeDesired, decodeStatus, encodeMessage } from './decode.js';
+import { MAX_MESSAGE_DEPTH, decodeDesired, decodeStatus, encodeMessage } from './decode.js';
 import { PROTOCOL_VERSION, type StatusMessage } from './messages.js';
 import { isNewerStatus } from './status-order.js';
 
@@ -38,6 +38,29 @@ describe('message decoding', () => {
     const r = decodeStatus(data);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.reason).toBe(reason);
+  });
+
+  it('drops a message nested deeper than it could be re-encoded or applied', () => {
+    const msg = {
+      v: 1,
+      cluster: 'c1',
+      kind: 'CloneSet',
+      namespace: 'a',
+      name: 'b',
+      workloadId: 'w',
+      revision: 1,
+      generation: 1,
+      deleted: false,
+      publishedAt: 'now',
+    };
+    // Built as text: JSON.stringify itself cannot write a value this deep.
+    const deep = `${JSON.stringify(msg).slice(0, -1)},"manifest":${'{"a":'.repeat(10_000)}{}${'}'.repeat(10_000)}}`;
+    expect(decodeDesired(bytes(deep))).toEqual({
+      ok: false,
+      reason: 'schema',
+      detail: `nested deeper than ${MAX_MESSAGE_DEPTH} levels`,
+    });
+    expect(decodeDesired(bytes(JSON.stringify({ ...msg, manifest: { spec: { a: { b: [1] } } } }))).ok).toBe(true);
   });
 
   it('rejects a desired message of an unknown kind', () => {

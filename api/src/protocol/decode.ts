@@ -8,6 +8,26 @@ import { DesiredMessage, HeartbeatMessage, StatusMessage } from './messages.js';
 
 export type DecodeResult<T> = { ok: true; value: T } | { ok: false; reason: 'json' | 'schema'; detail: string };
 
+/**
+ * Deepest nesting a message may have (the hub's REST API takes bodies 64 levels deep; a manifest
+ * sits two levels below a message's root). JSON.parse reads any depth, but JSON.stringify and
+ * other recursive code give up some thousand levels down: a message the receiver could never
+ * apply or re-encode is dropped here instead of failing on every redelivery.
+ */
+export const MAX_MESSAGE_DEPTH = 100;
+
+/** Whether a parsed value nests deeper than `max` levels (iterative: no recursion of its own). */
+function deeperThan(value: unknown, max: number): boolean {
+  const work: [unknown, number][] = [[value, 1]];
+  for (let item = work.pop(); item !== undefined; item = work.pop()) {
+    const [v, depth] = item;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > max) return true;
+    for (const child of Object.values(v)) work.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** A decoder for one message schema, compiled once. */
 export type Decoder<T> = (data: Uint8Array) => DecodeResult<T>;
 
@@ -21,6 +41,9 @@ function makeDecoder<S extends TSchema>(schema: S): Decoder<Static<S>> {
       value = JSON.parse(utf8.decode(data));
     } catch (err) {
       return { ok: false, reason: 'json', detail: err instanceof Error ? err.message : String(err) };
+    }
+    if (deeperThan(value, MAX_MESSAGE_DEPTH)) {
+      return { ok: false, reason: 'schema', detail: `nested deeper than ${MAX_MESSAGE_DEPTH} levels` };
     }
     if (!validator.Check(value)) {
       const first = validator.Errors(value)[0];
