@@ -1,0 +1,1 @@
+export { isServed } from '../../runtime/discovery.js';
