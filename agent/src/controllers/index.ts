@@ -23,7 +23,7 @@ import type { KubeRest } from '../runtime/rest.js';
 import { cloneSetController } from './cloneset/index.js';
 import { imagePullJobController } from './imagepulljob/index.js';
 import { nodeImageController } from './nodeimage/index.js';
-import { webhookRegistration } from '../webhook/registration.js';
+import { webhookRegistration } from '../webhook/component.js';
 import { sidecarSetController } from './sidecarset/index.js';
 import { podReadinessController } from './podreadiness/index.js';
 
