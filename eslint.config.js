@@ -43,13 +43,14 @@ export default tseslint.config(
     ],
     rules: { 'no-restricted-syntax': 'off' },
   },
-  // Package boundaries (docs/adr/0001): `api` imports nothing of ours, `hub` and `agent` only `api`.
+  // Package boundaries (docs/adr/0001): `api` imports nothing of ours; `hub`, `agent` and `cli` only `api`.
   // tsc -b alone cannot hold this line: npm hoists every workspace into node_modules/@flotilla,
   // so `import '@flotilla/hub'` resolves from the agent as soon as the hub has been built.
   ...[
-    { pkg: 'api', forbidden: ['hub', 'agent', 'test'] },
-    { pkg: 'hub', forbidden: ['agent', 'test'] },
-    { pkg: 'agent', forbidden: ['hub', 'test'] },
+    { pkg: 'api', forbidden: ['hub', 'agent', 'cli', 'test'] },
+    { pkg: 'hub', forbidden: ['agent', 'cli', 'test'] },
+    { pkg: 'agent', forbidden: ['hub', 'cli', 'test'] },
+    { pkg: 'cli', forbidden: ['hub', 'agent', 'test'] },
   ].map(({ pkg, forbidden }) => ({
     files: [`${pkg}/**/*.{ts,js}`],
     rules: {

@@ -21,6 +21,7 @@ export default defineConfig({
             'api/src/**/*.test.ts',
             'hub/src/**/*.test.ts',
             'agent/src/**/*.test.ts',
+            'cli/src/**/*.test.ts',
             'test/bench/**/*.test.ts',
           ],
           environment: 'node',

@@ -4,9 +4,9 @@
 // file, not dist/, so npm links it at install time, before anything is built.
 import { existsSync } from 'node:fs';
 
-const main = new URL('../dist/cli/main.js', import.meta.url);
+const main = new URL('../dist/main.js', import.meta.url);
 if (!existsSync(main)) {
-  console.error('flotilla: hub/dist/cli/main.js is missing; run `npm run build` first');
+  console.error('flotilla: cli/dist/main.js is missing; run `npm run build` first');
   process.exit(1);
 }
 await import(main.href);

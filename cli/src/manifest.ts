@@ -6,18 +6,11 @@
  * `spec`) with the hub's fields (`placement`, `overrides`, `updatePolicy`) beside `spec`.
  */
 import type { CreateWorkloadRequest, UpdateWorkloadRequest, WorkloadKind } from '@flotilla/api';
+import { WORKLOAD_KINDS } from '@flotilla/api/enums';
 import YAML from 'yaml';
 import { CliError } from './errors.js';
 
 type Doc = Record<string, unknown>;
-
-/**
- * The kinds, kept here rather than imported: loading @flotilla/api's schemas at run time would
- * double the CLI's start-up. The type below fails to compile when the API gains a kind.
- */
-export const WORKLOAD_KINDS = ['CloneSet', 'SidecarSet', 'ImagePullJob'] as const satisfies readonly WorkloadKind[];
-const _everyKind: Exclude<WorkloadKind, (typeof WORKLOAD_KINDS)[number]> extends never ? true : never = true;
-void _everyKind;
 
 const isObject = (v: unknown): v is Doc => typeof v === 'object' && v !== null && !Array.isArray(v);
 

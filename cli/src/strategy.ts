@@ -1,11 +1,7 @@
 /** The rollout strategy `rollouts start --canary ...` builds from flags; pure. */
-import type { ApprovalGate, RolloutStrategy, Wave } from '@flotilla/api';
+import type { RolloutStrategy, Wave } from '@flotilla/api';
+import { APPROVAL_GATES } from '@flotilla/api/enums';
 import { usageError } from './errors.js';
-
-/** Kept here, not imported, for start-up time (see WORKLOAD_KINDS); checked against the API's type. */
-const APPROVAL_GATES = ['None', 'Before', 'After', 'BeforeAndAfter'] as const satisfies readonly ApprovalGate[];
-const _everyGate: Exclude<ApprovalGate, (typeof APPROVAL_GATES)[number]> extends never ? true : never = true;
-void _everyGate;
 
 export interface CanaryFlags {
   /** `cluster-a,cluster-b` (names) or `ring=canary,region=eu` (labels). */

@@ -12,6 +12,7 @@ COPY api/package.json api/
 COPY agent/package.json agent/
 # npm ci checks every workspace against the lock file, so the other manifests come along.
 COPY hub/package.json hub/
+COPY cli/package.json cli/
 COPY test/package.json test/
 RUN npm ci --workspace @flotilla/api --workspace @flotilla/agent --include-workspace-root --ignore-scripts
 COPY api api
@@ -25,6 +26,7 @@ COPY package.json package-lock.json ./
 COPY api/package.json api/
 COPY agent/package.json agent/
 COPY hub/package.json hub/
+COPY cli/package.json cli/
 COPY test/package.json test/
 RUN npm ci --omit=dev --workspace @flotilla/api --workspace @flotilla/agent --ignore-scripts
 

@@ -10,6 +10,7 @@ COPY package.json package-lock.json tsconfig.base.json ./
 COPY api/package.json api/
 COPY hub/package.json hub/
 COPY agent/package.json agent/
+COPY cli/package.json cli/
 COPY test/package.json test/
 RUN npm ci --workspace @flotilla/api --workspace @flotilla/hub --include-workspace-root --ignore-scripts
 COPY api api
@@ -22,6 +23,7 @@ COPY package.json package-lock.json ./
 COPY api/package.json api/
 COPY hub/package.json hub/
 COPY agent/package.json agent/
+COPY cli/package.json cli/
 COPY test/package.json test/
 RUN npm ci --omit=dev --workspace @flotilla/api --workspace @flotilla/hub --ignore-scripts
 

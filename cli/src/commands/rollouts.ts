@@ -1,19 +1,19 @@
 /** `flotilla rollouts ...`: start, list, get, watch, and the controls. */
 import type { Rollout, RolloutEvent } from '@flotilla/api';
 import { parse as parseYaml } from 'yaml';
-import { createSseParser } from '../../dashboard/public/sse.js';
-import { TERMINAL_ROLLOUT_PHASES, type RolloutPhase } from '../../rollouts/types.js';
+import { TERMINAL_ROLLOUT_PHASES } from '@flotilla/api/enums';
 import { intFlag, str } from '../args.js';
 import { listAll, seg } from '../client.js';
 import { confirm, print, type CliContext, type Command } from '../context.js';
 import { CliError, usageError } from '../errors.js';
 import { age, cell, orDash, renderData, renderTable } from '../output.js';
+import { readSse } from '../sse.js';
 import { canaryStrategy } from '../strategy.js';
 import { resolveWorkload } from './resolve.js';
 
 const RECONNECT_MS = 1000;
 
-export const isTerminal = (phase: string): boolean => TERMINAL_ROLLOUT_PHASES.includes(phase as RolloutPhase);
+export const isTerminal = (phase: string): boolean => (TERMINAL_ROLLOUT_PHASES as readonly string[]).includes(phase);
 
 /** `rollouts get` in table mode: a summary, then one table of waves and one of clusters. */
 export function renderRollout(r: Rollout, now: Date): string {
@@ -65,18 +65,9 @@ async function readEvents(
 ): Promise<void> {
   const res = await ctx.client.stream(`/rollouts/${seg(id)}/events`, { lastEventId });
   if (!res.body) return;
-  const parse = createSseParser();
-  const decoder = new TextDecoder();
-  const reader = res.body.getReader();
-  for (;;) {
-    // A dropped connection ends the read: the caller checks the phase and reconnects.
-    const chunk = await reader.read().catch(() => undefined);
-    if (!chunk) return;
-    if (chunk.done) return;
-    for (const ev of parse(decoder.decode(chunk.value as Uint8Array, { stream: true }))) {
-      if (ev.event !== 'rollout') continue;
-      onEvent(JSON.parse(ev.data) as RolloutEvent, ev.id);
-    }
+  for await (const ev of readSse(res.body)) {
+    if (ev.event !== 'rollout') continue;
+    onEvent(JSON.parse(ev.data) as RolloutEvent, ev.id);
   }
 }
 

@@ -1,4 +1,5 @@
 /** `flotilla workloads ...`: apply, list, get, revisions, delete, status. */
+import { isDeepStrictEqual } from 'node:util';
 import type { ObjectStatusRow, Workload, WorkloadRevision, WorkloadStatus } from '@flotilla/api';
 import { str } from '../args.js';
 import { listAll, seg } from '../client.js';
@@ -6,7 +7,6 @@ import { confirm, print, type CliContext, type Command } from '../context.js';
 import { usageError } from '../errors.js';
 import { parseWorkloadDocuments, toUpdateRequest, workloadTitle } from '../manifest.js';
 import { age, orDash, renderData, type Column } from '../output.js';
-import { canonicalJson } from '../../domain/canonical-json.js';
 import { resolveWorkload } from './resolve.js';
 
 function workloadColumns(now: Date): Column<Workload>[] {
@@ -53,11 +53,10 @@ export function aggregateLine(s: WorkloadStatus): string {
   );
 }
 
-/** Whether two versions of a workload have the same template (what an apply can change). */
+/** Whether two versions of a workload have the same template (what an apply can change); key order aside. */
 export function sameTemplate(a: Workload, b: Workload): boolean {
-  const template = (w: Workload): string =>
-    canonicalJson([w.metadata, w.spec, w.placement, w.overrides, w.updatePolicy]);
-  return template(a) === template(b);
+  const template = (w: Workload): unknown[] => [w.metadata, w.spec, w.placement, w.overrides, w.updatePolicy];
+  return isDeepStrictEqual(template(a), template(b));
 }
 
 async function applyOne(ctx: CliContext, doc: ReturnType<typeof parseWorkloadDocuments>[number]): Promise<Workload> {

@@ -1,5 +1,5 @@
 /**
- * The `flotilla` CLI as a real process (node hub/dist/cli/main.js) against a real hub
+ * The `flotilla` CLI as a real process (node cli/dist/main.js) against a real hub
  * (HTTP listener, Postgres, harness nats-server, rollout scheduler). Agents are simulated the way
  * the rollout suite does it (heartbeats and status written through the hub's own repositories).
  * Also: the dashboard's files are public and carry the CSP, while its data still needs a token.
@@ -18,7 +18,7 @@ import { agentsReport, heartbeat, type Harness } from '../rollouts/harness.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 // The built CLI, as users run it (`npm test` builds before it tests): a tsx start costs seconds
 // on a loaded machine and the suite starts the CLI some sixty times.
-const CLI = path.join(ROOT, 'hub/dist/cli/main.js');
+const CLI = path.join(ROOT, 'cli/dist/main.js');
 
 interface Run {
   code: number;

@@ -2,8 +2,8 @@
 /* eslint-disable @typescript-eslint/explicit-module-boundary-types -- browser JS: the JSDoc types every export and tsc checks it (@ts-check) */
 /**
  * An incremental parser of server-sent events (the text/event-stream format of the WHATWG HTML
- * standard). Shared by the dashboard (which reads the stream through fetch, because EventSource
- * cannot send the bearer token) and the CLI's `rollouts watch`. Pure: text in, events out.
+ * standard), for the dashboard, which reads the stream through fetch because EventSource cannot
+ * send the bearer token. Pure: text in, events out.
  */
 
 /**
