@@ -2,7 +2,7 @@
  * Workload and rollout steps over the hub's REST API, and reads of what really runs in the
  * clusters, shared by the demo and the rollout e2e suite.
  */
-import type { Rollout, RolloutEvent } from '@flotilla/api';
+import { KruiseResources, type Rollout, type RolloutEvent } from '@flotilla/api';
 import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import type { Fleet } from './fleet.js';
 
@@ -127,16 +127,11 @@ export function cloneSetReader(
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfigPath);
   const api = kc.makeApiClient(CustomObjectsApi);
+  const { group, version, plural } = KruiseResources.CloneSet;
   return async (namespace, name) => {
     let cs: RawCloneSet;
     try {
-      cs = (await api.getNamespacedCustomObject({
-        group: 'apps.kruise.io',
-        version: 'v1alpha1',
-        plural: 'clonesets',
-        namespace,
-        name,
-      })) as RawCloneSet;
+      cs = (await api.getNamespacedCustomObject({ group, version, plural, namespace, name })) as RawCloneSet;
     } catch (err) {
       if ((err as { code?: number }).code === 404) return undefined;
       throw err;

@@ -5,7 +5,7 @@
  * with the registry's own answer plus the reason the secret did not help.
  */
 import { isKubeStatus } from '../errors.js';
-import { resourcePath } from '../runtime/resource.js';
+import { resourcePath, Resources } from '../runtime/resource.js';
 import type { KubeRest } from '../runtime/rest.js';
 import type { AuthProblem, PullSecret } from './auth.js';
 
@@ -18,8 +18,6 @@ export interface SecretReader {
   read(refs: readonly SecretRefLike[]): Promise<{ secrets: PullSecret[]; problems: AuthProblem[] }>;
 }
 
-const SECRETS = { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true } as const;
-
 /** A SecretReader that GETs each secret from the API (pull secrets are few; no cache needed). */
 export function kubeSecretReader(rest: KubeRest): SecretReader {
   return {
@@ -30,7 +28,10 @@ export function kubeSecretReader(rest: KubeRest): SecretReader {
         const key = `${ref.namespace ?? ''}/${ref.name ?? ''}`;
         try {
           secrets.push(
-            await rest.request<PullSecret>({ method: 'GET', path: resourcePath(SECRETS, ref.namespace, ref.name) }),
+            await rest.request<PullSecret>({
+              method: 'GET',
+              path: resourcePath(Resources.secrets, ref.namespace, ref.name),
+            }),
           );
         } catch (err) {
           if (isKubeStatus(err, 404)) problems.push({ secret: key, reason: 'not found' });

@@ -8,11 +8,9 @@
  */
 import type { AgentCredentials } from '@flotilla/api';
 import { AgentError, isKubeStatus } from '../errors.js';
-import { resourcePath, type ResourceRef } from '../runtime/resource.js';
+import { resourcePath, Resources } from '../runtime/resource.js';
 import type { KubeRest } from '../runtime/rest.js';
 import type { CredentialStore, JoinState } from './registration.js';
-
-const SECRET: ResourceRef = { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true };
 
 interface SecretBody {
   metadata?: { resourceVersion?: string };
@@ -58,7 +56,7 @@ export function secretCredentialStore(rest: KubeRest, namespace: string, name: s
   let resourceVersion: string | undefined;
   async function read(): Promise<SecretBody | undefined> {
     try {
-      return await rest.request<SecretBody>({ method: 'GET', path: resourcePath(SECRET, namespace, name) });
+      return await rest.request<SecretBody>({ method: 'GET', path: resourcePath(Resources.secrets, namespace, name) });
     } catch (err) {
       if (isKubeStatus(err, 404)) return undefined;
       throw new AgentError('AGENT_ERR_JOIN_SECRET', `cannot read ${what}`, { cause: err });
@@ -88,8 +86,8 @@ export function secretCredentialStore(rest: KubeRest, namespace: string, name: s
       };
       try {
         const saved = await (resourceVersion
-          ? rest.request<SecretBody>({ method: 'PUT', path: resourcePath(SECRET, namespace, name), body })
-          : rest.request<SecretBody>({ method: 'POST', path: resourcePath(SECRET, namespace), body }));
+          ? rest.request<SecretBody>({ method: 'PUT', path: resourcePath(Resources.secrets, namespace, name), body })
+          : rest.request<SecretBody>({ method: 'POST', path: resourcePath(Resources.secrets, namespace), body }));
         resourceVersion = saved.metadata?.resourceVersion;
       } catch (err) {
         // A conflict means another writer (a former leader) got there first: losing the claimed

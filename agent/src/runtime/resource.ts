@@ -1,27 +1,37 @@
-/** Where a resource lives in the API: enough to build its REST paths. */
-export interface ResourceRef {
-  /** API group; `` for the core group. */
-  group: string;
-  version: string;
-  /** Lower-case plural used in paths, e.g. `pods`. */
-  plural: string;
-  kind: string;
-  namespaced: boolean;
-}
+/**
+ * The agent's resource table: the built-in Kubernetes resources it reads and writes, and the
+ * Kruise kinds from api's resource table (derived from the CRD definitions, so their group,
+ * version, plural and scope are declared there only). Every request path starts here.
+ */
+import { KruiseResources, type ResourceRef } from '@flotilla/api';
 
-/** The resources the runtime itself and the built-in controllers use. */
+export type { ResourceRef } from '@flotilla/api';
+
+const core = (plural: string, kind: string, namespaced: boolean): ResourceRef => ({
+  group: '',
+  version: 'v1',
+  plural,
+  kind,
+  namespaced,
+});
+
+const admission = (plural: string, kind: string): ResourceRef => ({
+  group: 'admissionregistration.k8s.io',
+  version: 'v1',
+  plural,
+  kind,
+  namespaced: false,
+});
+
+/** The resources the runtime itself and the built-in components use. */
 export const Resources = {
-  pods: { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true },
-  configMaps: { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true },
-  events: { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true },
-  nodes: { group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false },
-  persistentVolumeClaims: {
-    group: '',
-    version: 'v1',
-    plural: 'persistentvolumeclaims',
-    kind: 'PersistentVolumeClaim',
-    namespaced: true,
-  },
+  pods: core('pods', 'Pod', true),
+  configMaps: core('configmaps', 'ConfigMap', true),
+  secrets: core('secrets', 'Secret', true),
+  events: core('events', 'Event', true),
+  namespaces: core('namespaces', 'Namespace', false),
+  nodes: core('nodes', 'Node', false),
+  persistentVolumeClaims: core('persistentvolumeclaims', 'PersistentVolumeClaim', true),
   leases: { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true },
   controllerRevisions: {
     group: 'apps',
@@ -30,28 +40,12 @@ export const Resources = {
     kind: 'ControllerRevision',
     namespaced: true,
   },
-  cloneSets: { group: 'apps.kruise.io', version: 'v1alpha1', plural: 'clonesets', kind: 'CloneSet', namespaced: true },
-  sidecarSets: {
-    group: 'apps.kruise.io',
-    version: 'v1alpha1',
-    plural: 'sidecarsets',
-    kind: 'SidecarSet',
-    namespaced: false,
-  },
-  imagePullJobs: {
-    group: 'apps.kruise.io',
-    version: 'v1alpha1',
-    plural: 'imagepulljobs',
-    kind: 'ImagePullJob',
-    namespaced: true,
-  },
-  nodeImages: {
-    group: 'apps.kruise.io',
-    version: 'v1alpha1',
-    plural: 'nodeimages',
-    kind: 'NodeImage',
-    namespaced: false,
-  },
+  mutatingWebhookConfigurations: admission('mutatingwebhookconfigurations', 'MutatingWebhookConfiguration'),
+  validatingWebhookConfigurations: admission('validatingwebhookconfigurations', 'ValidatingWebhookConfiguration'),
+  cloneSets: KruiseResources.CloneSet,
+  sidecarSets: KruiseResources.SidecarSet,
+  imagePullJobs: KruiseResources.ImagePullJob,
+  nodeImages: KruiseResources.NodeImage,
 } as const satisfies Record<string, ResourceRef>;
 
 /** `v1` for the core group, `group/version` otherwise. */

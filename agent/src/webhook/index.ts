@@ -44,25 +44,6 @@ export interface WebhookContext {
   events(component: string): EventRecorder;
 }
 
-export const NAMESPACES: ResourceRef = {
-  group: '',
-  version: 'v1',
-  plural: 'namespaces',
-  kind: 'Namespace',
-  namespaced: false,
-};
-const MUTATING: ResourceRef = {
-  group: 'admissionregistration.k8s.io',
-  version: 'v1',
-  plural: 'mutatingwebhookconfigurations',
-  kind: 'MutatingWebhookConfiguration',
-  namespaced: false,
-};
-const VALIDATING: ResourceRef = {
-  ...MUTATING,
-  plural: 'validatingwebhookconfigurations',
-  kind: 'ValidatingWebhookConfiguration',
-};
 const FIELD_MANAGER = 'flotilla-agent/webhook';
 
 /**
@@ -97,7 +78,7 @@ export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): Webhoo
   const { manager, rest } = ctx;
   const log = ctx.logger.child({ component: 'webhook' });
   const sidecarSets = manager.informer<SidecarSet>({ resource: Resources.sidecarSets });
-  const namespaces = manager.informer<Namespace>({ resource: NAMESPACES });
+  const namespaces = manager.informer<Namespace>({ resource: Resources.namespaces });
   const revisions = manager.informer<ControllerRevision>({
     resource: Resources.controllerRevisions,
     namespace: revisionNamespace(config),
@@ -173,8 +154,20 @@ export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): Webhoo
       if (!config.manageConfigurations) {
         const names = (type: 'mutating' | 'validating'): string[] =>
           defs.filter((d) => d.type === type).map((d) => d.name);
-        await injectCaBundle(rest, MUTATING, config.mutatingConfigurationName, names('mutating'), bundlePem);
-        await injectCaBundle(rest, VALIDATING, config.validatingConfigurationName, names('validating'), bundlePem);
+        await injectCaBundle(
+          rest,
+          Resources.mutatingWebhookConfigurations,
+          config.mutatingConfigurationName,
+          names('mutating'),
+          bundlePem,
+        );
+        await injectCaBundle(
+          rest,
+          Resources.validatingWebhookConfigurations,
+          config.validatingConfigurationName,
+          names('validating'),
+          bundlePem,
+        );
         return;
       }
       const { mutating, validating } = buildWebhookConfigurations(defs, {
@@ -190,8 +183,8 @@ export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): Webhoo
         clusterScopedObjectSelector: config.clusterScopedObjectSelector,
         failurePolicy: config.failurePolicy,
       });
-      await apply(mutating, MUTATING);
-      await apply(validating, VALIDATING);
+      await apply(mutating, Resources.mutatingWebhookConfigurations);
+      await apply(validating, Resources.validatingWebhookConfigurations);
     },
     logger: ctx.logger,
   });

@@ -3,7 +3,7 @@
  * configuration, what it intercepts, and its handler. The server and the configurations are both
  * built from this one list, so a path is served exactly when it is registered.
  */
-import { KRUISE_GROUP, KRUISE_KINDS, KRUISE_VERSION, KruisePlural, type KruiseKindName } from '@flotilla/api';
+import { KRUISE_KINDS, KruiseResources, type KruiseKindName } from '@flotilla/api';
 import type { AdmissionHandler, Operation } from './admission/types.js';
 import { kruiseDefaultingHandler } from './mutating/kruise-defaults.js';
 import { podMutatingHandler, type PodMutationSources } from './mutating/pod.js';
@@ -26,11 +26,10 @@ export interface WebhookHandlerDeps {
   extraValidation?: Partial<Record<KruiseKindName, ExtraValidation>>;
 }
 
-const CLUSTER_SCOPED: ReadonlySet<KruiseKindName> = new Set(['SidecarSet', 'NodeImage']);
-
 /** `/mutate-apps-kruise-io-v1alpha1-cloneset` and its validating twin. */
 export function kruisePath(type: 'mutate' | 'validate', kind: KruiseKindName): string {
-  return `/${type}-${KRUISE_GROUP.replace(/\./g, '-')}-${KRUISE_VERSION}-${kind.toLowerCase()}`;
+  const { group, version } = KruiseResources[kind];
+  return `/${type}-${group.replace(/\./g, '-')}-${version}-${kind.toLowerCase()}`;
 }
 
 export function webhookDefinitions(deps: WebhookHandlerDeps): WebhookDefinition[] {
@@ -45,13 +44,14 @@ export function webhookDefinitions(deps: WebhookHandlerDeps): WebhookDefinition[
     },
   ];
   for (const kind of KRUISE_KINDS) {
+    const resource = KruiseResources[kind];
     const rule = {
-      apiGroups: [KRUISE_GROUP],
-      apiVersions: [KRUISE_VERSION],
-      resources: [KruisePlural[kind]],
+      apiGroups: [resource.group],
+      apiVersions: [resource.version],
+      resources: [resource.plural],
       operations: ['CREATE', 'UPDATE'] as Operation[],
     };
-    const clusterScoped = CLUSTER_SCOPED.has(kind);
+    const clusterScoped = !resource.namespaced;
     const lower = kind.toLowerCase();
     defs.push(
       {

@@ -4,7 +4,7 @@
  */
 import type { TSchema } from 'typebox';
 import { CloneSetSchema } from '../kruise/cloneset/schema.js';
-import { KruiseKind, type KruiseKindName, KruisePlural } from '../kruise/constants.js';
+import { KRUISE_GROUP, KRUISE_VERSION, KruiseKind, type KruiseKindName } from '../kruise/constants.js';
 import { ImagePullJobSchema } from '../kruise/imagepulljob/schema.js';
 import { NodeImageSchema } from '../kruise/nodeimage/schema.js';
 import { SidecarSetSchema } from '../kruise/sidecarset/schema.js';
@@ -23,7 +23,21 @@ export interface ScaleSubresource {
   readonly labelSelectorPath: string;
 }
 
+/** One version of a CRD: whether the apiserver serves it and whether it is the one stored. */
+export interface CrdVersion {
+  readonly name: string;
+  readonly served: boolean;
+  readonly storage: boolean;
+}
+
+/**
+ * One kind's CRD. Group, versions, kind, plural and scope are declared here and nowhere else:
+ * the resource table (resources.ts) and every client's paths derive from them.
+ */
 export interface CrdDefinition {
+  readonly group: string;
+  /** Exactly one is the storage version; the schemas in kruise/ describe it. */
+  readonly versions: readonly CrdVersion[];
   readonly kind: KruiseKindName;
   readonly plural: string;
   readonly singular: string;
@@ -44,6 +58,9 @@ const AGE: PrinterColumn = {
     'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.',
 };
 
+/** Served and stored as v1alpha1 only, so no conversion webhook is needed. */
+const V1ALPHA1: readonly CrdVersion[] = [{ name: KRUISE_VERSION, served: true, storage: true }];
+
 const count = (name: string, jsonPath: string, description: string): PrinterColumn => ({
   name,
   type: 'integer',
@@ -52,8 +69,10 @@ const count = (name: string, jsonPath: string, description: string): PrinterColu
 });
 
 export const CLONESET_CRD: CrdDefinition = {
+  group: KRUISE_GROUP,
+  versions: V1ALPHA1,
   kind: KruiseKind.CloneSet,
-  plural: KruisePlural.CloneSet,
+  plural: 'clonesets',
   singular: 'cloneset',
   shortNames: ['clone'],
   scope: 'Namespaced',
@@ -97,8 +116,10 @@ export const CLONESET_CRD: CrdDefinition = {
 };
 
 export const SIDECARSET_CRD: CrdDefinition = {
+  group: KRUISE_GROUP,
+  versions: V1ALPHA1,
   kind: KruiseKind.SidecarSet,
-  plural: KruisePlural.SidecarSet,
+  plural: 'sidecarsets',
   singular: 'sidecarset',
   shortNames: [],
   scope: 'Cluster',
@@ -113,8 +134,10 @@ export const SIDECARSET_CRD: CrdDefinition = {
 };
 
 export const IMAGEPULLJOB_CRD: CrdDefinition = {
+  group: KRUISE_GROUP,
+  versions: V1ALPHA1,
   kind: KruiseKind.ImagePullJob,
-  plural: KruisePlural.ImagePullJob,
+  plural: 'imagepulljobs',
   singular: 'imagepulljob',
   shortNames: [],
   scope: 'Namespaced',
@@ -136,8 +159,10 @@ export const IMAGEPULLJOB_CRD: CrdDefinition = {
 };
 
 export const NODEIMAGE_CRD: CrdDefinition = {
+  group: KRUISE_GROUP,
+  versions: V1ALPHA1,
   kind: KruiseKind.NodeImage,
-  plural: KruisePlural.NodeImage,
+  plural: 'nodeimages',
   singular: 'nodeimage',
   shortNames: [],
   scope: 'Cluster',

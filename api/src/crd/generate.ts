@@ -2,7 +2,6 @@
  * Pure generation of CustomResourceDefinition objects (apiextensions.k8s.io/v1) from the
  * definitions and schemas in api/. No I/O: `write.ts` renders and stores the result.
  */
-import { KRUISE_GROUP, KRUISE_VERSION } from '../kruise/constants.js';
 import { CRD_DEFINITIONS, type CrdDefinition, type PrinterColumn, type ScaleSubresource } from './definitions.js';
 import { type CrdSchema, toCrdRootSchema } from './structural.js';
 
@@ -25,15 +24,15 @@ export interface CustomResourceDefinition {
   };
 }
 
-/** The CRD for one kind: served and stored as v1alpha1 only, so no conversion webhook is needed. */
+/** The CRD for one kind, with one entry per version of its definition. */
 export function generateCrd(definition: CrdDefinition): CustomResourceDefinition {
-  const { kind, plural, singular, shortNames, scope } = definition;
+  const { group, kind, plural, singular, shortNames, scope } = definition;
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.${KRUISE_GROUP}` },
+    metadata: { name: `${plural}.${group}` },
     spec: {
-      group: KRUISE_GROUP,
+      group,
       names: {
         kind,
         listKind: `${kind}List`,
@@ -42,16 +41,14 @@ export function generateCrd(definition: CrdDefinition): CustomResourceDefinition
         ...(shortNames.length > 0 ? { shortNames: [...shortNames] } : {}),
       },
       scope,
-      versions: [
-        {
-          name: KRUISE_VERSION,
-          served: true,
-          storage: true,
-          additionalPrinterColumns: definition.printerColumns.map((c) => ({ ...c })),
-          schema: { openAPIV3Schema: { description: definition.description, ...toCrdRootSchema(definition.schema) } },
-          subresources: { status: {}, ...(definition.scale ? { scale: { ...definition.scale } } : {}) },
-        },
-      ],
+      versions: definition.versions.map(({ name, served, storage }) => ({
+        name,
+        served,
+        storage,
+        additionalPrinterColumns: definition.printerColumns.map((c) => ({ ...c })),
+        schema: { openAPIV3Schema: { description: definition.description, ...toCrdRootSchema(definition.schema) } },
+        subresources: { status: {}, ...(definition.scale ? { scale: { ...definition.scale } } : {}) },
+      })),
     },
   };
 }

@@ -17,14 +17,6 @@ export const KruiseKind = {
 export type KruiseKindName = (typeof KruiseKind)[keyof typeof KruiseKind];
 export const KRUISE_KINDS: readonly KruiseKindName[] = Object.values(KruiseKind);
 
-/** Resource names (plurals) as used in URLs and RBAC rules. */
-export const KruisePlural: Readonly<Record<KruiseKindName, string>> = {
-  CloneSet: 'clonesets',
-  SidecarSet: 'sidecarsets',
-  ImagePullJob: 'imagepulljobs',
-  NodeImage: 'nodeimages',
-};
-
 // --- Pod labels -------------------------------------------------------------------------------
 
 /** Full revision name (`<cloneset>-<hash>`) of the revision a pod was created from or updated to. */

@@ -19,11 +19,11 @@
 // numbers and writes test/bench/results/webhook.json with the machine's load average (the machine is shared).
 // The apiserver traces every request to an OTLP receiver in the bench (tracing.ts), which gives
 // the exact duration of every webhook call as the apiserver saw it (`--trace=false` turns it off).
-// The agent runs every controller beside the webhook, as deployed (`--controllers=webhook` for
+// The agent runs every component beside the webhook, as deployed (`--components=webhook` for
 // the webhook alone), and serves admissions from its admission thread (`--webhook-thread=false`:
 // from the main thread, beside the controllers).
 // Run: npm run bench:webhook [-- --rate=100 --seconds=30 --client=h2|h1 --load-thread=true|false --cpu-prof=<dir>
-//      --apiserver-profile=<file> --apiserver-trace=<file> --controllers=*|webhook --webhook-thread=true|false --trace=true|false
+//      --apiserver-profile=<file> --apiserver-trace=<file> --components=*|webhook --webhook-thread=true|false --trace=true|false
 //      --trace-rate=<per million> --apiserver-cpus=<list> | --split-cores
 //      --apiserver-env=GOMAXPROCS=2,GODEBUG=gctrace=1 --nice-others=<n> --packets --controllers-nice=<n>]
 import { spawn } from 'node:child_process';
@@ -38,7 +38,7 @@ import { createKubeRest } from '../../../agent/src/runtime/rest.js';
 import { freePort, startEnvironment } from '../../env/src/index.js';
 import type { ClusterInfo } from '../../integration/helpers/context.js';
 import { installCrds } from '../../integration/helpers/crds.js';
-import { kube } from '../../integration/helpers/kube.js';
+import { customResource, kube } from '../../integration/helpers/kube.js';
 import { h2Target, http1Creator, http2Creator, openLoop, type CreatePod, type StreamResult } from './load.js';
 import { startLoadThread } from './load-thread.js';
 import { benchPod, openLoopStreams, type PodStream } from './pods.js';
@@ -61,8 +61,8 @@ const CLIENT = option('client') ?? 'h2';
  * receiver, instead of on a thread of its own. `--client=h1` always runs there.
  */
 const LOAD_THREAD = CLIENT !== 'h1' && option('load-thread') !== 'false';
-/** `--controllers=webhook,sidecarset`: what else the agent runs beside the webhook (as in production: `*`). */
-const CONTROLLERS = option('controllers') ?? '*';
+/** `--components=webhook,sidecarset`: what else the agent runs beside the webhook (as in production: `*`). */
+const COMPONENTS = option('components') ?? '*';
 /** `--webhook-thread=false`: admissions served from the agent's main thread, beside the controllers. */
 const WEBHOOK_THREAD = option('webhook-thread') ?? 'true';
 /**
@@ -325,7 +325,7 @@ try {
       '--health-host=127.0.0.1',
       `--health-port=${healthPort}`,
       '--log-level=warn',
-      `--controllers=${CONTROLLERS}`,
+      `--components=${COMPONENTS}`,
       `--webhook-thread=${WEBHOOK_THREAD}`,
       `--webhook-controllers-nice=${WEBHOOK_THREAD === 'false' ? 0 : CONTROLLERS_NICE}`,
       `--webhook-host=${webhookHost}`,
@@ -342,9 +342,7 @@ try {
   await until('agent ready', async () => (await fetch(`http://127.0.0.1:${healthPort}/readyz`)).ok);
   for (const ss of SIDECARSETS) {
     await k.custom.createClusterCustomObject({
-      group: 'apps.kruise.io',
-      version: 'v1alpha1',
-      plural: 'sidecarsets',
+      ...customResource('SidecarSet'),
       body: { apiVersion: 'apps.kruise.io/v1alpha1', kind: 'SidecarSet', ...ss },
     });
   }
@@ -656,7 +654,7 @@ function report(
       ratePerSecond: RATE,
       seconds: SECONDS,
       controlRatePerSecond: CONTROL_RATE,
-      agentControllers: CONTROLLERS,
+      agentControllers: COMPONENTS,
       admissionsServedBy: WEBHOOK_THREAD === 'false' ? 'main thread' : 'admission thread',
       controllersNice: WEBHOOK_THREAD === 'false' ? 0 : CONTROLLERS_NICE,
       cpus: layout?.report ?? 'shared by every process',

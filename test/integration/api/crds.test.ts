@@ -4,20 +4,14 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ApiException, type KubernetesObject } from '@kubernetes/client-node';
 import { parse } from 'yaml';
+import { KruiseResources, type KruiseKindName } from '@flotilla/api';
 import { run, toolPath } from '@flotilla/test';
 import { createKubeRest } from '../../../agent/src/runtime/rest.js';
 import { cluster } from '../helpers/context.js';
 import { installCrds } from '../helpers/crds.js';
-import { kube, testNamespace } from '../helpers/kube.js';
+import { customResource, kube, testNamespace } from '../helpers/kube.js';
 
 const corpus = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../api/src/kruise/testdata/valid');
-const plurals: Record<string, string> = {
-  CloneSet: 'clonesets',
-  SidecarSet: 'sidecarsets',
-  ImagePullJob: 'imagepulljobs',
-  NodeImage: 'nodeimages',
-};
-const clusterScoped = new Set(['SidecarSet', 'NodeImage']);
 
 interface Schema {
   properties?: Record<string, Schema>;
@@ -40,11 +34,10 @@ describe('generated Kruise CRDs on a real apiserver', () => {
   });
 
   async function create(m: Manifest, dryRun = true): Promise<unknown> {
-    const group = 'apps.kruise.io';
-    const version = 'v1alpha1';
-    const plural = plurals[m.kind!]!;
+    const kind = m.kind as KruiseKindName;
+    const { group, version, plural } = customResource(kind);
     const body = { ...m, metadata: { ...m.metadata } };
-    if (clusterScoped.has(m.kind!)) {
+    if (!KruiseResources[kind].namespaced) {
       delete body.metadata.namespace;
       body.metadata.name = `${body.metadata.name}-${ns}`;
       return k.custom.createClusterCustomObject({ group, version, plural, body, dryRun: dryRun ? 'All' : undefined });
@@ -137,10 +130,8 @@ describe('generated Kruise CRDs on a real apiserver', () => {
       '--replicas=5',
     ]);
     const scaled = (await k.custom.getNamespacedCustomObject({
-      group: 'apps.kruise.io',
-      version: 'v1alpha1',
+      ...customResource('CloneSet'),
       namespace: ns,
-      plural: 'clonesets',
       name: 'sample',
     })) as Manifest;
     expect(scaled.spec?.replicas).toBe(5);

@@ -34,6 +34,7 @@ import {
   type ManagedProcess,
   type Registry,
 } from '@flotilla/test';
+import { KruiseResources } from '@flotilla/api';
 import { secretCredentialStore } from '../../../agent/src/hublink/secret-store.js';
 import { injectCaBundle } from '../../../agent/src/webhook/ca-bundle.js';
 import { isKubeStatus } from '../../../agent/src/errors.js';
@@ -45,7 +46,8 @@ import { containerEnv, serviceAccountIdentity, startAgent, waitReady, type Ident
 const NS = 'flotilla-system';
 const RELEASE = 'flotilla-agent';
 const KRUISE = '/apis/apps.kruise.io/v1alpha1';
-const CRDS = ['clonesets', 'sidecarsets', 'imagepulljobs', 'nodeimages'].map((p) => `${p}.apps.kruise.io`);
+const KRUISE_PLURALS = Object.values(KruiseResources).map((r) => r.plural);
+const CRDS = Object.values(KruiseResources).map((r) => `${r.plural}.${r.group}`);
 
 let cluster: Cluster;
 let k: Kube;
@@ -195,9 +197,7 @@ describe('helm install, upgrade and uninstall', () => {
     expect(daemons.map((p) => p.spec?.nodeName).sort()).toEqual([...cluster.nodeNames].sort());
     // The CRDs are served: the apiserver accepts the kinds.
     const discovery = await rest.request<{ resources: { name: string }[] }>({ method: 'GET', path: KRUISE });
-    expect(discovery.resources.map((r) => r.name)).toEqual(
-      expect.arrayContaining(['clonesets', 'sidecarsets', 'imagepulljobs', 'nodeimages']),
-    );
+    expect(discovery.resources.map((r) => r.name)).toEqual(expect.arrayContaining(KRUISE_PLURALS));
   });
 
   it('upgrades to changed values and keeps the CA bundle the agent injected', async () => {

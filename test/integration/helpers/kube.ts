@@ -9,6 +9,7 @@ import {
   type V1Pod,
 } from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { KruiseResources, type KruiseKindName } from '@flotilla/api';
 import type { ClusterInfo } from './context.js';
 import { kubeConfigOf } from './context.js';
 
@@ -29,6 +30,12 @@ export function kube(c: ClusterInfo): Kube {
     custom: kc.makeApiClient(CustomObjectsApi),
     admission: kc.makeApiClient(AdmissionregistrationV1Api),
   };
+}
+
+/** The group, version and plural CustomObjectsApi calls take for a Kruise kind (api's resource table). */
+export function customResource(kind: KruiseKindName): { group: string; version: string; plural: string } {
+  const { group, version, plural } = KruiseResources[kind];
+  return { group, version, plural };
 }
 
 export const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);

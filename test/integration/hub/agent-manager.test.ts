@@ -18,7 +18,7 @@ import { desiredSubject } from '@flotilla/api';
 import { freePort } from '@flotilla/test';
 import type { ClusterInfo } from '../helpers/context.js';
 import { cluster } from '../helpers/context.js';
-import { eventually, kube, mergePatch, testNamespace, type Kube } from '../helpers/kube.js';
+import { customResource, eventually, kube, mergePatch, testNamespace, type Kube } from '../helpers/kube.js';
 import { startAgentProcess, type AgentProcess } from './agent-process.js';
 import { installCrds } from './crds.js';
 import { cloneSetSpec } from './fixtures.js';
@@ -32,7 +32,7 @@ import {
   type TestHub,
 } from './fleet.js';
 
-const GROUP = { group: 'apps.kruise.io', version: 'v1alpha1', plural: 'clonesets' };
+const GROUP = customResource('CloneSet');
 
 interface CloneSetLike {
   spec: { replicas: number };

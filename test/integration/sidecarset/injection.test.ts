@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { V1Pod } from '@kubernetes/client-node';
 import { cluster } from '../helpers/context.js';
 import { installCrds } from '../helpers/crds.js';
-import { eventually, kube, testNamespace } from '../helpers/kube.js';
+import { customResource, eventually, kube, testNamespace } from '../helpers/kube.js';
 import {
   deleteConfigurations,
   freePort,
@@ -13,6 +13,7 @@ import {
 } from '../webhook/support.js';
 
 const k = kube(cluster(0));
+const SIDECARSETS = customResource('SidecarSet');
 const suite = `inj-${Math.random().toString(36).slice(2, 7)}`;
 const created: string[] = [];
 /** SidecarSets created outside the suite's webhook scope (no suite label), deleted at the end too. */
@@ -24,9 +25,7 @@ let config: ReturnType<typeof testWebhookConfig>;
 async function sidecarSet(name: string, spec: Record<string, unknown>): Promise<string> {
   const full = `${name}-${suite}`;
   await k.custom.createClusterCustomObject({
-    group: 'apps.kruise.io',
-    version: 'v1alpha1',
-    plural: 'sidecarsets',
+    ...SIDECARSETS,
     body: {
       apiVersion: 'apps.kruise.io/v1alpha1',
       kind: 'SidecarSet',
@@ -72,9 +71,7 @@ describe('SidecarSet injection', () => {
   });
   afterAll(async () => {
     for (const name of [...created, ...unlabelled]) {
-      await k.custom
-        .deleteClusterCustomObject({ group: 'apps.kruise.io', version: 'v1alpha1', plural: 'sidecarsets', name })
-        .catch(() => undefined);
+      await k.custom.deleteClusterCustomObject({ ...SIDECARSETS, name }).catch(() => undefined);
     }
     await deleteConfigurations(k, config);
     await replica?.stop();
@@ -276,9 +273,7 @@ describe('SidecarSet injection', () => {
     // as one applied before the agent was installed, still reaches the cluster.
     const second = `dup-b-${suite}`;
     await k.custom.createClusterCustomObject({
-      group: 'apps.kruise.io',
-      version: 'v1alpha1',
-      plural: 'sidecarsets',
+      ...SIDECARSETS,
       body: {
         apiVersion: 'apps.kruise.io/v1alpha1',
         kind: 'SidecarSet',

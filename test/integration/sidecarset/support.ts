@@ -8,7 +8,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { cluster } from '../helpers/context.js';
 import { installCrds } from '../helpers/crds.js';
-import { eventually, isPodReady, kube, mergePatch, testNamespace, type Kube } from '../helpers/kube.js';
+import { customResource, eventually, isPodReady, kube, mergePatch, testNamespace, type Kube } from '../helpers/kube.js';
 import {
   deleteConfigurations,
   freePort,
@@ -18,7 +18,7 @@ import {
   type AgentReplica,
 } from '../webhook/support.js';
 
-const GROUP = { group: 'apps.kruise.io', version: 'v1alpha1', plural: 'sidecarsets' };
+const GROUP = customResource('SidecarSet');
 
 export interface SidecarSetStatus {
   observedGeneration?: number;

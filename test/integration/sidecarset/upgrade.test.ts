@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { V1Pod } from '@kubernetes/client-node';
 import { cluster } from '../helpers/context.js';
 import { installCrds } from '../helpers/crds.js';
-import { eventually, isPodReady, kube, mergePatch, podCondition, testNamespace } from '../helpers/kube.js';
+import {
+  customResource,
+  eventually,
+  isPodReady,
+  kube,
+  mergePatch,
+  podCondition,
+  testNamespace,
+} from '../helpers/kube.js';
 import {
   deleteConfigurations,
   freePort,
@@ -15,7 +23,7 @@ import {
 const k = kube(cluster(0));
 const suite = `upg-${Math.random().toString(36).slice(2, 7)}`;
 const ssName = `up-${suite}`;
-const group = { group: 'apps.kruise.io', version: 'v1alpha1', plural: 'sidecarsets' };
+const group = customResource('SidecarSet');
 let agentNs: string;
 let ns: string;
 let replica: AgentReplica;

@@ -2,7 +2,7 @@ import https from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cluster } from '../helpers/context.js';
 import { installCrds } from '../helpers/crds.js';
-import { eventually, kube, mergePatch, simplePod, testNamespace } from '../helpers/kube.js';
+import { customResource, eventually, kube, mergePatch, simplePod, testNamespace } from '../helpers/kube.js';
 import {
   deleteConfigurations,
   freePort,
@@ -13,6 +13,8 @@ import {
 } from './support.js';
 
 const k = kube(cluster(0));
+const CLONESETS = customResource('CloneSet');
+const SIDECARSETS = customResource('SidecarSet');
 const suite = `adm-${Math.random().toString(36).slice(2, 7)}`;
 let agentNs: string;
 let ns: string;
@@ -38,10 +40,8 @@ const cloneSet = (name: string, extra: Record<string, unknown> = {}) => ({
 async function waitForWebhook(namespace: string): Promise<void> {
   await eventually('mutating webhook active', async () => {
     const cs = await k.custom.createNamespacedCustomObject({
-      group: 'apps.kruise.io',
-      version: 'v1alpha1',
+      ...CLONESETS,
       namespace,
-      plural: 'clonesets',
       body: cloneSet('probe'),
       dryRun: 'All',
     });
@@ -65,10 +65,8 @@ describe('agent admission webhook', () => {
 
   it('applies CloneSet defaults on create (as a JSON patch)', async () => {
     const created = (await k.custom.createNamespacedCustomObject({
-      group: 'apps.kruise.io',
-      version: 'v1alpha1',
+      ...CLONESETS,
       namespace: ns,
-      plural: 'clonesets',
       body: cloneSet('defaults'),
     })) as { spec: Record<string, unknown> };
     expect(created.spec.updateStrategy).toMatchObject({ type: 'ReCreate', maxUnavailable: '20%', partition: 0 });
@@ -80,10 +78,8 @@ describe('agent admission webhook', () => {
     bad.spec.template.metadata.labels = { app: 'other' };
     const err = await k.custom
       .createNamespacedCustomObject({
-        group: 'apps.kruise.io',
-        version: 'v1alpha1',
+        ...CLONESETS,
         namespace: ns,
-        plural: 'clonesets',
         body: bad,
       })
       .then(
@@ -99,9 +95,7 @@ describe('agent admission webhook', () => {
   it('denies an invalid update and sets SidecarSet hash annotations', async () => {
     const name = `ss-${suite}`;
     const created = (await k.custom.createClusterCustomObject({
-      group: 'apps.kruise.io',
-      version: 'v1alpha1',
-      plural: 'sidecarsets',
+      ...SIDECARSETS,
       body: {
         apiVersion: 'apps.kruise.io/v1alpha1',
         kind: 'SidecarSet',
@@ -119,9 +113,7 @@ describe('agent admission webhook', () => {
       const err = await k.custom
         .patchClusterCustomObject(
           {
-            group: 'apps.kruise.io',
-            version: 'v1alpha1',
-            plural: 'sidecarsets',
+            ...SIDECARSETS,
             name,
             body: { spec: { updateStrategy: { partition: 1, selector: { matchLabels: { a: 'b' } } } } },
           },
@@ -134,9 +126,7 @@ describe('agent admission webhook', () => {
       expect(JSON.parse(err?.body ?? '{}').message).toContain('spec.updateStrategy.selector');
     } finally {
       await k.custom.deleteClusterCustomObject({
-        group: 'apps.kruise.io',
-        version: 'v1alpha1',
-        plural: 'sidecarsets',
+        ...SIDECARSETS,
         name,
       });
     }
@@ -144,10 +134,8 @@ describe('agent admission webhook', () => {
 
   it('injects the KruisePodReady gate into Kruise-owned pods only, never in the agent namespace or kube-system', async () => {
     const cs = (await k.custom.createNamespacedCustomObject({
-      group: 'apps.kruise.io',
-      version: 'v1alpha1',
+      ...CLONESETS,
       namespace: ns,
-      plural: 'clonesets',
       body: cloneSet('owner'),
     })) as { metadata: { uid: string } };
     const owned = (name: string) => ({

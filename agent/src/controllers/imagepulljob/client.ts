@@ -5,18 +5,9 @@
  */
 import type { ImagePullJob } from '@flotilla/api';
 import { isKubeStatus } from '../../errors.js';
-import { resourcePath, Resources, type ResourceRef } from '../../runtime/resource.js';
+import { resourcePath, Resources } from '../../runtime/resource.js';
 import { PatchType, type KubeRest } from '../../runtime/rest.js';
 import type { SecretLike } from './secrets-plan.js';
-
-export const SECRETS: ResourceRef = { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true };
-export const NAMESPACES: ResourceRef = {
-  group: '',
-  version: 'v1',
-  plural: 'namespaces',
-  kind: 'Namespace',
-  namespaced: false,
-};
 
 export interface JobClient {
   /** Replaces the status subresource; 409 when `job.metadata.resourceVersion` is stale. */
@@ -56,19 +47,27 @@ export function kubeJobClient(rest: KubeRest): JobClient {
 
 /** A SecretClient over the raw JSON API. */
 export function kubeSecretClient(rest: KubeRest): SecretClient {
-  const path = (s: SecretLike): string => resourcePath(SECRETS, s.metadata?.namespace, s.metadata?.name);
+  const path = (s: SecretLike): string => resourcePath(Resources.secrets, s.metadata?.namespace, s.metadata?.name);
   return {
     create: (s) =>
-      rest.request<SecretLike>({ method: 'POST', path: resourcePath(SECRETS, s.metadata?.namespace), body: s }),
+      rest.request<SecretLike>({
+        method: 'POST',
+        path: resourcePath(Resources.secrets, s.metadata?.namespace),
+        body: s,
+      }),
     update: (s) => rest.request<SecretLike>({ method: 'PUT', path: path(s), body: s }),
     delete: (s) => deleteIgnoringAbsent(rest, path(s), s.metadata?.uid),
     async ensureNamespace(name) {
       try {
-        await rest.request({ method: 'GET', path: resourcePath(NAMESPACES, undefined, name) });
+        await rest.request({ method: 'GET', path: resourcePath(Resources.namespaces, undefined, name) });
       } catch (err) {
         if (!isKubeStatus(err, 404)) throw err;
         try {
-          await rest.request({ method: 'POST', path: resourcePath(NAMESPACES), body: { metadata: { name } } });
+          await rest.request({
+            method: 'POST',
+            path: resourcePath(Resources.namespaces),
+            body: { metadata: { name } },
+          });
         } catch (createErr) {
           if (!isKubeStatus(createErr, 409)) throw createErr;
         }

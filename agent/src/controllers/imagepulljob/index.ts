@@ -21,7 +21,7 @@ import { Resources } from '../../runtime/resource.js';
 import type { KubeRest } from '../../runtime/rest.js';
 import { kubeNodeImageClient, type NodeImageClient } from '../nodeimage/client.js';
 import { isServed } from '../nodeimage/discovery.js';
-import { kubeJobClient, kubeSecretClient, SECRETS, type JobClient, type SecretClient } from './client.js';
+import { kubeJobClient, kubeSecretClient, type JobClient, type SecretClient } from './client.js';
 import { imagePullJobReconciler, type ImagePullJobControllerOptions } from './controller.js';
 import type { SecretLister } from './secret-sync.js';
 import {
@@ -147,10 +147,12 @@ function secretInformersFor(
   options: ImagePullJobControllerOptions,
 ): Map<string, Informer<SecretLike>> {
   if (options.pullSecretNamespaces === undefined) {
-    return new Map([['*', manager.informer<SecretLike>({ resource: SECRETS })]]);
+    return new Map([['*', manager.informer<SecretLike>({ resource: Resources.secrets })]]);
   }
   const namespaces = new Set([options.daemonConfigNamespace, ...options.pullSecretNamespaces]);
-  return new Map([...namespaces].map((ns) => [ns, manager.informer<SecretLike>({ resource: SECRETS, namespace: ns })]));
+  return new Map(
+    [...namespaces].map((ns) => [ns, manager.informer<SecretLike>({ resource: Resources.secrets, namespace: ns })]),
+  );
 }
 
 /** Reads through the informers of secretInformersFor; a namespace without one has no secrets. */

@@ -5,7 +5,7 @@
  */
 import { LABEL_SIDECARSET_NAME, type SidecarSet } from '@flotilla/api';
 import type { ControllerContext, ControllerRegistration } from '../index.js';
-import { Resources, type ResourceRef } from '../../runtime/resource.js';
+import { Resources } from '../../runtime/resource.js';
 import { isServed } from '../nodeimage/discovery.js';
 import { injectedSidecarSets } from './control/annotations.js';
 import {
@@ -21,14 +21,6 @@ import type { ControllerRevision, Namespace, Pod } from './types.js';
  * by at most this much, and an upgrade round (which waits 1 s for its own writes) hardly notices.
  */
 export const POD_EVENT_BATCH_MS = 500;
-
-const NAMESPACES: ResourceRef = {
-  group: '',
-  version: 'v1',
-  plural: 'namespaces',
-  kind: 'Namespace',
-  namespaced: false,
-};
 
 /**
  * Wires the controller into a manager (also used by the integration suites). `sidecarSetSelector`
@@ -49,7 +41,7 @@ export function setupSidecarSetController(
     resource: Resources.pods,
     indexers: { [BY_INJECTED_SIDECARSET]: injectedSidecarSetIndex },
   });
-  const namespaces = manager.informer<Namespace>({ resource: NAMESPACES });
+  const namespaces = manager.informer<Namespace>({ resource: Resources.namespaces });
   const revisions = manager.informer<ControllerRevision>({
     resource: Resources.controllerRevisions,
     namespace: revisionNamespace,

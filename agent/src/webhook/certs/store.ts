@@ -4,7 +4,7 @@
  * each other; the loser gets `conflict` and re-reads on its next sync.
  */
 import { isKubeStatus } from '../../errors.js';
-import { resourcePath, type ResourceRef } from '../../runtime/resource.js';
+import { resourcePath, Resources } from '../../runtime/resource.js';
 import type { KubeRest } from '../../runtime/rest.js';
 import { WebhookError } from '../errors.js';
 
@@ -24,8 +24,6 @@ export interface SecretStore {
   ): Promise<'ok' | 'conflict'>;
 }
 
-const SECRETS: ResourceRef = { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true };
-
 interface SecretObject {
   metadata?: { resourceVersion?: string; annotations?: Record<string, string> };
   data?: Record<string, string>;
@@ -36,7 +34,10 @@ export function kubeSecretStore(rest: KubeRest, namespace: string, name: string)
   return {
     async read() {
       try {
-        const s = await rest.request<SecretObject>({ method: 'GET', path: resourcePath(SECRETS, namespace, name) });
+        const s = await rest.request<SecretObject>({
+          method: 'GET',
+          path: resourcePath(Resources.secrets, namespace, name),
+        });
         return {
           resourceVersion: s.metadata?.resourceVersion ?? '',
           data: s.data ?? {},
@@ -63,8 +64,8 @@ export function kubeSecretStore(rest: KubeRest, namespace: string, name: string)
       };
       try {
         await (resourceVersion
-          ? rest.request({ method: 'PUT', path: resourcePath(SECRETS, namespace, name), body })
-          : rest.request({ method: 'POST', path: resourcePath(SECRETS, namespace), body }));
+          ? rest.request({ method: 'PUT', path: resourcePath(Resources.secrets, namespace, name), body })
+          : rest.request({ method: 'POST', path: resourcePath(Resources.secrets, namespace), body }));
         return 'ok';
       } catch (err) {
         if (isKubeStatus(err, 409)) return 'conflict';
