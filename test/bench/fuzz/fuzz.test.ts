@@ -65,6 +65,15 @@ describe('the fuzzer itself', () => {
     expect(jsonEqual(clone(deep), deep)).toBe(true);
   });
 
+  it('edits never change a value a generator hands out again (shared [] and {})', () => {
+    const shared = {};
+    applyEdits({ a: 1 }, [
+      { op: 'replace', at: 1, value: shared },
+      { op: 'extra', at: 1, key: 'k', value: shared },
+    ]);
+    expect(shared).toEqual({});
+  });
+
   it('edits change a copy, never the value they start from', () => {
     fc.assert(
       fc.property(fc.jsonValue(), fc.array(edit, { minLength: 1, maxLength: 3 }), (v, edits) => {

@@ -15,8 +15,9 @@
  * After each input Object.prototype must be as before (no prototype pollution).
  */
 import fc from 'fast-check';
-import { HubError, kruiseSpecValidator } from '@flotilla/hub';
 import { applyMergePatch } from '../../../hub/src/domain/merge-patch.js';
+import { kruiseSpecValidator } from '../../../hub/src/domain/spec-validator.js';
+import { HubError } from '../../../hub/src/errors.js';
 import { renderManifest, specForCluster } from '../../../hub/src/domain/manifest.js';
 import { assertValidTemplate } from '../../../hub/src/services/workload-validation.js';
 import { corpusObject, type CorpusObject } from './lib/corpus.js';

@@ -34,7 +34,7 @@ import {
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { validateDesired } from '../../../agent/src/hublink/desired-consumer.js';
-import { classifyMessage } from '../../../hub/src/nats/classify.js';
+import { classifyMessage } from '../../../hub/src/domain/status-classify.js';
 import { thrown, type Findings, type Violation } from './lib/findings.js';
 import { EDGE_NUMBERS, INTERESTING_STRINGS, hostileString } from './lib/hostile.js';
 import { jsonEqual, stringify } from './lib/json.js';

@@ -33,8 +33,8 @@ export function thrown(where: string, err: unknown): Violation {
 
 /** JSON of any value (deep ones included), shortened to `max` characters. */
 export function preview(value: unknown, max = MAX_TEXT): string {
-  const text = stringify(value);
-  return text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
+  const text = stringify(value, max);
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 export class Findings {

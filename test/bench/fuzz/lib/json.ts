@@ -64,15 +64,22 @@ const isData = (v: unknown): boolean => v !== undefined && typeof v !== 'functio
 
 /**
  * JSON.stringify without recursion (V8's gives up near 4,000 levels); own enumerable keys, byte
- * arrays as `{ "bytes": base64 }`.
+ * arrays as `{ "bytes": base64 }`. With `limit`, stops once the text is that long (the text then
+ * ends in `…` and is not JSON): reports of huge inputs stay small.
  */
-export function stringify(value: Json): string {
+export function stringify(value: Json, limit = Infinity): string {
   const out: string[] = [];
+  let length = 0;
   const tasks: ({ s: string } | { v: unknown })[] = [{ v: value }];
   while (tasks.length > 0) {
+    if (length > limit) {
+      out.push('…');
+      break;
+    }
     const t = tasks.pop()!;
     if ('s' in t) {
       out.push(t.s);
+      length += t.s.length;
       continue;
     }
     const v = t.v instanceof Uint8Array ? { bytes: Buffer.from(t.v).toString('base64') } : t.v;
@@ -92,7 +99,11 @@ export function stringify(value: Json): string {
         if (i > 0) tasks.push({ s: ',' });
       }
       tasks.push({ s: '{' });
-    } else out.push(JSON.stringify(v) ?? 'null');
+    } else {
+      const text = JSON.stringify(v) ?? 'null';
+      out.push(text);
+      length += text.length;
+    }
   }
   return out.join('');
 }

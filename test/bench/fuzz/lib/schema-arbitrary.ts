@@ -263,7 +263,11 @@ export const edit: fc.Arbitrary<Edit> = fc.oneof(
   { arbitrary: fc.record({ op: fc.constant('stringify' as const), at: fc.nat() }), weight: 1 },
 );
 
-/** Applies edits to a copy of `value`; each edit picks its place among the value's paths. */
+/**
+ * Applies edits to a copy of `value`; each edit picks its place among the value's paths. Values
+ * are copied in too: generators hand out the same `[]` or `{}` every time, and a later edit
+ * changing one of those would change (or make cyclic) every value that holds it.
+ */
 export function applyEdits(value: unknown, edits: readonly Edit[]): unknown {
   let root = clone(value);
   for (const e of edits) {
@@ -273,13 +277,13 @@ export function applyEdits(value: unknown, edits: readonly Edit[]): unknown {
     const key = path[path.length - 1];
     const current = parent && key !== undefined ? parent[key] : root;
     let next: unknown = current;
-    if (e.op === 'replace') next = e.value;
+    if (e.op === 'replace') next = clone(e.value);
     else if (e.op === 'wrap') next = e.array ? [current] : { value: current };
     else if (e.op === 'stringify') next = stringify(current);
     else if (e.op === 'extra' && typeof current === 'object' && current !== null && !Array.isArray(current)) {
-      setKey(current as Record<string, unknown>, e.key, e.value);
+      setKey(current as Record<string, unknown>, e.key, clone(e.value));
       continue;
-    } else if (e.op === 'extra') next = e.value;
+    } else if (e.op === 'extra') next = clone(e.value);
     else if (e.op === 'delete' && parent && key !== undefined) {
       if (Array.isArray(parent)) parent.splice(key as number, 1);
       else delete parent[key];
