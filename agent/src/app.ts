@@ -77,7 +77,6 @@ export async function createAgentManager(deps: AgentManagerDeps): Promise<Manage
         clusterName: config.clusterName,
         namespace: config.namespace ?? config.leaderElection.namespace,
         rest,
-        kubeConfig,
         logger,
         metrics: createHubLinkMetrics(registry),
         agentVersion: AGENT_VERSION,

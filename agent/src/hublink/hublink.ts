@@ -4,7 +4,7 @@
  * ridden out by the client's endless reconnects; the durable consumer resumes where it stopped.
  * Objects it applied that are changed or deleted in the cluster are re-applied (drift.ts).
  *
- *   const link = createHubLink({ nats: { connect }, kube: createKubeApplier(kc), clusterName,
+ *   const link = createHubLink({ nats: { connect }, kube: createKubeApplier(rest), clusterName,
  *                                credentials, logger, metrics: createHubLinkMetrics(registry),
  *                                agentVersion });
  *   await link.start(); … await link.stop();

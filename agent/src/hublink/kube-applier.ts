@@ -1,90 +1,75 @@
 /**
- * KubeApplier over @kubernetes/client-node 1.4: server-side apply of the Kruise kinds under the
- * field manager `flotilla-agent` (force, since the hub is the owner of what it distributes).
+ * KubeApplier over the runtime's KubeRest (the agent's one Kubernetes client: kept-alive HTTP/2,
+ * raw JSON): server-side apply of the distributed kinds under the field manager `flotilla-agent`
+ * (force, since the hub is the owner of what it distributes), reads and deletes.
  */
-import {
-  CustomObjectsApi,
-  PatchStrategy,
-  VersionApi,
-  setHeaderOptions,
-  type KubeConfig,
-} from '@kubernetes/client-node';
-import { MANAGED_BY_HUB, MANAGED_BY_LABEL, type WorkloadKind } from '@flotilla/api';
+import { KruiseResources, MANAGED_BY_HUB, MANAGED_BY_LABEL } from '@flotilla/api';
+import { AgentError, isKubeStatus } from '../errors.js';
+import { resourcePath } from '../runtime/resource.js';
+import { PatchType, type KubeRest } from '../runtime/rest.js';
 import type { KubeApplier, KubeObject, ObjectRef } from './types.js';
 
 export const FIELD_MANAGER = 'flotilla-agent';
-const GROUP = 'apps.kruise.io';
-const VERSION = 'v1alpha1';
 
-const RESOURCES: Record<WorkloadKind, { plural: string; namespaced: boolean }> = {
-  CloneSet: { plural: 'clonesets', namespaced: true },
-  SidecarSet: { plural: 'sidecarsets', namespaced: false },
-  ImagePullJob: { plural: 'imagepulljobs', namespaced: true },
-};
-
-const applyHeaders = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
-
-function statusCode(err: unknown): number | undefined {
-  const code = (err as { code?: unknown }).code;
-  return typeof code === 'number' ? code : undefined;
+/**
+ * The object's path, or undefined for a namespaced kind without a namespace: no such object can
+ * exist, and resourcePath would address every namespace instead.
+ */
+function objectPath(ref: ObjectRef): string | undefined {
+  const resource = KruiseResources[ref.kind];
+  if (resource.namespaced && ref.namespace === '') return undefined;
+  return resourcePath(resource, ref.namespace, ref.name);
 }
 
-export function createKubeApplier(kc: KubeConfig): KubeApplier {
-  const api = kc.makeApiClient(CustomObjectsApi);
-  const version = kc.makeApiClient(VersionApi);
-  const target = (ref: ObjectRef): { group: string; version: string; plural: string; name: string } => ({
-    group: GROUP,
-    version: VERSION,
-    plural: RESOURCES[ref.kind].plural,
-    name: ref.name,
-  });
+/** The hub link's cluster side over `rest`, the agent's one client (connections shared with the runtime). */
+export function createKubeApplier(rest: KubeRest): KubeApplier {
   return {
     async apply(ref, manifest) {
-      const common = { ...target(ref), body: manifest, fieldManager: FIELD_MANAGER, force: true };
-      const applied: unknown = RESOURCES[ref.kind].namespaced
-        ? await api.patchNamespacedCustomObject({ ...common, namespace: ref.namespace }, applyHeaders)
-        : await api.patchClusterCustomObject(common, applyHeaders);
-      return applied as KubeObject;
+      const path = objectPath(ref);
+      if (!path) throw new AgentError('AGENT_ERR_KUBE_API', `${ref.kind} ${ref.name}: namespace is required`);
+      return rest.request<KubeObject>({
+        method: 'PATCH',
+        path,
+        query: { fieldManager: FIELD_MANAGER, force: true },
+        contentType: PatchType.apply,
+        body: manifest,
+      });
     },
     async get(ref) {
+      const path = objectPath(ref);
+      if (!path) return undefined;
       try {
-        const obj: unknown = RESOURCES[ref.kind].namespaced
-          ? await api.getNamespacedCustomObject({ ...target(ref), namespace: ref.namespace })
-          : await api.getClusterCustomObject(target(ref));
-        return obj as KubeObject;
+        return await rest.request<KubeObject>({ method: 'GET', path });
       } catch (err) {
-        if (statusCode(err) === 404) return undefined;
+        if (isKubeStatus(err, 404)) return undefined;
         throw err;
       }
     },
     async delete(ref) {
+      const path = objectPath(ref);
+      if (!path) return;
       try {
-        if (RESOURCES[ref.kind].namespaced) {
-          await api.deleteNamespacedCustomObject({ ...target(ref), namespace: ref.namespace });
-        } else {
-          await api.deleteClusterCustomObject(target(ref));
-        }
+        await rest.request({ method: 'DELETE', path, discardBody: true });
       } catch (err) {
-        if (statusCode(err) !== 404) throw err;
+        if (!isKubeStatus(err, 404)) throw err;
       }
     },
     async listManaged(kind) {
       try {
-        const list = (await api.listClusterCustomObject({
-          group: GROUP,
-          version: VERSION,
-          plural: RESOURCES[kind].plural,
-          labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_HUB}`,
-        })) as { items?: KubeObject[] };
+        const list = await rest.request<{ items?: KubeObject[] }>({
+          method: 'GET',
+          path: resourcePath(KruiseResources[kind]),
+          query: { labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_HUB}` },
+        });
         return list.items ?? [];
       } catch (err) {
         // The kind's CRD is not installed: nothing of that kind can be managed here.
-        if (statusCode(err) === 404) return [];
+        if (isKubeStatus(err, 404)) return [];
         throw err;
       }
     },
     async serverVersion() {
-      return (await version.getCode()).gitVersion;
+      return (await rest.request<{ gitVersion: string }>({ method: 'GET', path: '/version' })).gitVersion;
     },
   };
 }

@@ -9,7 +9,6 @@
  * leader resumes from the durable consumer's position and re-reports every managed object.
  */
 import { connect } from '@nats-io/transport-node';
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { HubConfig } from '../config.js';
 import { AgentError } from '../errors.js';
@@ -30,7 +29,6 @@ export interface HubLinkRunnableDeps {
   /** Namespace of the join Secret (the agent's own). */
   namespace: string;
   rest: KubeRest;
-  kubeConfig: KubeConfig;
   logger: Logger;
   /** Created once per process: a runnable restarted by a new leadership term reuses them. */
   metrics: HubLinkMetrics;
@@ -124,7 +122,7 @@ export function hubLinkRunnable(deps: HubLinkRunnableDeps): Runnable {
     name: 'hub-link',
     needLeaderElection: true,
     async start(signal) {
-      const kube = createKubeApplier(deps.kubeConfig);
+      const kube = createKubeApplier(deps.rest);
       const store = secretCredentialStore(deps.rest, deps.namespace, deps.hub.joinSecret);
       const log = linkLogger(deps);
       log.info({ hub: deps.hub.url, secret: `${deps.namespace}/${deps.hub.joinSecret}` }, 'joining the fleet');

@@ -9,10 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import { connect } from '@nats-io/transport-node';
 import { createHubLink, createHubLinkMetrics, createKubeApplier, type HubLink } from '@flotilla/agent';
+import { createKubeRest, type KubeRestClient } from '@flotilla/agent/runtime';
 import { createLogger } from '@flotilla/hub';
 import type { AgentCredentials, WorkloadStatus } from '@flotilla/api';
 import { clusters, type ClusterInfo } from '../helpers/context.js';
-import { eventually, kube, mergePatch, testNamespace, type Kube } from '../helpers/kube.js';
+import { customResource, eventually, kube, mergePatch, testNamespace, type Kube } from '../helpers/kube.js';
 import { cloneSetSpec } from './fixtures.js';
 import { installCrds } from './crds.js';
 import { joinCluster, rest, startFleetNats, startTestHub, type FleetNats, type TestHub } from './fleet.js';
@@ -21,11 +22,13 @@ interface Member {
   info: ClusterInfo;
   name: string;
   k: Kube;
+  /** The agent's own client, as the agent builds it. */
+  rest: KubeRestClient;
   creds: AgentCredentials;
   link: HubLink | undefined;
 }
 
-const GROUP = { group: 'apps.kruise.io', version: 'v1alpha1', plural: 'clonesets' };
+const GROUP = customResource('CloneSet');
 const logger = createLogger('warn');
 let nats: FleetNats;
 let t: TestHub;
@@ -35,7 +38,7 @@ let ns = '';
 function startLink(m: Member): HubLink {
   const link = createHubLink({
     nats: { connect },
-    kube: createKubeApplier(m.k.kc),
+    kube: createKubeApplier(m.rest),
     clusterName: m.name,
     credentials: m.creds.nats,
     logger,
@@ -77,7 +80,8 @@ beforeAll(async () => {
       const k = kube(info);
       await installCrds(info);
       const name = `${info.name}-${suffix}`;
-      return { info, name, k, creds: await joinCluster(t, name, labels[i]!), link: undefined };
+      const creds = await joinCluster(t, name, labels[i]!);
+      return { info, name, k, rest: createKubeRest(k.kc), creds, link: undefined };
     }),
   );
   // One namespace name for the whole suite, created in every cluster.
@@ -89,6 +93,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(members.map((m) => m.link?.stop() ?? Promise.resolve()));
   for (const m of members) await m.k.core.deleteNamespace({ name: ns }).catch(() => undefined);
+  for (const m of members) m.rest.close();
   await t?.hub.close();
   await t?.db.close();
   await nats?.stop();

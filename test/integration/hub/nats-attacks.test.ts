@@ -34,10 +34,11 @@ import {
   type DesiredMessage,
 } from '@flotilla/api';
 import { createHubLink, createHubLinkMetrics, createKubeApplier } from '@flotilla/agent';
+import { createKubeRest } from '@flotilla/agent/runtime';
 import { createLogger, ensureStreams, type NatsCredentialIssuer } from '@flotilla/hub';
 import { startNats } from '@flotilla/test';
 import { cluster } from '../helpers/context.js';
-import { eventually, kube, testNamespace } from '../helpers/kube.js';
+import { customResource, eventually, kube, testNamespace } from '../helpers/kube.js';
 import { installCrds } from './crds.js';
 import { cloneSetSpec } from './fixtures.js';
 import {
@@ -89,7 +90,7 @@ function flaky(inner: NatsCredentialIssuer, authFile: () => string): FlakyIssuer
 const authFile = (): string => readFileSync(path.join(nats.dir, 'flotilla-auth.conf'), 'utf8');
 
 const WEB = { kind: 'CloneSet', namespace: 'apps', name: 'web' } as const;
-const CLONESETS = { group: 'apps.kruise.io', version: 'v1alpha1', plural: 'clonesets' };
+const CLONESETS = customResource('CloneSet');
 
 let nats: FleetNats;
 let t: TestHub;
@@ -513,9 +514,10 @@ describe('an agent whose durable does not exist or is repaired', () => {
         .then((o) => (o as { spec: { replicas: number } }).spec.replicas)
         .catch(() => undefined);
     const registry = new Registry();
+    const kubeRest = createKubeRest(k.kc);
     const link = createHubLink({
       nats: { connect },
-      kube: createKubeApplier(k.kc),
+      kube: createKubeApplier(kubeRest),
       clusterName: 'atk-wait',
       credentials: creds.nats,
       logger: createLogger('silent'),
@@ -551,6 +553,7 @@ describe('an agent whose durable does not exist or is repaired', () => {
       expect(await missing()).toBeGreaterThan(before);
     } finally {
       await link.stop();
+      kubeRest.close();
       await k.core.deleteNamespace({ name: ns }).catch(() => undefined);
     }
   });
