@@ -41,7 +41,8 @@ import { createRegistrationGuard } from './services/registration-guard.js';
 import { createWorkloadAdmission } from './services/workload-admission.js';
 import { policyRoutes } from './routes/policies.js';
 import { createWorkloadService } from './services/workload-service.js';
-import type { OutboxRecord } from './repositories/outbox-repo.js';
+import { createOutbox, type Outbox } from './outbox/outbox.js';
+import { createDesiredChanges } from './services/desired-sync.js';
 
 export interface AppDeps {
   db: Db;
@@ -55,10 +56,10 @@ export interface AppDeps {
   /** Called after a cluster was accepted or removed (wakes the NATS link reconciler). */
   onLinkChange?: () => void;
   /**
-   * Called after a desired-state change committed (wakes the outbox relay); with the outbox rows
-   * written when the caller has them, so the relay can publish them without reading them back.
+   * Where desired-state changes queue their messages; absent: an outbox without a relay (an app
+   * without NATS: rows stay in the table).
    */
-  onDesiredChange: (written?: readonly OutboxRecord[]) => void;
+  outbox?: Outbox;
   ready: () => Promise<boolean>;
   /** Wakes rollout event streams; shared with the rollout scheduler. */
   rolloutNotifier?: RolloutNotifier;
@@ -128,6 +129,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const rolloutNotifier = deps.rolloutNotifier ?? createRolloutNotifier();
   const registrations = createRegistrationGuard({ limits, metrics: deps.metrics });
+  const desired = createDesiredChanges(deps.outbox ?? createOutbox({ db: deps.db }));
   const admission = createWorkloadAdmission({
     systemNamespaces: workloadPolicy.systemNamespaces,
     metrics: deps.metrics,
@@ -140,7 +142,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     heartbeatTimeoutMs: deps.options.heartbeatTimeoutMs,
     clusters: createClusterService({
       db: deps.db,
-      onDesiredChange: deps.onDesiredChange,
+      desired,
       syncCredentials: deps.syncCredentials,
       consumers: deps.agentConsumers ?? withoutNats,
       onLinkChange: deps.onLinkChange ?? ((): void => undefined),
@@ -152,9 +154,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
     registrations,
     workloads: createWorkloadService({
-      db: deps.db,
+      desired,
       validate: deps.validate,
-      onDesiredChange: deps.onDesiredChange,
       metrics: deps.metrics,
       admission,
       maxDesiredMessageBytes:

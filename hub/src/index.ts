@@ -21,3 +21,5 @@ export { LOCK_KEYS } from './db/locks.js';
 export { recordHeartbeats } from './repositories/clusters-repo.js';
 export { upsertStatuses } from './repositories/status-repo.js';
 export { pruneSentOutbox } from './repositories/outbox-repo.js';
+export { createOutbox, type Outbox } from './outbox/outbox.js';
+export { createDesiredChanges, type DesiredChanges } from './services/desired-sync.js';

@@ -1,11 +1,12 @@
 /**
- * Starts a hub: Postgres (migrations under an advisory lock), NATS (streams, credential issuer,
- * the agents' durables and the watch over the desired stream), the outbox relay, status
- * ingestion and the HTTP server. Returns a handle whose close() shuts
- * everything down in reverse order. main.ts calls this with the validated config; tests call it
- * with their own databases, NATS servers and switches (e.g. no relay, to simulate a crash).
+ * Starts a hub: Postgres (migrations under an advisory lock, seeded tokens), NATS (streams, the
+ * agents' identities and durables), the outbox and its relay, the rollout scheduler, the watch
+ * over the desired stream, status ingestion and the HTTP server, in that order. Returns a handle
+ * whose close() shuts everything down in reverse order. main.ts calls this with the validated
+ * config; tests call it with their own databases, NATS servers and switches (e.g. no relay, to
+ * simulate a crash).
  */
-import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
@@ -18,25 +19,27 @@ import { createPool } from './db/pool.js';
 import { runMigrations } from './db/migrate.js';
 import { kruiseSpecValidator, type SpecValidator } from './domain/spec-validator.js';
 import { allReady, databaseProbe, natsProbe } from './health/checks.js';
-import { createNatsHearing } from './health/nats-hearing.js';
+import { createNatsHearing, type NatsHearing } from './health/nats-hearing.js';
 import { createLogger } from './logger.js';
 import { createHubMetrics, type HubMetrics } from './metrics.js';
 import { createFileCredentialIssuer, signalReloadFromPidFile } from './nats/credentials/file-issuer.js';
 import { externalCredentialIssuer, type NatsCredentialIssuer } from './nats/credentials/issuer.js';
 import { bcryptHash } from './nats/credentials/passwords.js';
-import { hubSessionName, listenOutbox } from './nats/outbox-notify.js';
-import { createOutboxRelay, type OutboxRelay } from './nats/relay.js';
-import { createAgentConsumers } from './nats/agent-consumers.js';
+import { createAgentConsumers, type AgentConsumers } from './nats/agent-consumers.js';
+import { desiredPublisher } from './nats/desired-publisher.js';
 import { createDesiredWatch, type DesiredWatch } from './nats/desired-watch.js';
 import { createLinkReconciler, type LinkReconciler } from './nats/link-reconciler.js';
-import { acceptedClusterNames } from './repositories/clusters-repo.js';
 import { createStatusIngest, type StatusIngest } from './nats/status-ingest.js';
-import { createRolloutNotifier } from './services/rollouts/notifier.js';
-import { createRolloutScheduler, type RolloutScheduler } from './services/rollouts/scheduler.js';
 import { ensureStreams } from './nats/streams.js';
-import { countUnsent, type OutboxRecord } from './repositories/outbox-repo.js';
+import { hubSessionName, startOutbox, type OutboxRelay } from './outbox/index.js';
+import { acceptedClusterNames } from './repositories/clusters-repo.js';
 import { seedTokens } from './seed.js';
-import { createCredentialSync } from './services/credential-sync.js';
+import { createCredentialSync, type CredentialSync } from './services/credential-sync.js';
+import { createDesiredRepair } from './services/desired-repair.js';
+import { createDesiredChanges, type DesiredChanges } from './services/desired-sync.js';
+import { createRolloutNotifier, type RolloutNotifier } from './services/rollouts/notifier.js';
+import { createRolloutScheduler, type RolloutScheduler } from './services/rollouts/scheduler.js';
+import { createStatusIntake } from './services/status-intake.js';
 
 export interface HubOptions {
   config: HubConfig;
@@ -78,6 +81,69 @@ export interface RunningHub {
   close(): Promise<void>;
 }
 
+/** What every part is started with. */
+interface Base {
+  options: HubOptions;
+  config: HubConfig;
+  logger: Logger;
+  metrics: HubMetrics;
+  /** Adds a shutdown step; steps run in reverse order. */
+  onClose: (step: () => Promise<unknown>) => void;
+}
+
+interface Nats {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  /** The largest desired message that can be published (stream limit or max_payload). */
+  maxDesiredMessageBytes: number;
+}
+
+/** Shutdown steps, run in reverse order; a failing step is logged and the rest still run. */
+function shutdownSteps(logger: Logger): { add: Base['onClose']; run: () => Promise<void> } {
+  const steps: (() => Promise<unknown>)[] = [];
+  return {
+    add: (step) => void steps.push(step),
+    async run() {
+      for (const step of steps.reverse()) {
+        await step().catch((err: unknown) => logger.warn({ err }, 'shutdown step failed'));
+      }
+    },
+  };
+}
+
+/** Migrations (one replica at a time), then the configured tokens. */
+async function prepareDatabase(pool: pg.Pool, config: HubConfig): Promise<Db> {
+  await runMigrations(pool);
+  const db = createDb(pool);
+  await seedTokens(db, config.seedTokens);
+  return db;
+}
+
+/** Connects as the hub's own NATS user and makes sure the streams exist with the configured limits. */
+async function connectNats(base: Base): Promise<Nats> {
+  const { config, logger } = base;
+  const nc = await connect({
+    servers: config.nats.url,
+    ...(config.nats.user ? { user: config.nats.user, pass: config.nats.password ?? '' } : {}),
+    name: 'flotilla-hub',
+    maxReconnectAttempts: -1,
+  });
+  base.onClose(() => nc.drain());
+  const jsm = await jetstreamManager(nc);
+  await ensureStreams(jsm, { replicas: config.nats.replicas, ...config.streams });
+  const maxPayload = nc.info?.max_payload ?? Number.POSITIVE_INFINITY;
+  if (maxPayload < config.streams.desired.maxMsgSize) {
+    logger.warn(
+      { maxPayload, desiredMaxMsgSize: config.streams.desired.maxMsgSize },
+      "nats-server's max_payload is below the desired stream's message size: the largest manifests cannot be published",
+    );
+  }
+  // The API refuses workloads whose desired messages could not be published at all.
+  const maxDesiredMessageBytes = Math.min(config.streams.desired.maxMsgSize, maxPayload);
+  return { nc, js: jetstream(nc), jsm, maxDesiredMessageBytes };
+}
+
 async function issuerFor(config: HubConfig): Promise<NatsCredentialIssuer> {
   if (!config.natsAuth) return externalCredentialIssuer;
   const { file, pidFile, bcryptCost } = config.natsAuth;
@@ -88,11 +154,122 @@ async function issuerFor(config: HubConfig): Promise<NatsCredentialIssuer> {
   });
 }
 
+interface NatsLink {
+  syncCredentials: CredentialSync;
+  agentConsumers: AgentConsumers;
+  link: LinkReconciler;
+}
+
+/**
+ * The agents' side of NATS: identities rendered from Postgres, and before the API serves, durables
+ * of accepted clusters exist and stale or drifted ones are gone; then a reconcile pass runs on an
+ * interval and after every acceptance or removal.
+ */
+async function startNatsLink(base: Base, db: Db, nats: Nats): Promise<NatsLink> {
+  const { config, logger } = base;
+  const syncCredentials = createCredentialSync(db, base.options.issuer ?? (await issuerFor(config)));
+  await syncCredentials();
+  const agentConsumers = createAgentConsumers({
+    jsm: nats.jsm,
+    logger: logger.child({ component: 'consumers' }),
+    metrics: base.metrics,
+  });
+  const link = createLinkReconciler({
+    consumers: agentConsumers,
+    acceptedClusters: () => acceptedClusterNames(db),
+    syncCredentials: () => syncCredentials(),
+    logger: logger.child({ component: 'consumers' }),
+    intervalMs: config.natsReconcileMs,
+  });
+  await link.pass().catch((err: unknown) => logger.warn({ err }, 'first NATS link reconcile failed; retrying'));
+  link.start();
+  base.onClose(() => link.stop());
+  return { syncCredentials, agentConsumers, link };
+}
+
+/** Whether the hub hears NATS: a round trip, not isClosed() (a frozen nats-server stays "open"). */
+function startHearing(base: Base, natsAnswers: () => Promise<boolean>): NatsHearing {
+  const hearing = createNatsHearing({
+    probe: natsAnswers,
+    intervalMs: base.config.faults.natsProbeIntervalMs,
+    logger: base.logger.child({ component: 'nats' }),
+  });
+  hearing.start();
+  base.onClose(() => Promise.resolve(hearing.stop()));
+  return hearing;
+}
+
+function startScheduler(
+  base: Base,
+  deps: { db: Db; pool: pg.Pool; desired: DesiredChanges; notifier: RolloutNotifier; hearing: NatsHearing },
+): RolloutScheduler {
+  const { config } = base;
+  const scheduler = createRolloutScheduler({
+    db: deps.db,
+    pool: deps.pool,
+    desired: deps.desired,
+    logger: base.logger.child({ component: 'rollouts' }),
+    heartbeatTimeoutMs: config.heartbeatTimeoutMs,
+    tickMs: config.rolloutTickMs ?? 1000,
+    notifier: deps.notifier,
+    metrics: base.metrics,
+    freshnessMs: config.faults.statusFreshnessMs,
+    hearing: () => deps.hearing.state(),
+  });
+  if (base.options.rolloutScheduler !== false) scheduler.start();
+  base.onClose(() => scheduler.stop());
+  return scheduler;
+}
+
+async function startDesiredWatch(
+  base: Base,
+  deps: { db: Db; nats: Nats; desired: DesiredChanges },
+): Promise<DesiredWatch | undefined> {
+  if (base.options.desiredWatch === false) return undefined;
+  const watch = createDesiredWatch({
+    js: deps.nats.js,
+    jsm: deps.nats.jsm,
+    repair: createDesiredRepair({ db: deps.db, desired: deps.desired }),
+    logger: base.logger.child({ component: 'desired-watch' }),
+    metrics: base.metrics,
+    // Room for the largest desired message twice over, and never less than 8 MiB.
+    batchBytes: Math.max(8 * 1024 * 1024, 2 * base.config.streams.desired.maxMsgSize),
+  });
+  await watch.start();
+  base.onClose(() => watch.stop());
+  return watch;
+}
+
+async function startStatusIngest(
+  base: Base,
+  deps: { db: Db; nats: Nats; desired: DesiredChanges; scheduler: RolloutScheduler },
+): Promise<StatusIngest | undefined> {
+  if (base.options.statusIngest === false) return undefined;
+  const logger = base.logger.child({ component: 'status' });
+  const ingest = createStatusIngest({
+    js: deps.nats.js,
+    intake: createStatusIntake({
+      db: deps.db,
+      desired: deps.desired,
+      logger,
+      metrics: base.metrics,
+      linkRepublishIntervalMs: base.config.faults.linkRepublishIntervalMs,
+      onStored: () => deps.scheduler.kick(),
+    }),
+    logger,
+    metrics: base.metrics,
+    clockSkewMs: base.config.faults.statusClockSkewMs,
+  });
+  await ingest.start();
+  base.onClose(() => ingest.stop());
+  return ingest;
+}
+
 export async function startHub(options: HubOptions): Promise<RunningHub> {
   const { config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = createHubMetrics(options.registry ?? new Registry());
-  // Named per process, so the outbox listener can skip this process's own notifications.
+  // Named per process, so the outbox wake-up can skip this process's own notifications.
   const sessionName = hubSessionName();
   // Survives lost connections (a Postgres restart): see db/pool.ts.
   const pool = createPool({
@@ -102,158 +279,42 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
     logger: logger.child({ component: 'db' }),
     onConnectionLost: () => metrics.dbConnectionsLost.inc(),
   });
-  const cleanup: (() => Promise<unknown>)[] = [() => pool.end()];
-  const closeAll = async (): Promise<void> => {
-    for (const fn of cleanup.reverse())
-      await fn().catch((err: unknown) => logger.warn({ err }, 'shutdown step failed'));
-  };
+  const shutdown = shutdownSteps(logger);
+  shutdown.add(() => pool.end());
+  const base: Base = { options, config, logger, metrics, onClose: shutdown.add };
   try {
-    await runMigrations(pool);
-    const db = createDb(pool);
-    await seedTokens(db, config.seedTokens);
-
-    const nc = await connect({
-      servers: config.nats.url,
-      ...(config.nats.user ? { user: config.nats.user, pass: config.nats.password ?? '' } : {}),
-      name: 'flotilla-hub',
-      maxReconnectAttempts: -1,
-    });
-    cleanup.push(() => nc.drain());
-    const jsm = await jetstreamManager(nc);
-    await ensureStreams(jsm, { replicas: config.nats.replicas, ...config.streams });
-    // The API refuses workloads whose desired messages could not be published at all.
-    const maxDesiredMessageBytes = Math.min(
-      config.streams.desired.maxMsgSize,
-      nc.info?.max_payload ?? Number.POSITIVE_INFINITY,
-    );
-    if (nc.info && nc.info.max_payload < config.streams.desired.maxMsgSize) {
-      logger.warn(
-        { maxPayload: nc.info.max_payload, desiredMaxMsgSize: config.streams.desired.maxMsgSize },
-        "nats-server's max_payload is below the desired stream's message size: the largest manifests cannot be published",
-      );
-    }
-    const js = jetstream(nc);
-
-    const syncCredentials = createCredentialSync(db, options.issuer ?? (await issuerFor(config)));
-    await syncCredentials();
-    const agentConsumers = createAgentConsumers({ jsm, logger: logger.child({ component: 'consumers' }), metrics });
-    const link = createLinkReconciler({
-      consumers: agentConsumers,
-      acceptedClusters: () => acceptedClusterNames(db),
-      syncCredentials: () => syncCredentials(),
-      logger: logger.child({ component: 'consumers' }),
-      intervalMs: config.natsReconcileMs,
-    });
-    // Before the API serves: durables of accepted clusters exist, stale and drifted ones are gone.
-    await link.pass().catch((err: unknown) => logger.warn({ err }, 'first NATS link reconcile failed; retrying'));
-    link.start();
-    cleanup.push(() => link.stop());
-
-    const relay = createOutboxRelay({
+    const db = await prepareDatabase(pool, config);
+    const nats = await connectNats(base);
+    const { syncCredentials, agentConsumers, link } = await startNatsLink(base, db, nats);
+    const hubOutbox = startOutbox({
       db,
-      nc,
+      publish: desiredPublisher(nats.nc),
       logger: logger.child({ component: 'relay' }),
       metrics,
       intervalMs: config.relayIntervalMs,
       retentionSeconds: config.outboxRetentionSeconds ?? 3600,
+      relay: options.relay !== false,
+      databaseUrl: config.databaseUrl,
+      sessionName,
     });
-    if (options.relay !== false) {
-      relay.start();
-      cleanup.push(() => relay.stop());
-      // Rows committed by other replicas (or by this one while another relay held the lock).
-      const listener = listenOutbox({
-        connectionString: config.databaseUrl,
-        logger: logger.child({ component: 'relay' }),
-        onNotify: () => relay.kick(),
-        ownSessionName: sessionName,
-        onConnectionLost: () => metrics.dbConnectionsLost.inc(),
-      });
-      cleanup.push(() => listener.stop());
-    } else {
-      cleanup.push(() => relay.stop());
-    }
-
-    // Committed outbox rows go straight to this process's relay; the table stays the fallback.
-    const handOff = (written?: readonly OutboxRecord[]): void => {
-      if (options.relay === false) return; // a hub that never publishes keeps nothing for it
-      if (written) relay.handoff(written);
-      else relay.kick();
-    };
-    // A round trip, not isClosed(): a frozen nats-server keeps the connection "open" (checks.ts).
-    const natsAnswers = natsProbe(nc, config.faults.readyTimeoutMs);
-    const hearing = createNatsHearing({
-      probe: natsAnswers,
-      intervalMs: config.faults.natsProbeIntervalMs,
-      logger: logger.child({ component: 'nats' }),
-    });
-    hearing.start();
-    cleanup.push(() => Promise.resolve(hearing.stop()));
+    base.onClose(() => hubOutbox.stop());
+    const { outbox, relay } = hubOutbox;
+    const desired = createDesiredChanges(outbox);
+    const natsAnswers = natsProbe(nats.nc, config.faults.readyTimeoutMs);
+    const hearing = startHearing(base, natsAnswers);
     const rolloutNotifier = createRolloutNotifier();
-    const scheduler = createRolloutScheduler({
-      db,
-      pool,
-      logger: logger.child({ component: 'rollouts' }),
-      heartbeatTimeoutMs: config.heartbeatTimeoutMs,
-      tickMs: config.rolloutTickMs ?? 1000,
-      onDesiredChange: handOff,
-      notifier: rolloutNotifier,
-      metrics,
-      freshnessMs: config.faults.statusFreshnessMs,
-      hearing: () => hearing.state(),
-    });
-    if (options.rolloutScheduler !== false) scheduler.start();
-    cleanup.push(() => scheduler.stop());
-
-    let desiredWatch: DesiredWatch | undefined;
-    if (options.desiredWatch !== false) {
-      desiredWatch = createDesiredWatch({
-        db,
-        js,
-        jsm,
-        logger: logger.child({ component: 'desired-watch' }),
-        metrics,
-        onRepaired: () => handOff(),
-        // Room for the largest desired message twice over, and never less than 8 MiB.
-        batchBytes: Math.max(8 * 1024 * 1024, 2 * config.streams.desired.maxMsgSize),
-      });
-      await desiredWatch.start();
-      cleanup.push(() => desiredWatch!.stop());
-    }
-
-    let ingest: StatusIngest | undefined;
-    if (options.statusIngest !== false) {
-      ingest = createStatusIngest({
-        db,
-        js,
-        logger: logger.child({ component: 'status' }),
-        metrics,
-        clockSkewMs: config.faults.statusClockSkewMs,
-        linkRepublishIntervalMs: config.faults.linkRepublishIntervalMs,
-        onStored: () => scheduler.kick(),
-        onRepublished: () => relay.kick(),
-      });
-      await ingest.start();
-      cleanup.push(() => ingest!.stop());
-    }
-
-    const sampler = setInterval(() => {
-      countUnsent(db).then(
-        (n) => metrics.outboxPending.set(n),
-        () => undefined,
-      );
-    }, 5000);
-    sampler.unref();
-    cleanup.push(() => Promise.resolve(clearInterval(sampler)));
-
+    const scheduler = startScheduler(base, { db, pool, desired, notifier: rolloutNotifier, hearing });
+    const desiredWatch = await startDesiredWatch(base, { db, nats, desired });
+    const ingest = await startStatusIngest(base, { db, nats, desired, scheduler });
     const app = await buildApp({
       db,
+      outbox,
       logger,
       metrics,
       validate: options.validate ?? kruiseSpecValidator,
       syncCredentials,
       agentConsumers,
       onLinkChange: () => link.kick(),
-      onDesiredChange: handOff,
       rolloutNotifier,
       onRolloutChange: () => scheduler.kick(),
       ready: allReady([databaseProbe(pool, config.faults.readyTimeoutMs), natsAnswers]),
@@ -264,17 +325,16 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
         bcryptCost: config.natsAuth?.bcryptCost ?? 10,
         ...(config.limits ? { limits: config.limits } : {}),
         ...(config.workloadPolicy ? { workloadPolicy: config.workloadPolicy } : {}),
-        maxDesiredMessageBytes,
+        maxDesiredMessageBytes: nats.maxDesiredMessageBytes,
       },
     });
-    cleanup.push(() => app.close());
-    let url: string | undefined;
-    if (options.listen !== false) {
-      url = await app.listen({ host: config.http.host, port: config.http.port });
-    }
-    return { app, url, db, pool, nc, js, metrics, relay, ingest, scheduler, link, desiredWatch, close: closeAll };
+    base.onClose(() => app.close());
+    const url =
+      options.listen === false ? undefined : await app.listen({ host: config.http.host, port: config.http.port });
+    const { nc, js } = nats;
+    return { app, url, db, pool, nc, js, metrics, relay, ingest, scheduler, link, desiredWatch, close: shutdown.run };
   } catch (err) {
-    await closeAll();
+    await shutdown.run();
     throw err;
   }
 }

@@ -44,7 +44,9 @@ export function desiredKey(key: ParsedObjectSubject): string {
 }
 
 function sameObject(msg: DesiredMessage, key: ParsedObjectSubject): boolean {
-  return msg.cluster === key.cluster && msg.kind === key.kind && msg.namespace === key.namespace && msg.name === key.name;
+  return (
+    msg.cluster === key.cluster && msg.kind === key.kind && msg.namespace === key.namespace && msg.name === key.name
+  );
 }
 
 function sameContent(msg: DesiredMessage, stored: StoredDesired): boolean {
@@ -72,6 +74,7 @@ export function checkDesired(
   const msg = decoded.value;
   if (!sameObject(msg, key)) return { action: 'republish', reason: 'mismatch', key };
   if (msg.generation < row.generation) return { action: 'keep' };
-  if (msg.generation > row.generation || !sameContent(msg, row)) return { action: 'republish', reason: 'mismatch', key };
+  if (msg.generation > row.generation || !sameContent(msg, row))
+    return { action: 'republish', reason: 'mismatch', key };
   return { action: 'keep' };
 }

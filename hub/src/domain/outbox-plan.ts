@@ -22,6 +22,17 @@ export interface OutboxRow {
   subject: string;
 }
 
+/** A message queued for the DESIRED stream: its subject, JetStream msgID and JSON payload text. */
+export interface OutboxMessage {
+  subject: string;
+  msgId: string;
+  /** Exactly what is published (stored and sent byte for byte). */
+  payload: string;
+}
+
+/** A queued message with its row id (ids follow commit order). */
+export interface OutboxRecord extends OutboxMessage, OutboxRow {}
+
 export interface OutboxBatchPlan<R extends OutboxRow> {
   /** Rows to publish, in ascending id order: the newest of each subject in the batch. */
   publish: R[];

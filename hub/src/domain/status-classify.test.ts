@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeMessage, type StatusMessage } from '@flotilla/api';
-import { classifyMessage } from './classify.js';
+import { classifyMessage } from './status-classify.js';
 
 const status: StatusMessage = {
   v: 1,

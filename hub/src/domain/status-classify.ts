@@ -8,7 +8,7 @@
  * database and come later. Pure, so every drop rule is unit-tested.
  */
 import { decodeHeartbeat, decodeStatus, parseHeartbeatSubject, parseStatusSubject } from '@flotilla/api';
-import type { TimedHeartbeat, TimedStatus } from '../domain/status-coalesce.js';
+import type { TimedHeartbeat, TimedStatus } from './status-coalesce.js';
 
 /**
  * Why the hub dropped a message (the `reason` of flotilla_hub_nats_messages_dropped_total):
@@ -105,4 +105,16 @@ export function classifyMessage(m: RawMessage, o: ClassifyOptions): Classified {
     return { type: 'heartbeat', heartbeat: { message: decoded.value, sentAtMs: m.storedAtMs } };
   }
   return { type: 'drop', reason: 'subject', detail: m.subject };
+}
+
+/** A batch of messages classified, ready to admit and write. */
+export interface DecodedBatch {
+  statuses: TimedStatus[];
+  beats: TimedHeartbeat[];
+  /** Messages dropped so far, by reason (counted once the batch is acknowledged). */
+  drops: Map<DropReason, number>;
+}
+
+export function tally(drops: Map<DropReason, number>, reason: DropReason): void {
+  drops.set(reason, (drops.get(reason) ?? 0) + 1);
 }

@@ -1,5 +1,6 @@
 /**
- * Watches the DESIRED stream for messages the hub did not publish and puts them right. An agent
+ * Watches the DESIRED stream for messages the hub did not publish and has them put right
+ * (services/desired-repair.ts judges and republishes; this deletes what the hub never placed). An agent
  * can make nats-server publish a JetStream API answer on another cluster's desired subject (the
  * reply subject of a request it is allowed to send), and the stream then keeps that answer as the
  * object's last value (docs/adr/0008-hub-owned-consumers.md). The hub knows what it published:
@@ -24,22 +25,19 @@ import {
   type JetStreamClient,
   type JetStreamManager,
 } from '@nats-io/jetstream';
-import { DESIRED_STREAM, parseDesiredSubject } from '@flotilla/api';
+import { DESIRED_STREAM } from '@flotilla/api';
 import type { Logger } from 'pino';
-import type { Db } from '../db/client.js';
-import { lockDesiredState } from '../db/locks.js';
-import { checkDesired, type DesiredVerdict, type RepairReason } from '../domain/desired-check.js';
+import type { RepairReason } from '../domain/desired-check.js';
 import type { HubMetrics } from '../metrics.js';
-import { queueDesiredRepair, storedDesired, type DesiredObjectKey } from '../repositories/desired-repo.js';
+import type { DesiredRepair, Misplaced, SeenDesired } from '../services/desired-repair.js';
 
 export interface DesiredWatchDeps {
-  db: Db;
   js: JetStreamClient;
   jsm: JetStreamManager;
+  /** Judges what was read and queues the stored values again. */
+  repair: DesiredRepair;
   logger: Logger;
   metrics: HubMetrics;
-  /** Called after repairs were queued in the outbox (wakes the relay). */
-  onRepaired: () => void;
   /**
    * Bytes per fetch: bounds what a batch holds in memory. Must exceed the stream's largest
    * message (a larger one would stall the fetch); at most 100 messages are fetched at a time.
@@ -55,14 +53,6 @@ export interface DesiredWatch {
   start(): Promise<void>;
   stop(): Promise<void>;
 }
-
-interface Seen {
-  subject: string;
-  seq: number;
-  data: Uint8Array;
-}
-
-type Judged = { seen: Seen; verdict: Exclude<DesiredVerdict, { action: 'keep' }> };
 
 /** Subjects named in a batch's log line. */
 const LOGGED_SUBJECTS = 10;
@@ -85,18 +75,6 @@ export function createDesiredWatch(deps: DesiredWatchDeps): DesiredWatch {
       };
     });
 
-  /** The messages of a batch that are not what the hub stored. */
-  async function judge(batch: readonly Seen[]): Promise<Judged[]> {
-    const keys = batch.map((m) => parseDesiredSubject(m.subject)).filter((k): k is DesiredObjectKey => !!k);
-    const stored = await storedDesired(deps.db, keys);
-    const out: Judged[] = [];
-    for (const seen of batch) {
-      const verdict = checkDesired(seen.subject, seen.data, (k) => stored.get(k));
-      if (verdict.action !== 'keep') out.push({ seen, verdict });
-    }
-    return out;
-  }
-
   /** Deletes the one message; already gone (replaced, or another replica) is fine. */
   async function deleteMessage(seq: number): Promise<void> {
     try {
@@ -106,18 +84,8 @@ export function createDesiredWatch(deps: DesiredWatchDeps): DesiredWatch {
     }
   }
 
-  async function repair(bad: readonly Judged[]): Promise<void> {
-    const republish = bad.filter((b) => b.verdict.action === 'republish');
-    if (republish.length > 0) {
-      await deps.db.transaction(async (tx) => {
-        await lockDesiredState(tx);
-        for (const { seen, verdict } of republish) {
-          // The check saw a row; were it gone by now, the message is left for the next look.
-          if (verdict.action === 'republish') await queueDesiredRepair(tx, verdict.key, String(seen.seq));
-        }
-      });
-      deps.onRepaired();
-    }
+  async function repair(bad: readonly Misplaced[]): Promise<void> {
+    await deps.repair.republish(bad);
     for (const { seen, verdict } of bad) {
       if (verdict.action === 'delete') await deleteMessage(seen.seq);
     }
@@ -135,10 +103,10 @@ export function createDesiredWatch(deps: DesiredWatchDeps): DesiredWatch {
   }
 
   /** Checks and repairs one batch, retrying until it went through (or the watch stops). */
-  async function settle(batch: readonly Seen[]): Promise<void> {
+  async function settle(batch: readonly SeenDesired[]): Promise<void> {
     while (!stopped) {
       try {
-        const bad = await judge(batch);
+        const bad = await deps.repair.judge(batch);
         if (bad.length > 0) await repair(bad);
         return;
       } catch (err) {
@@ -148,8 +116,8 @@ export function createDesiredWatch(deps: DesiredWatchDeps): DesiredWatch {
     }
   }
 
-  async function fetchBatch(consumer: Consumer): Promise<Seen[]> {
-    const batch: Seen[] = [];
+  async function fetchBatch(consumer: Consumer): Promise<SeenDesired[]> {
+    const batch: SeenDesired[] = [];
     fetching = await consumer.fetch({ max_bytes: deps.batchBytes, expires });
     for await (const m of fetching) {
       batch.push({ subject: m.subject, seq: m.seq, data: m.data });

@@ -4,21 +4,27 @@
  * settle every message's outcome (domain/outbox-plan.ts) and commit. After the commit, refusals
  * are reported and the handoff cache forgets what was settled.
  */
-import type { NatsConnection } from '@nats-io/transport-node';
-import { DESIRED_STREAM } from '@flotilla/api';
 import type { Db, Tx } from '../db/client.js';
 import { tryLockRelay } from '../db/locks.js';
 import {
   planOutboxBatch,
   settleOutboxBatch,
   type HandoffCache,
+  type OutboxRecord,
+  type PublishOutcome,
   type RefusalBackoff,
   type RefusedRow,
 } from '../domain/outbox-plan.js';
 import type { HubMetrics } from '../metrics.js';
-import { dueOutboxIds, outboxRowsById, settleOutbox, type OutboxRecord } from '../repositories/outbox-repo.js';
-import { publishAll } from './bulk-publish.js';
+import { dueOutboxIds, outboxRowsById, settleOutbox } from '../repositories/outbox-repo.js';
 import type { RefusalReporter } from './refusal-report.js';
+
+/**
+ * Publishes desired messages to the DESIRED stream: `outcomes[i]` answers `rows[i]`, and one
+ * refused message never fails the others. Throws only when nothing can be published (the
+ * connection is closed or draining). The NATS implementation is nats/desired-publisher.ts.
+ */
+export type OutboxPublisher = (rows: readonly OutboxRecord[]) => Promise<PublishOutcome[]>;
 
 /** What one pass did: rows read (due), ids marked sent, rows without an answer, rows refused. */
 export interface PassResult {
@@ -30,7 +36,7 @@ export interface PassResult {
 
 export interface RelayPassDeps {
   db: Db;
-  nc: NatsConnection;
+  publish: OutboxPublisher;
   metrics: HubMetrics;
   batchSize: number;
   backoff: RefusalBackoff;
@@ -41,8 +47,6 @@ export interface RelayPassDeps {
 const NOTHING: PassResult = { read: 0, marked: [], unacked: 0, refused: [] };
 
 type BatchRow = OutboxRecord & { attempts: number };
-
-const encoder = new TextEncoder();
 
 /** Returns a pass; a pass that finds the lock taken (another replica publishes) does nothing. */
 export function createRelayPass(deps: RelayPassDeps): () => Promise<PassResult> {
@@ -75,11 +79,7 @@ export function createRelayPass(deps: RelayPassDeps): () => Promise<PassResult> 
       stopRead();
       const plan = planOutboxBatch(batch);
       const stopPublish = metrics.relayPublishSeconds.startTimer();
-      const outcomes = await publishAll(
-        deps.nc,
-        DESIRED_STREAM,
-        plan.publish.map((row) => ({ subject: row.subject, data: encoder.encode(row.payload), msgId: row.msgId })),
-      );
+      const outcomes = await deps.publish(plan.publish);
       stopPublish();
       const settlement = settleOutboxBatch(plan.publish, outcomes, deps.backoff);
       stopMark = metrics.desiredStageSeconds.startTimer({ stage: 'relay_mark' });

@@ -8,21 +8,20 @@
  * rows go on, and is tried again at once when a hub starts (with possibly new limits).
  * A writer in this process hands its committed rows over (`handoff`), so the relay reads only
  * which ids are due and not their payloads; rows it does not hold (other replicas, a restart)
- * it loads as before. Rows sent longer ago than the retention are deleted, so the table holds
- * the unsent work and a recent history, not every change ever made.
+ * it loads as before. After each drain it prunes sent rows past the retention (retention.ts).
  */
-import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import type { Db } from '../db/client.js';
-import { createHandoffCache, type RefusalBackoff } from '../domain/outbox-plan.js';
-import { pruneSentOutbox, releaseRefusedOutbox, type OutboxRecord } from '../repositories/outbox-repo.js';
+import { createHandoffCache, type OutboxRecord, type RefusalBackoff } from '../domain/outbox-plan.js';
+import { releaseRefusedOutbox } from '../repositories/outbox-repo.js';
 import type { HubMetrics } from '../metrics.js';
 import { createRefusalReporter } from './refusal-report.js';
-import { createRelayPass } from './relay-pass.js';
+import { createRelayPass, type OutboxPublisher } from './relay-pass.js';
+import { createPruner } from './retention.js';
 
 export interface RelayDeps {
   db: Db;
-  nc: NatsConnection;
+  publish: OutboxPublisher;
   logger: Logger;
   metrics: HubMetrics;
   intervalMs: number;
@@ -36,11 +35,6 @@ export interface RelayDeps {
 }
 
 const DEFAULT_REFUSAL_BACKOFF: RefusalBackoff = { baseMs: 1000, maxMs: 30_000 };
-
-/** Deletes per statement, so pruning a large backlog never holds long locks. */
-const PRUNE_BATCH = 5000;
-/** The most often a relay prunes (a short retention prunes as often as it expires rows). */
-const PRUNE_EVERY_MS = 60_000;
 
 export interface OutboxRelay {
   start(): void;
@@ -64,7 +58,7 @@ export function createOutboxRelay(deps: RelayDeps): OutboxRelay {
   const handedOff = createHandoffCache<OutboxRecord>(MAX_HANDED_OFF);
   const pass = createRelayPass({
     db: deps.db,
-    nc: deps.nc,
+    publish: deps.publish,
     metrics: deps.metrics,
     batchSize,
     backoff: deps.refusalBackoff ?? DEFAULT_REFUSAL_BACKOFF,
@@ -107,19 +101,12 @@ export function createOutboxRelay(deps: RelayDeps): OutboxRelay {
     if (n > 0) deps.logger.info({ rows: n }, 'outbox rows refused before this start are tried again now');
   };
 
-  const retentionSeconds = deps.retentionSeconds ?? 3600;
-  const pruneEveryMs = Math.min(PRUNE_EVERY_MS, retentionSeconds * 1000);
-  let prunedAt = -Infinity;
-  /** Every replica prunes (deleting is idempotent); at most once per pruneEveryMs. */
-  const pruneDue = async (): Promise<void> => {
-    if (performance.now() - prunedAt < pruneEveryMs) return;
-    prunedAt = performance.now();
-    for (;;) {
-      const n = await pruneSentOutbox(deps.db, retentionSeconds, PRUNE_BATCH);
-      deps.metrics.outboxPruned.inc(n);
-      if (n < PRUNE_BATCH || stopped) return;
-    }
-  };
+  const pruneDue = createPruner({
+    db: deps.db,
+    metrics: deps.metrics,
+    retentionSeconds: deps.retentionSeconds ?? 3600,
+    stopped: () => stopped,
+  });
 
   const loop = (): void => {
     if (stopped) return;

@@ -1,27 +1,16 @@
 /**
- * Wakes the outbox relay of every hub replica when any replica commits outbox rows. The writer
- * kicks its own relay in-process; but only one relay publishes at a time (the relay lock), and
- * when another replica holds it, that replica would otherwise find the rows only on its next
- * poll. Writers `pg_notify` in the writing transaction (delivered on commit, dropped on
- * rollback); each replica LISTENs on one dedicated connection and kicks its relay. Polling stays
- * as the safety net: a lost connection costs latency, never a message.
+ * Wakes the outbox relay of every hub replica when any replica commits outbox rows. A writer
+ * hands its rows to its own relay in-process (outbox.ts); but only one relay publishes at a time
+ * (the relay lock), and when another replica holds it, that replica would otherwise find the rows
+ * only on its next poll. Every append queues a NOTIFY in the writing transaction (delivered on
+ * commit, dropped on rollback) naming the writer's session; each replica LISTENs on one dedicated
+ * connection and kicks its relay, skipping its own notifications. Polling stays as the safety
+ * net: a lost connection costs latency, never a message.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { sql } from 'drizzle-orm';
-import type { DbOrTx } from '../db/client.js';
-
-export const OUTBOX_CHANNEL = 'flotilla_outbox';
-
-/**
- * Queues the wake-up in `tx`; Postgres delivers it when (and only if) the transaction commits.
- * The payload names the writing session's application_name, so a replica can skip its own
- * notifications: it has already handed the rows to its relay in-process.
- */
-export async function notifyOutbox(tx: DbOrTx): Promise<void> {
-  await tx.execute(sql`select pg_notify(${OUTBOX_CHANNEL}, current_setting('application_name'))`);
-}
+import { listenOnOutboxChannel } from '../repositories/outbox-repo.js';
 
 /** A per-process application_name for the hub's pool, to tell its own notifications apart. */
 export function hubSessionName(): string {
@@ -81,7 +70,7 @@ export function listenOutbox(options: {
     });
     try {
       await c.connect();
-      await c.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      await listenOnOutboxChannel(c);
     } catch (err) {
       fail(err as Error, 'outbox listener cannot connect; retrying');
       return;

@@ -1,19 +1,45 @@
 /**
- * The outbox: unsent rows in id order, marked sent once JetStream stored them (or a newer row of
- * their subject), held back for a while when refused, and deleted once they have been sent for
- * longer than the retention (JetStream holds the messages from then on).
+ * The outbox table: rows appended in the writer's transaction (with a NOTIFY that Postgres
+ * delivers on commit), unsent rows read in id order, marked sent once JetStream stored them (or
+ * a newer row of their subject), held back for a while when refused, and deleted once they have
+ * been sent for longer than the retention (JetStream holds the messages from then on).
  */
 import { count, isNull, sql, type SQLWrapper } from 'drizzle-orm';
+import type pg from 'pg';
 import type { DbOrTx } from '../db/client.js';
 import { outbox } from '../db/schema/index.js';
-import type { OutboxSettlement } from '../domain/outbox-plan.js';
+import type { OutboxMessage, OutboxRecord, OutboxSettlement } from '../domain/outbox-plan.js';
+import { jsonTexts } from './json-param.js';
 
-/** An unsent row; the payload stays JSON text, exactly what is published. */
-export interface OutboxRecord {
-  id: number;
-  subject: string;
-  msgId: string;
-  payload: string;
+/** The channel writers notify and every hub replica's relay listens on. */
+const OUTBOX_CHANNEL = 'flotilla_outbox';
+
+/** Appends rows (one statement for any number); returns them with their ids. */
+export async function insertOutbox(db: DbOrTx, messages: readonly OutboxMessage[]): Promise<OutboxRecord[]> {
+  if (messages.length === 0) return [];
+  const col = (f: (m: OutboxMessage) => string): SQLWrapper => sql.param(messages.map(f));
+  const res = await db.execute<{ id: string; msg_id: string }>(sql`
+    insert into ${outbox} (subject, msg_id, payload)
+    select * from rows from (unnest(${col((m) => m.subject)}::text[], ${col((m) => m.msgId)}::text[]),
+                             json_array_elements_text(${jsonTexts(messages.map((m) => m.payload))}::json))
+    returning id, msg_id`);
+  // Matched by msg_id (unique within one write) rather than trusting the order RETURNING yields.
+  const ids = new Map(res.rows.map((r) => [r.msg_id, Number(r.id)]));
+  return messages.map((m) => ({ ...m, id: ids.get(m.msgId)! }));
+}
+
+/**
+ * Queues the relays' wake-up in `tx`; Postgres delivers it when (and only if) the transaction
+ * commits. The payload names the writing session's application_name, so a replica can skip its
+ * own notifications.
+ */
+export async function notifyOutbox(tx: DbOrTx): Promise<void> {
+  await tx.execute(sql`select pg_notify(${OUTBOX_CHANNEL}, current_setting('application_name'))`);
+}
+
+/** Subscribes a dedicated connection to the outbox channel (its 'notification' events follow). */
+export async function listenOnOutboxChannel(client: pg.ClientBase): Promise<void> {
+  await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
 }
 
 /** An unsent row's id, and how often it was refused before. */

@@ -213,3 +213,18 @@ export async function upsertPin(
 export async function deletePins(db: DbOrTx, workloadId: string): Promise<void> {
   await db.delete(rolloutPins).where(eq(rolloutPins.workloadId, workloadId));
 }
+
+export type PinRow = typeof rolloutPins.$inferSelect;
+
+/** The pins rollouts hold on one workload, optionally only those of some clusters. */
+export async function pinsOf(db: DbOrTx, workloadId: string, clusterNames?: readonly string[]): Promise<PinRow[]> {
+  return db
+    .select()
+    .from(rolloutPins)
+    .where(
+      and(
+        eq(rolloutPins.workloadId, workloadId),
+        clusterNames ? inArray(rolloutPins.clusterName, [...clusterNames]) : undefined,
+      ),
+    );
+}

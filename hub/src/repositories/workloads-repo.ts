@@ -1,5 +1,5 @@
 /** Workloads and their immutable revisions. */
-import { and, asc, desc, eq, isNull, lt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { Overrides, Placement, Workload, WorkloadKind, WorkloadMetadata, WorkloadRevision } from '@flotilla/api';
 import type { DbOrTx } from '../db/client.js';
 import { workloadRevisions, workloads } from '../db/schema/index.js';
@@ -7,6 +7,12 @@ import { conflict, isUniqueViolation } from '../errors.js';
 
 export type WorkloadRow = typeof workloads.$inferSelect;
 export type RevisionRow = typeof workloadRevisions.$inferSelect;
+
+/** Joins a workload to its current revision. */
+const currentRevisionJoin = and(
+  eq(workloadRevisions.workloadId, workloads.id),
+  eq(workloadRevisions.revision, workloads.currentRevision),
+);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -145,10 +151,7 @@ export async function listWorkloads(
   return db
     .select({ workload: workloads, revision: workloadRevisions })
     .from(workloads)
-    .innerJoin(
-      workloadRevisions,
-      and(eq(workloadRevisions.workloadId, workloads.id), eq(workloadRevisions.revision, workloads.currentRevision)),
-    )
+    .innerJoin(workloadRevisions, currentRevisionJoin)
     .where(
       and(
         isNull(workloads.deletedAt),
@@ -179,4 +182,26 @@ export async function listRevisions(
     )
     .orderBy(desc(workloadRevisions.revision))
     .limit(limit + 1);
+}
+
+/** Revisions of one workload by number (those that exist). */
+export async function revisionsOf(
+  db: DbOrTx,
+  workloadId: string,
+  revisions: readonly number[],
+): Promise<RevisionRow[]> {
+  if (revisions.length === 0) return [];
+  return db
+    .select()
+    .from(workloadRevisions)
+    .where(and(eq(workloadRevisions.workloadId, workloadId), inArray(workloadRevisions.revision, [...revisions])));
+}
+
+/** Every live workload with its current revision (a cluster change recomputes them all). */
+export async function liveWorkloadHeads(db: DbOrTx): Promise<{ workload: WorkloadRow; revision: RevisionRow }[]> {
+  return db
+    .select({ workload: workloads, revision: workloadRevisions })
+    .from(workloads)
+    .innerJoin(workloadRevisions, currentRevisionJoin)
+    .where(isNull(workloads.deletedAt));
 }

@@ -35,12 +35,13 @@ import {
 import type { Principal } from '../repositories/tokens-repo.js';
 import type { AgentConsumers } from '../nats/agent-consumers.js';
 import type { CredentialSync } from './credential-sync.js';
-import { beginDesiredChange, syncCluster } from './desired-sync.js';
+import type { DesiredChanges } from './desired-sync.js';
 import type { RegistrationGuard } from './registration-guard.js';
 
 export interface ClusterServiceDeps {
   db: Db;
-  onDesiredChange: () => void;
+  /** Desired-state changes and the transactions that make them (outbox rows reach the relay). */
+  desired: DesiredChanges;
   syncCredentials: CredentialSync;
   /** The agents' durables on the DESIRED stream (the hub creates and deletes them). */
   consumers: Pick<AgentConsumers, 'ensure' | 'remove'>;
@@ -64,7 +65,7 @@ export interface ClusterService {
 }
 
 export function createClusterService(deps: ClusterServiceDeps): ClusterService {
-  const { db } = deps;
+  const { db, desired } = deps;
   const view = (row: ClusterRow): Cluster => toApiCluster(row, deps.now(), deps.heartbeatTimeoutMs);
 
   async function mustGet(tx: Tx, name: string): Promise<ClusterRow> {
@@ -150,8 +151,8 @@ export function createClusterService(deps: ClusterServiceDeps): ClusterService {
     },
 
     async accept(actor, name) {
-      const row = await db.transaction(async (tx) => {
-        await beginDesiredChange(tx);
+      const row = await desired.transaction(async (tx) => {
+        await desired.lock(tx);
         const c = await mustGet(tx, name);
         if (c.state === 'removed') throw notFound(`cluster ${name}`);
         if (c.state === 'accepted') return c;
@@ -160,7 +161,7 @@ export function createClusterService(deps: ClusterServiceDeps): ClusterService {
           .set({ state: 'accepted', acceptedAt: new Date(), acceptedBy: actor.name, updatedAt: new Date() })
           .where(eq(clusters.name, name))
           .returning();
-        const changed = await syncCluster(tx, saved!);
+        const changed = await desired.syncCluster(tx, saved!);
         await recordAudit(tx, {
           actor: actor.name,
           action: 'cluster.accept',
@@ -170,7 +171,6 @@ export function createClusterService(deps: ClusterServiceDeps): ClusterService {
         });
         return saved!;
       });
-      deps.onDesiredChange();
       deps.onLinkChange();
       return view(row);
     },
@@ -194,8 +194,8 @@ export function createClusterService(deps: ClusterServiceDeps): ClusterService {
     },
 
     async setLabels(actor, name, labels) {
-      const row = await db.transaction(async (tx) => {
-        await beginDesiredChange(tx);
+      const row = await desired.transaction(async (tx) => {
+        await desired.lock(tx);
         const c = await mustGet(tx, name);
         if (c.state === 'removed') throw notFound(`cluster ${name}`);
         const [saved] = await tx
@@ -203,7 +203,7 @@ export function createClusterService(deps: ClusterServiceDeps): ClusterService {
           .set({ labels, updatedAt: new Date() })
           .where(eq(clusters.name, name))
           .returning();
-        const changed = await syncCluster(tx, saved!);
+        const changed = await desired.syncCluster(tx, saved!);
         await recordAudit(tx, {
           actor: actor.name,
           action: 'cluster.labels',
@@ -213,13 +213,12 @@ export function createClusterService(deps: ClusterServiceDeps): ClusterService {
         });
         return saved!;
       });
-      deps.onDesiredChange();
       return view(row);
     },
 
     async remove(actor, name) {
-      await db.transaction(async (tx) => {
-        await beginDesiredChange(tx);
+      await desired.transaction(async (tx) => {
+        await desired.lock(tx);
         const c = await mustGet(tx, name);
         if (c.state === 'removed') throw notFound(`cluster ${name}`);
         const [saved] = await tx
@@ -228,7 +227,7 @@ export function createClusterService(deps: ClusterServiceDeps): ClusterService {
           .where(eq(clusters.name, name))
           .returning();
         await revokeCredentials(tx, name);
-        const changed = await syncCluster(tx, saved!);
+        const changed = await desired.syncCluster(tx, saved!);
         await recordAudit(tx, {
           actor: actor.name,
           action: 'cluster.remove',
@@ -237,7 +236,6 @@ export function createClusterService(deps: ClusterServiceDeps): ClusterService {
           details: { objectsTombstoned: changed },
         });
       });
-      deps.onDesiredChange();
       // Should either step fail (NATS down), the reconciler's pass retries it.
       deps.onLinkChange();
       await deps.syncCredentials();

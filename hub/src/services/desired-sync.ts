@@ -1,20 +1,66 @@
 /**
- * Recomputes desired state inside a transaction and writes the changes with their outbox rows.
- * Callers run these in the same transaction as the change that triggered them (workload write,
- * relabel, accept, removal), so "changed in Postgres" and "queued for NATS" commit together.
+ * Every change of desired state: recomputing it for a workload or a cluster (domain/desired-plan),
+ * writing the changed rows and appending the messages that announce them to the outbox, all in
+ * the caller's transaction, so "changed in Postgres" and "queued for NATS" commit together. Also
+ * queuing stored values again: a cluster's live objects after its agent's link restarted, one
+ * object after something else took its subject's place in the stream.
+ *
+ * Callers open the transaction here (`transaction`, the outbox's: its rows reach the relay after
+ * commit) and take the desired-state lock first (`lock`): writes are serialized, and outbox ids
+ * follow commit order (db/locks.ts).
  */
-import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { Tx } from '../db/client.js';
 import { lockDesiredState } from '../db/locks.js';
-import { rolloutPins, workloadRevisions, workloads } from '../db/schema/index.js';
+import { desiredChangeMessages, republishMessage } from '../domain/desired-message.js';
 import { planDesired, type ClusterView, type LiveWorkload, type PinnedContent } from '../domain/desired-plan.js';
-import type { RevisionContent } from '../domain/manifest.js';
-import type { WorkloadIdentity } from '../domain/manifest.js';
-import { clusterPlacements, type ClusterRow } from '../repositories/clusters-repo.js';
-import { currentDesired, writeDesiredChanges } from '../repositories/desired-repo.js';
-import type { OutboxRecord } from '../repositories/outbox-repo.js';
+import type { RevisionContent, WorkloadIdentity } from '../domain/manifest.js';
 import type { HubMetrics } from '../metrics.js';
-import type { RevisionRow, WorkloadRow } from '../repositories/workloads-repo.js';
+import type { Outbox } from '../outbox/outbox.js';
+import { clusterPlacements, type ClusterRow } from '../repositories/clusters-repo.js';
+import {
+  currentDesired,
+  desiredRow,
+  liveDesiredRows,
+  upsertDesired,
+  type DesiredObjectKey,
+} from '../repositories/desired-repo.js';
+import { pinsOf } from '../repositories/rollouts-repo.js';
+import { liveWorkloadHeads, revisionsOf, type RevisionRow, type WorkloadRow } from '../repositories/workloads-repo.js';
+
+/** What one workload sync wrote, and how long its two halves took (for the stage histogram). */
+export interface DesiredSync {
+  /** Desired rows changed (one outbox row each). */
+  changed: number;
+  /** Reading clusters, current rows and pins, and planning (rendering and hashing manifests). */
+  planSeconds: number;
+  /** Writing the desired and outbox rows. */
+  storeSeconds: number;
+}
+
+export interface DesiredChanges {
+  /** Runs `work` in one transaction; the outbox rows it appended go to the relay after commit. */
+  transaction: Outbox['transaction'];
+  /** Takes the desired-state lock; call first in every transaction that changes desired state. */
+  lock(tx: Tx): Promise<void>;
+  /**
+   * Brings every cluster's desired row of one workload in line with the workload as stored in
+   * `tx` (a deleted workload's rows turn into tombstones); `r` is its current revision.
+   */
+  syncWorkload(tx: Tx, w: WorkloadRow, r: RevisionRow): Promise<DesiredSync>;
+  /** Brings one cluster's rows of every live workload in line (relabel, accept, removal); returns rows changed. */
+  syncCluster(tx: Tx, cluster: Pick<ClusterRow, 'name' | 'labels' | 'state'>): Promise<number>;
+  /**
+   * Queues every live object of a cluster again for its agent's new link (the message ids name
+   * the link, so the stream's duplicate window does not swallow them); returns how many.
+   */
+  republishCluster(tx: Tx, cluster: string, linkId: string): Promise<number>;
+  /**
+   * Queues the stored value of one object again (`tag`: the repaired message's stream sequence);
+   * false when the hub holds no row for it. Under the lock the row read is the newest and its
+   * outbox row sorts after every earlier change.
+   */
+  repair(tx: Tx, key: DesiredObjectKey, tag: string): Promise<boolean>;
+}
 
 function clusterView(row: Pick<ClusterRow, 'name' | 'labels' | 'state'>): ClusterView {
   return { name: row.name, labels: row.labels, accepted: row.state === 'accepted' };
@@ -34,25 +80,11 @@ function contentOf(r: RevisionRow): RevisionContent {
  * revision; others are loaded only when needed.
  */
 async function liveOf(tx: Tx, w: WorkloadRow, r: RevisionRow, clusterNames?: readonly string[]): Promise<LiveWorkload> {
-  const pins = await tx
-    .select()
-    .from(rolloutPins)
-    .where(
-      and(
-        eq(rolloutPins.workloadId, w.id),
-        clusterNames ? inArray(rolloutPins.clusterName, [...clusterNames]) : undefined,
-      ),
-    );
+  const pins = await pinsOf(tx, w.id, clusterNames);
   const base = w.updatePolicy === 'Rollout' ? w.stableRevision : r.revision;
   const wanted = [...new Set([base, ...pins.map((p) => p.revision)])].filter((n) => n !== r.revision);
   const revisions = new Map<number, RevisionContent>([[r.revision, contentOf(r)]]);
-  if (wanted.length > 0) {
-    const rows = await tx
-      .select()
-      .from(workloadRevisions)
-      .where(and(eq(workloadRevisions.workloadId, w.id), inArray(workloadRevisions.revision, wanted)));
-    for (const row of rows) revisions.set(row.revision, contentOf(row));
-  }
+  for (const row of await revisionsOf(tx, w.id, wanted)) revisions.set(row.revision, contentOf(row));
   const pinned = new Map<string, PinnedContent>();
   for (const p of pins) {
     const content = revisions.get(p.revision);
@@ -66,44 +98,69 @@ async function liveOf(tx: Tx, w: WorkloadRow, r: RevisionRow, clusterNames?: rea
   };
 }
 
-/** Takes the desired-state lock; call first in every transaction that changes desired state. */
-export async function beginDesiredChange(tx: Tx): Promise<void> {
-  await lockDesiredState(tx);
-}
-
-/** What one sync wrote, and how long its two halves took (for the stage histogram). */
-export interface DesiredSync {
-  /** Desired rows changed (one outbox row each). */
-  changed: number;
-  /** The outbox rows written, for the relay to publish from memory once the transaction commits. */
-  outbox: OutboxRecord[];
-  /** Reading clusters, current rows and pins, and planning (rendering and hashing manifests). */
-  planSeconds: number;
-  /** Writing the desired and outbox rows. */
-  storeSeconds: number;
-}
-
 const seconds = (since: number): number => (performance.now() - since) / 1000;
 
-/**
- * Brings every cluster's desired row of one workload in line with the workload as stored in
- * `tx` (deleted workloads turn into tombstones).
- */
-export async function syncWorkload(tx: Tx, w: WorkloadRow, r: RevisionRow): Promise<DesiredSync> {
-  const t0 = performance.now();
-  const identity = identityOf(w);
-  const clusters = (await clusterPlacements(tx)).map(clusterView);
-  const current = await currentDesired(tx, identity);
-  const changes = planDesired({
-    identity,
-    live: w.deletedAt ? undefined : await liveOf(tx, w, r),
-    clusters,
-    current,
-    lastRevision: r.revision,
-  });
-  const t1 = performance.now();
-  const outbox = await writeDesiredChanges(tx, identity, changes);
-  return { changed: changes.length, outbox, planSeconds: (t1 - t0) / 1000, storeSeconds: seconds(t1) };
+export function createDesiredChanges(outbox: Outbox): DesiredChanges {
+  /** Plans one workload's rows for `clusters`, writes them and queues their messages. */
+  async function write(
+    tx: Tx,
+    w: WorkloadRow,
+    r: RevisionRow,
+    clusters: readonly ClusterView[],
+    only?: readonly string[],
+  ): Promise<{ changed: number; plannedAt: number }> {
+    const identity = identityOf(w);
+    const current = await currentDesired(tx, identity, only);
+    const changes = planDesired({
+      identity,
+      live: w.deletedAt ? undefined : await liveOf(tx, w, r, only),
+      clusters,
+      current,
+      lastRevision: r.revision,
+    });
+    const plannedAt = performance.now();
+    const now = new Date();
+    await upsertDesired(tx, identity, changes, now);
+    await outbox.appendIn(tx, desiredChangeMessages(identity, changes, now));
+    return { changed: changes.length, plannedAt };
+  }
+
+  return {
+    transaction: (work) => outbox.transaction(work),
+    lock: lockDesiredState,
+
+    async syncWorkload(tx, w, r) {
+      const t0 = performance.now();
+      const clusters = (await clusterPlacements(tx)).map(clusterView);
+      const { changed, plannedAt } = await write(tx, w, r, clusters);
+      return { changed, planSeconds: (plannedAt - t0) / 1000, storeSeconds: seconds(plannedAt) };
+    },
+
+    async syncCluster(tx, cluster) {
+      let changed = 0;
+      for (const { workload, revision } of await liveWorkloadHeads(tx)) {
+        changed += (await write(tx, workload, revision, [clusterView(cluster)], [cluster.name])).changed;
+      }
+      return changed;
+    },
+
+    async republishCluster(tx, cluster, linkId) {
+      const rows = await liveDesiredRows(tx, cluster);
+      const now = new Date();
+      await outbox.appendIn(
+        tx,
+        rows.map((row) => republishMessage(row, `link-${linkId}`, now)),
+      );
+      return rows.length;
+    },
+
+    async repair(tx, key, tag) {
+      const row = await desiredRow(tx, key);
+      if (!row) return false;
+      await outbox.appendIn(tx, [republishMessage(row, `repair-${tag}`, new Date())]);
+      return true;
+    },
+  };
 }
 
 /** Records a sync's stages (when the caller has metrics). */
@@ -111,31 +168,4 @@ export function observeSync(metrics: HubMetrics | undefined, sync: DesiredSync):
   if (!metrics || sync.changed === 0) return;
   metrics.desiredStageSeconds.observe({ stage: 'plan' }, sync.planSeconds);
   metrics.desiredStageSeconds.observe({ stage: 'store' }, sync.storeSeconds);
-}
-
-/** Brings one cluster's desired rows of every live workload in line (after relabel/accept/removal). */
-export async function syncCluster(tx: Tx, cluster: ClusterRow): Promise<number> {
-  const rows = await tx
-    .select({ workload: workloads, revision: workloadRevisions })
-    .from(workloads)
-    .innerJoin(
-      workloadRevisions,
-      and(eq(workloadRevisions.workloadId, workloads.id), eq(workloadRevisions.revision, workloads.currentRevision)),
-    )
-    .where(isNull(workloads.deletedAt));
-  let changed = 0;
-  for (const { workload, revision } of rows) {
-    const identity = identityOf(workload);
-    const current = await currentDesired(tx, identity, [cluster.name]);
-    const changes = planDesired({
-      identity,
-      live: await liveOf(tx, workload, revision, [cluster.name]),
-      clusters: [clusterView(cluster)],
-      current,
-      lastRevision: revision.revision,
-    });
-    await writeDesiredChanges(tx, identity, changes);
-    changed += changes.length;
-  }
-  return changed;
 }

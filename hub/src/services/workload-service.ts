@@ -1,7 +1,7 @@
 /**
  * Workload lifecycle: create, update (a new immutable revision when the content changes),
- * delete (tombstones everywhere). Each runs in one transaction with its desired-state changes,
- * outbox rows and audit entry; `onDesiredChange` then hands the committed outbox rows to the relay.
+ * delete (tombstones everywhere). Each runs in one outbox transaction with its desired-state
+ * changes, outbox rows and audit entry; the outbox hands the rows to the relay after commit.
  */
 import type {
   CreateWorkloadRequest,
@@ -10,7 +10,6 @@ import type {
   WorkloadMetadata,
   Overrides,
 } from '@flotilla/api';
-import type { Db } from '../db/client.js';
 import { contentHash } from '../domain/canonical-json.js';
 import type { SpecValidator } from '../domain/spec-validator.js';
 import { notFound } from '../errors.js';
@@ -24,17 +23,15 @@ import {
   toApiWorkload,
   updateWorkloadHead,
 } from '../repositories/workloads-repo.js';
-import type { OutboxRecord } from '../repositories/outbox-repo.js';
 import type { HubMetrics } from '../metrics.js';
-import { beginDesiredChange, observeSync, syncWorkload, type DesiredSync } from './desired-sync.js';
+import { observeSync, type DesiredChanges, type DesiredSync } from './desired-sync.js';
 import type { WorkloadAdmission } from './workload-admission.js';
 import { assertPublishable, assertValidTemplate } from './workload-validation.js';
 
 export interface WorkloadServiceDeps {
-  db: Db;
+  /** Desired-state changes and the transactions that make them (outbox rows reach the relay). */
+  desired: DesiredChanges;
   validate: SpecValidator;
-  /** After commit, with the outbox rows written (the relay publishes them from memory). */
-  onDesiredChange: (written: readonly OutboxRecord[]) => void;
   metrics?: HubMetrics;
   /** The workload policy, checked on the content as every cluster gets it. */
   admission: WorkloadAdmission;
@@ -59,11 +56,10 @@ export interface WorkloadService {
 }
 
 export function createWorkloadService(deps: WorkloadServiceDeps): WorkloadService {
-  const { db, validate } = deps;
-  /** Records the sync's stages and hands its outbox rows over once the transaction committed. */
+  const { desired, validate } = deps;
+  /** Records the sync's stages once the transaction committed. */
   const committed = <T>(out: { value: T; sync: DesiredSync }): T => {
     observeSync(deps.metrics, out.sync);
-    deps.onDesiredChange(out.sync.outbox);
     return out.value;
   };
   return {
@@ -72,8 +68,8 @@ export function createWorkloadService(deps: WorkloadServiceDeps): WorkloadServic
       assertValidTemplate(validate, target, body);
       const content = contentOf(body);
       assertPublishable(target, content, deps.maxDesiredMessageBytes, deps.metrics);
-      const out = await db.transaction(async (tx) => {
-        await beginDesiredChange(tx);
+      const out = await desired.transaction(async (tx) => {
+        await desired.lock(tx);
         await deps.admission.check(tx, target, content);
         const w = await insertWorkload(tx, {
           ...target,
@@ -87,7 +83,7 @@ export function createWorkloadService(deps: WorkloadServiceDeps): WorkloadServic
           ...content,
           createdBy: actor.name,
         });
-        const sync = await syncWorkload(tx, w, r);
+        const sync = await desired.syncWorkload(tx, w, r);
         await recordAudit(tx, {
           actor: actor.name,
           action: 'workload.create',
@@ -101,8 +97,8 @@ export function createWorkloadService(deps: WorkloadServiceDeps): WorkloadServic
     },
 
     async update(actor, id, body) {
-      const out = await db.transaction(async (tx) => {
-        await beginDesiredChange(tx);
+      const out = await desired.transaction(async (tx) => {
+        await desired.lock(tx);
         const w = await getLiveWorkload(tx, id, true);
         if (!w) throw notFound(`workload ${id}`);
         assertValidTemplate(validate, w, body);
@@ -137,7 +133,7 @@ export function createWorkloadService(deps: WorkloadServiceDeps): WorkloadServic
           updatePolicy,
           stableRevision,
         });
-        const sync = await syncWorkload(tx, head, revision);
+        const sync = await desired.syncWorkload(tx, head, revision);
         await recordAudit(tx, {
           actor: actor.name,
           action: 'workload.update',
@@ -151,13 +147,13 @@ export function createWorkloadService(deps: WorkloadServiceDeps): WorkloadServic
     },
 
     async remove(actor, id) {
-      const out = await db.transaction(async (tx) => {
-        await beginDesiredChange(tx);
+      const out = await desired.transaction(async (tx) => {
+        await desired.lock(tx);
         const w = await getLiveWorkload(tx, id, true);
         if (!w) throw notFound(`workload ${id}`);
         const revision = await getRevision(tx, w.id, w.currentRevision);
         const head = await updateWorkloadHead(tx, w.id, { deletedAt: new Date() });
-        const sync = await syncWorkload(tx, head, revision!);
+        const sync = await desired.syncWorkload(tx, head, revision!);
         await recordAudit(tx, {
           actor: actor.name,
           action: 'workload.delete',

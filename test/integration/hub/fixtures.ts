@@ -56,13 +56,14 @@ export async function insertToken(pool: pg.Pool, name: string, role: string): Pr
 
 export interface TestApp {
   app: FastifyInstance;
-  desiredChanges: () => number;
   credentialSyncs: () => number;
 }
 
-/** The REST app over a real database, without NATS: side effects are counted, not performed. */
+/**
+ * The REST app over a real database, without NATS: credential syncs are counted, not performed;
+ * outbox rows stay in the table (no relay).
+ */
 export async function restApp(db: Db, bodyLimitBytes = 64 * 1024): Promise<TestApp> {
-  let desired = 0;
   let syncs = 0;
   const app = await buildApp({
     db,
@@ -73,13 +74,10 @@ export async function restApp(db: Db, bodyLimitBytes = 64 * 1024): Promise<TestA
       syncs++;
       return Promise.resolve();
     },
-    onDesiredChange: () => {
-      desired++;
-    },
     ready: () => Promise.resolve(true),
     options: { bodyLimitBytes, heartbeatTimeoutMs: 30_000, natsPublicUrls: ['nats://127.0.0.1:4222'], bcryptCost: 4 },
   });
-  return { app, desiredChanges: () => desired, credentialSyncs: () => syncs };
+  return { app, credentialSyncs: () => syncs };
 }
 
 export function call(

@@ -36,7 +36,6 @@ async function hubApp(db: Db, limits: Partial<RestLimits> = {}, logSink?: Writab
     metrics: createHubMetrics(registry, false),
     validate: kruiseSpecValidator,
     syncCredentials: () => Promise.resolve(),
-    onDesiredChange: () => undefined,
     ready: () => Promise.resolve(true),
     options: {
       bodyLimitBytes: 1024 * 1024,

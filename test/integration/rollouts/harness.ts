@@ -5,6 +5,8 @@
  * the same heartbeat path. A fake clock drives soak times, deadlines and heartbeat freshness.
  */
 import {
+  createDesiredChanges,
+  createOutbox,
   DEFAULT_REST_LIMITS,
   buildApp,
   createHubMetrics,
@@ -71,7 +73,6 @@ export interface HarnessOptions {
   /** Use wall-clock time instead of the fake clock (benchmarks). */
   realClock?: boolean;
   tickMs?: number;
-  onDesiredChange?: () => void;
 }
 
 export async function createHarness(prefix: string, opts: HarnessOptions = {}): Promise<Harness> {
@@ -90,7 +91,6 @@ export async function createHarness(prefix: string, opts: HarnessOptions = {}): 
     metrics: createHubMetrics(new Registry(), false),
     validate: kruiseSpecValidator,
     syncCredentials: () => Promise.resolve(),
-    onDesiredChange: () => undefined,
     ready: () => Promise.resolve(true),
     options: {
       bodyLimitBytes: 256 * 1024,
@@ -110,7 +110,7 @@ export async function createHarness(prefix: string, opts: HarnessOptions = {}): 
       heartbeatTimeoutMs: 30_000,
       tickMs: opts.tickMs ?? 1000,
       now,
-      onDesiredChange: opts.onDesiredChange ?? ((): void => undefined),
+      desired: createDesiredChanges(createOutbox({ db: hub.db })),
     });
   const h: Harness = {
     hub,

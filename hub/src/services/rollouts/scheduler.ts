@@ -22,8 +22,7 @@ import {
   type RolloutRow,
 } from '../../repositories/rollouts-repo.js';
 import { getRevision } from '../../repositories/workloads-repo.js';
-import { beginDesiredChange, observeSync, syncWorkload, type DesiredSync } from '../desired-sync.js';
-import type { OutboxRecord } from '../../repositories/outbox-repo.js';
+import { observeSync, type DesiredChanges, type DesiredSync } from '../desired-sync.js';
 import type { HearingState } from '../../health/nats-hearing.js';
 import type { HubMetrics } from '../../metrics.js';
 import { advance } from '../../domain/rollouts/engine.js';
@@ -50,8 +49,8 @@ export interface RolloutSchedulerDeps {
   heartbeatTimeoutMs: number;
   tickMs: number;
   now?: () => Date;
-  /** After a step changed desired state, with the outbox rows it wrote (for the relay). */
-  onDesiredChange: (written?: readonly OutboxRecord[]) => void;
+  /** Steps run in its transactions; pins and desired state change through it. */
+  desired: DesiredChanges;
   metrics?: HubMetrics;
   notifier?: RolloutNotifier;
   /** Soak and step pauses count only while the hub heard a cluster within this long; absent: no rule. */
@@ -121,10 +120,10 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
   async function stepOnce(rolloutId: string, lockDesired: boolean): Promise<StepOutcome & { needsDesired?: true }> {
     const at = now();
     let sync: DesiredSync | undefined;
-    const outcome = await deps.db.transaction(async (tx) => {
+    const outcome = await deps.desired.transaction(async (tx) => {
       // The desired-state lock comes first in every writer of desired state (REST, cluster
       // changes, here): it keeps outbox order = commit order and lock order the same everywhere.
-      if (lockDesired) await beginDesiredChange(tx);
+      if (lockDesired) await deps.desired.lock(tx);
       const row = await getRollout(tx, rolloutId, true);
       if (!row || (row.state.phase !== 'Progressing' && row.state.phase !== 'WaitingApproval'))
         return { rolloutId, changed: false, desiredChanged: 0 };
@@ -166,7 +165,7 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
       if (pinsChanged && w && !w.deletedAt) {
         const [head] = await tx.select().from(workloads).where(eq(workloads.id, w.id));
         const revision = await getRevision(tx, w.id, head!.currentRevision);
-        sync = await syncWorkload(tx, head!, revision!);
+        sync = await deps.desired.syncWorkload(tx, head!, revision!);
         desiredChanged = sync.changed;
       }
       const events = actions.filter((a): a is Extract<RolloutAction, { type: 'event' }> => a.type === 'event');
@@ -175,7 +174,6 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
       return { rolloutId, changed: true, desiredChanged };
     });
     if (sync) observeSync(deps.metrics, sync);
-    if (outcome.desiredChanged > 0) deps.onDesiredChange(sync?.outbox);
     if (outcome.changed) deps.notifier?.notify(rolloutId);
     return outcome;
   }
