@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseCommandLine, type CommandSpec } from './args.js';
+import { COMMANDS as commands } from './commands/index.js';
 import { CliError } from './errors.js';
-import { allCommands } from './run.js';
-
-const commands = allCommands(() => Promise.resolve());
 
 function usage(argv: string[]): CliError {
   try {

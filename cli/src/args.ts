@@ -90,22 +90,24 @@ export function commandUsage<Ctx>(c: CommandSpec<Ctx>): string {
   return `flotilla ${c.group} ${c.verb}${c.args.map((a) => ` ${a}`).join('')}${Object.keys(c.options).length > 0 ? ' [flags]' : ''}`;
 }
 
+const GLOBAL_HELP = ['Global flags:', ...optionHelp(GLOBAL_OPTIONS), ''];
+
+function commandHelp<Ctx>(c: CommandSpec<Ctx>): string {
+  const own = optionHelp(c.options);
+  return [
+    `Usage: ${commandUsage(c)}`,
+    '',
+    c.summary,
+    ...(own.length > 0 ? ['', 'Flags:', ...own] : []),
+    '',
+    ...GLOBAL_HELP,
+  ].join('\n');
+}
+
 /** The help text: every command, or one group's, or one command with its flags. */
 export function helpText<Ctx>(commands: readonly CommandSpec<Ctx>[], group?: string, verb?: string): string {
   const one = commands.find((c) => c.group === group && c.verb === verb);
-  if (one) {
-    const own = optionHelp(one.options);
-    return [
-      `Usage: ${commandUsage(one)}`,
-      '',
-      one.summary,
-      ...(own.length > 0 ? ['', 'Flags:', ...own] : []),
-      '',
-      'Global flags:',
-      ...optionHelp(GLOBAL_OPTIONS),
-      '',
-    ].join('\n');
-  }
+  if (one) return commandHelp(one);
   const shown = commands.filter((c) => group === undefined || c.group === group);
   const list = (shown.length > 0 ? shown : commands).map(
     (c) => `  ${commandUsage(c).slice(9).padEnd(46)} ${c.summary}`,
@@ -116,9 +118,7 @@ export function helpText<Ctx>(commands: readonly CommandSpec<Ctx>[], group?: str
     'Commands:',
     ...list,
     '',
-    'Global flags:',
-    ...optionHelp(GLOBAL_OPTIONS),
-    '',
+    ...GLOBAL_HELP,
     'Exit codes: 0 ok, 1 error (the hub refused or could not be reached), 2 usage error.',
     '',
   ].join('\n');
@@ -135,28 +135,24 @@ function checkPositionals<Ctx>(c: CommandSpec<Ctx>, positionals: string[]): void
   }
 }
 
-/** Parses argv (without `node` and the script) against the command table. */
-export function parseCommandLine<Ctx>(argv: readonly string[], commands: readonly CommandSpec<Ctx>[]): Parsed<Ctx> {
-  const { words, rest, help } = splitCommand(argv);
-  const [group, verb] = words;
-  if (group === undefined || (help && verb === undefined)) {
-    if (group !== undefined && !commands.some((c) => c.group === group)) throw usageError(`unknown command "${group}"`);
-    return { kind: 'help', text: helpText(commands, group) };
-  }
+/** The command named by `group verb`; an unknown or missing verb is a usage error listing the group's. */
+function findCommand<Ctx>(
+  commands: readonly CommandSpec<Ctx>[],
+  group: string,
+  verb: string | undefined,
+): CommandSpec<Ctx> {
   if (!commands.some((c) => c.group === group)) throw usageError(`unknown command "${group}"; see flotilla --help`);
   const command = commands.find((c) => c.group === group && c.verb === verb);
-  if (!command) {
-    throw usageError(
-      `${verb === undefined ? 'missing' : `unknown`} ${group} command${verb === undefined ? '' : ` "${verb}"`}; ` +
-        `one of: ${commands
-          .filter((c) => c.group === group)
-          .map((c) => c.verb)
-          .join(', ')}`,
-    );
-  }
-  let parsed: { values: OptionValues; positionals: string[] };
+  if (command) return command;
+  const verbs = commands.filter((c) => c.group === group).map((c) => c.verb);
+  const what = verb === undefined ? `missing ${group} command` : `unknown ${group} command "${verb}"`;
+  throw usageError(`${what}; one of: ${verbs.join(', ')}`);
+}
+
+/** The flags and positionals after the command words, strictly against the global flags and the command's. */
+function parseFlags<Ctx>(command: CommandSpec<Ctx>, rest: string[]): { values: OptionValues; positionals: string[] } {
   try {
-    parsed = parseArgs({
+    return parseArgs({
       args: rest,
       options: { ...GLOBAL_OPTIONS, ...command.options },
       allowPositionals: true,
@@ -165,6 +161,18 @@ export function parseCommandLine<Ctx>(argv: readonly string[], commands: readonl
   } catch (cause) {
     throw usageError(`${(cause as Error).message.split('\n')[0]}; usage: ${commandUsage(command)}`, { cause });
   }
+}
+
+/** Parses argv (without `node` and the script) against the command table. */
+export function parseCommandLine<Ctx>(argv: readonly string[], commands: readonly CommandSpec<Ctx>[]): Parsed<Ctx> {
+  const { words, rest, help } = splitCommand(argv);
+  const [group, verb] = words;
+  if (group === undefined || (help && verb === undefined)) {
+    if (group !== undefined && !commands.some((c) => c.group === group)) throw usageError(`unknown command "${group}"`);
+    return { kind: 'help', text: helpText(commands, group) };
+  }
+  const command = findCommand(commands, group, verb);
+  const parsed = parseFlags(command, rest);
   if (help || parsed.values['help'] === true) return { kind: 'help', text: helpText(commands, group, verb) };
   checkPositionals(command, parsed.positionals);
   return { kind: 'command', command, input: { positionals: parsed.positionals, options: parsed.values } };
@@ -184,3 +192,8 @@ export function intFlag(opts: OptionValues, name: string): number | undefined {
   if (!/^\d+$/.test(v)) throw usageError(`--${name} must be a non-negative integer (got "${v}")`);
   return Number(v);
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether something typed on the command line is an API id (a UUID) rather than a name. */
+export const isUuid = (s: string): boolean => UUID.test(s);

@@ -54,40 +54,51 @@ async function errorFrom(res: Response): Promise<ApiError> {
   return new ApiError(res.status, 'HTTP_ERROR', res.statusText || text.slice(0, 200) || 'request failed');
 }
 
+/** The request headers: `extra` and, when there is a token, its Authorization header. */
+function headersWith(token: string | undefined, extra: Record<string, string>): Record<string, string> {
+  return { ...extra, ...(token ? { authorization: `Bearer ${token}` } : {}) };
+}
+
+/** fetch, with a network failure turned into an error naming the hub (never the token). */
+async function send(opts: ClientOptions, url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await opts.fetch(url, init);
+  } catch (cause) {
+    const reason = (cause as { cause?: { code?: string } }).cause?.code ?? (cause as Error).message;
+    throw new CliError('CLI_ERR_CONNECT', `cannot reach the hub at ${opts.baseUrl}: ${reason}`, { cause });
+  }
+}
+
+/** A successful response's JSON body (undefined for 204 or an empty body). */
+async function jsonBody<T>(res: Response, what: string): Promise<T> {
+  if (res.status === 204) return undefined as T;
+  const text = await res.text();
+  try {
+    return (text === '' ? undefined : JSON.parse(text)) as T;
+  } catch (cause) {
+    throw new CliError('CLI_ERR_RESPONSE', `${what}: the hub answered with invalid JSON`, { cause });
+  }
+}
+
 export function createHubClient(opts: ClientOptions): HubClient {
-  const headers = (extra: Record<string, string>): Record<string, string> => ({
-    ...extra,
-    ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
-  });
-  const send = async (url: string, init: RequestInit): Promise<Response> => {
-    try {
-      return await opts.fetch(url, init);
-    } catch (cause) {
-      const reason = (cause as { cause?: { code?: string } }).cause?.code ?? (cause as Error).message;
-      throw new CliError('CLI_ERR_CONNECT', `cannot reach the hub at ${opts.baseUrl}: ${reason}`, { cause });
-    }
-  };
   return {
     baseUrl: opts.baseUrl,
     async request<T>(method: string, path: string, ro: RequestOptions = {}): Promise<T> {
       const hasBody = ro.body !== undefined;
-      const res = await send(apiUrl(opts.baseUrl, path, ro.query), {
+      const res = await send(opts, apiUrl(opts.baseUrl, path, ro.query), {
         method,
-        headers: headers({ accept: 'application/json', ...(hasBody ? { 'content-type': 'application/json' } : {}) }),
+        headers: headersWith(opts.token, {
+          accept: 'application/json',
+          ...(hasBody ? { 'content-type': 'application/json' } : {}),
+        }),
         ...(hasBody ? { body: JSON.stringify(ro.body) } : {}),
       });
       if (!res.ok) throw await errorFrom(res);
-      if (res.status === 204) return undefined as T;
-      const text = await res.text();
-      try {
-        return (text === '' ? undefined : JSON.parse(text)) as T;
-      } catch (cause) {
-        throw new CliError('CLI_ERR_RESPONSE', `${method} ${path}: the hub answered with invalid JSON`, { cause });
-      }
+      return jsonBody<T>(res, `${method} ${path}`);
     },
     async stream(path, so = {}): Promise<Response> {
-      const res = await send(apiUrl(opts.baseUrl, path), {
-        headers: headers({
+      const res = await send(opts, apiUrl(opts.baseUrl, path), {
+        headers: headersWith(opts.token, {
           accept: 'text/event-stream',
           ...(so.lastEventId ? { 'last-event-id': so.lastEventId } : {}),
         }),

@@ -1,16 +1,21 @@
-/** What every command gets: the hub client, the output format and the process's I/O, injected. */
+/** What every command gets: the hub client, the output format and the process's side, injected. */
 import type { CommandSpec } from './args.js';
 import type { HubClient } from './client.js';
 import { renderData, renderTable, type Column, type OutputFormat } from './output.js';
 
-export interface CliContext {
-  client: HubClient;
-  format: OutputFormat;
+/** The process's side of a command: output, files and time. */
+export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   /** Reads a file; `-` is standard input. */
   readFile: (path: string) => Promise<string>;
   now: () => Date;
+  sleep: (ms: number) => Promise<void>;
+}
+
+export interface CliContext extends CliIo {
+  client: HubClient;
+  format: OutputFormat;
 }
 
 export type Command = CommandSpec<CliContext>;

@@ -34,6 +34,12 @@ export class CliError extends Error {
 export const usageError = (message: string, options?: ErrorOptions): CliError =>
   new CliError('CLI_ERR_USAGE', message, options);
 
+/** A file that is neither YAML nor JSON; the parser's first line says where. */
+export const unparsableFile = (file: string, cause: unknown): CliError =>
+  new CliError('CLI_ERR_FILE', `${file}: not valid YAML or JSON: ${(cause as Error).message.split('\n')[0]}`, {
+    cause,
+  });
+
 /** The hub answered with an error body `{ error: { code, message, details? } }`. */
 export class ApiError extends CliError {
   readonly status: number;

@@ -8,7 +8,8 @@
 import type { CreateWorkloadRequest, UpdateWorkloadRequest, WorkloadKind } from '@flotilla/api';
 import { WORKLOAD_KINDS } from '@flotilla/api/enums';
 import YAML from 'yaml';
-import { CliError } from './errors.js';
+import { isUuid } from './args.js';
+import { CliError, unparsableFile } from './errors.js';
 
 type Doc = Record<string, unknown>;
 
@@ -53,9 +54,7 @@ export function parseWorkloadDocuments(text: string, file: string): CreateWorklo
       return d.toJS() as unknown;
     });
   } catch (cause) {
-    throw new CliError('CLI_ERR_FILE', `${file}: not valid YAML or JSON: ${(cause as Error).message.split('\n')[0]}`, {
-      cause,
-    });
+    throw unparsableFile(file, cause);
   }
   const flat = docs.flatMap((d) => (Array.isArray(d) ? (d as unknown[]) : [d])).filter((d) => d !== null);
   if (flat.length === 0) throw new CliError('CLI_ERR_FILE', `${file}: no workload documents`);
@@ -86,14 +85,12 @@ export interface WorkloadRef {
   name: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * `web`, `default/web`, `CloneSet/default/web`, `SidecarSet/sidecar` (the kind in front of a
  * name) or the workload's id.
  */
 export function parseWorkloadRef(ref: string): WorkloadRef {
-  if (UUID.test(ref)) return { id: ref.toLowerCase(), name: ref };
+  if (isUuid(ref)) return { id: ref.toLowerCase(), name: ref };
   const parts = ref.split('/');
   const isKind = (s: string): s is WorkloadKind => (WORKLOAD_KINDS as readonly string[]).includes(s);
   if (parts.some((p, i) => p === '' && !(parts.length === 3 && i === 1)) || parts.length > 3) {

@@ -4,11 +4,8 @@
  */
 import { parseCommandLine, str, type OptionValues } from './args.js';
 import { createHubClient, type Fetch } from './client.js';
-import { clusterCommands } from './commands/clusters.js';
-import { rolloutCommands } from './commands/rollouts.js';
-import { tokenCommands } from './commands/tokens.js';
-import { workloadCommands } from './commands/workloads.js';
-import type { CliContext, Command } from './context.js';
+import { COMMANDS } from './commands/index.js';
+import type { CliContext, CliIo } from './context.js';
 import { CliError, EXIT_ERROR, EXIT_OK } from './errors.js';
 import { parseOutputFormat } from './output.js';
 
@@ -21,19 +18,13 @@ export interface CliEnv {
   token: string | undefined;
 }
 
-export interface CliDeps {
+/** What the entry point gives: the environment it read, fetch, and the process's side (time optional). */
+export interface CliDeps extends Omit<CliIo, 'now' | 'sleep'>, Partial<Pick<CliIo, 'now' | 'sleep'>> {
   env: CliEnv;
   fetch: Fetch;
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  readFile: (path: string) => Promise<string>;
-  now?: () => Date;
-  sleep?: (ms: number) => Promise<void>;
 }
 
-export function allCommands(sleep: (ms: number) => Promise<void>): Command[] {
-  return [...clusterCommands(), ...workloadCommands(), ...rolloutCommands(sleep), ...tokenCommands()];
-}
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function checkHubUrl(raw: string): string {
   let url: URL;
@@ -48,61 +39,66 @@ function checkHubUrl(raw: string): string {
   return raw;
 }
 
+async function readTokenFile(file: string, readFile: CliDeps['readFile']): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(file);
+  } catch (cause) {
+    throw new CliError('CLI_ERR_FILE', `cannot read --token-file ${file}: ${(cause as Error).message}`, { cause });
+  }
+  const token = text.trim();
+  if (token === '') throw new CliError('CLI_ERR_CONFIG', `--token-file ${file} is empty`);
+  return token;
+}
+
+/** --token, else --token-file, else FLOTILLA_TOKEN; giving both flags is a usage error. */
 async function tokenFrom(opts: OptionValues, deps: CliDeps): Promise<string | undefined> {
   const flag = str(opts, 'token');
   const file = str(opts, 'token-file');
   if (flag !== undefined && file !== undefined)
     throw new CliError('CLI_ERR_USAGE', 'give --token or --token-file, not both');
   if (flag !== undefined) return flag;
-  if (file !== undefined) {
-    let text: string;
-    try {
-      text = await deps.readFile(file);
-    } catch (cause) {
-      throw new CliError('CLI_ERR_FILE', `cannot read --token-file ${file}: ${(cause as Error).message}`, { cause });
-    }
-    const token = text.trim();
-    if (token === '') throw new CliError('CLI_ERR_CONFIG', `--token-file ${file} is empty`);
-    return token;
-  }
+  if (file !== undefined) return readTokenFile(file, deps.readFile);
   return deps.env.token?.trim() || undefined;
+}
+
+/** A file a command reads; failing to read it is an error naming the file. */
+function fileReader(readFile: CliDeps['readFile']): CliIo['readFile'] {
+  return async (path) => {
+    try {
+      return await readFile(path);
+    } catch (cause) {
+      throw new CliError('CLI_ERR_FILE', `cannot read ${path}: ${(cause as Error).message}`, { cause });
+    }
+  };
+}
+
+/** The command's context, from the global flags (checked in order: hub, token, output) and the deps. */
+async function contextFor(options: OptionValues, deps: CliDeps): Promise<CliContext> {
+  const baseUrl = checkHubUrl(str(options, 'hub-url') ?? deps.env.hubUrl ?? DEFAULT_HUB_URL);
+  const client = createHubClient({ baseUrl, token: await tokenFrom(options, deps), fetch: deps.fetch });
+  return {
+    client,
+    format: parseOutputFormat(str(options, 'output')),
+    stdout: deps.stdout,
+    stderr: deps.stderr,
+    readFile: fileReader(deps.readFile),
+    now: deps.now ?? ((): Date => new Date()),
+    sleep: deps.sleep ?? sleep,
+  };
 }
 
 /** Runs one command line; resolves to the process exit code. Never throws. */
 export async function runCli(argv: readonly string[], deps: CliDeps): Promise<number> {
-  const sleep = deps.sleep ?? ((ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms)));
   try {
-    const parsed = parseCommandLine(argv, allCommands(sleep));
+    const parsed = parseCommandLine(argv, COMMANDS);
     if (parsed.kind === 'help') {
       deps.stdout(parsed.text);
       return EXIT_OK;
     }
-    const { options } = parsed.input;
-    const ctx: CliContext = {
-      client: createHubClient({
-        baseUrl: checkHubUrl(str(options, 'hub-url') ?? deps.env.hubUrl ?? DEFAULT_HUB_URL),
-        token: await tokenFrom(options, deps),
-        fetch: deps.fetch,
-      }),
-      format: parseOutputFormat(str(options, 'output')),
-      stdout: deps.stdout,
-      stderr: deps.stderr,
-      readFile: async (path) => {
-        try {
-          return await deps.readFile(path);
-        } catch (cause) {
-          throw new CliError('CLI_ERR_FILE', `cannot read ${path}: ${(cause as Error).message}`, { cause });
-        }
-      },
-      now: deps.now ?? ((): Date => new Date()),
-    };
-    return await parsed.command.run(ctx, parsed.input);
+    return await parsed.command.run(await contextFor(parsed.input.options, deps), parsed.input);
   } catch (err) {
-    if (err instanceof CliError) {
-      deps.stderr(`error: ${err.message}\n`);
-      return err.exitCode;
-    }
     deps.stderr(`error: ${err instanceof Error ? err.message : String(err)}\n`);
-    return EXIT_ERROR;
+    return err instanceof CliError ? err.exitCode : EXIT_ERROR;
   }
 }

@@ -1,7 +1,8 @@
-/** The rollout strategy `rollouts start --canary ...` builds from flags; pure. */
+/** The rollout strategy of `rollouts start`: built from `--canary ...` flags, or read from a file; pure. */
 import type { RolloutStrategy, Wave } from '@flotilla/api';
 import { APPROVAL_GATES } from '@flotilla/api/enums';
-import { usageError } from './errors.js';
+import YAML from 'yaml';
+import { CliError, unparsableFile, usageError } from './errors.js';
 
 export interface CanaryFlags {
   /** `cluster-a,cluster-b` (names) or `ring=canary,region=eu` (labels). */
@@ -53,4 +54,21 @@ export function canaryStrategy(f: CanaryFlags): RolloutStrategy {
       },
     ],
   };
+}
+
+/**
+ * The strategy in a `--strategy` file (YAML or JSON). Only its shape is checked here; the hub
+ * validates the rest and names every field it refuses.
+ */
+export function parseStrategyFile(text: string, file: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = YAML.parse(text);
+  } catch (cause) {
+    throw unparsableFile(file, cause);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new CliError('CLI_ERR_FILE', `${file}: the strategy must be an object ({ waves: [...] })`);
+  }
+  return value as Record<string, unknown>;
 }

@@ -23,79 +23,79 @@ const done = (ctx: CliContext, line: string, value: unknown): number => {
   return 0;
 };
 
-export function clusterCommands(): Command[] {
-  return [
-    {
-      group: 'clusters',
-      verb: 'list',
-      args: [],
-      summary: 'List clusters, optionally by label selector and health.',
-      options: {
-        selector: {
-          type: 'string',
-          short: 'l',
-          value: 'SELECTOR',
-          description: 'label selector, e.g. env=prod,tier!=edge',
-        },
-        health: { type: 'string', value: 'HEALTH', description: 'Pending, Online, Offline or Removed' },
-      },
-      async run(ctx, { options }) {
-        const items = await listAll<Cluster>(ctx.client, '/clusters', {
-          labelSelector: str(options, 'selector'),
-          health: str(options, 'health'),
-        });
-        print(ctx, items, clusterColumns(ctx.now()), items);
-        return 0;
-      },
+const list: Command = {
+  group: 'clusters',
+  verb: 'list',
+  args: [],
+  summary: 'List clusters, optionally by label selector and health.',
+  options: {
+    selector: {
+      type: 'string',
+      short: 'l',
+      value: 'SELECTOR',
+      description: 'label selector, e.g. env=prod,tier!=edge',
     },
-    {
-      group: 'clusters',
-      verb: 'get',
-      args: ['NAME'],
-      summary: 'Show one cluster.',
-      options: {},
-      async run(ctx, { positionals: [name] }) {
-        const c = await ctx.client.request<Cluster>('GET', `/clusters/${seg(name!)}`);
-        print(ctx, c, clusterColumns(ctx.now()), [c]);
-        return 0;
-      },
-    },
-    {
-      group: 'clusters',
-      verb: 'accept',
-      args: ['NAME'],
-      summary: 'Accept a pending cluster (the operator side of the double opt-in).',
-      options: {},
-      async run(ctx, { positionals: [name] }) {
-        const c = await ctx.client.request<Cluster>('POST', `/clusters/${seg(name!)}/accept`);
-        return done(ctx, `cluster ${c.name} accepted`, c);
-      },
-    },
-    {
-      group: 'clusters',
-      verb: 'label',
-      args: ['NAME', 'KEY=VALUE|KEY-...'],
-      summary: 'Set (k=v) or remove (k-) labels of a cluster.',
-      options: {},
-      async run(ctx, { positionals: [name, ...changes] }) {
-        const parsed = parseLabelChanges(changes);
-        const current = await ctx.client.request<Cluster>('GET', `/clusters/${seg(name!)}`);
-        const c = await ctx.client.request<Cluster>('PUT', `/clusters/${seg(name!)}/labels`, {
-          body: { labels: applyLabelChanges(current.labels, parsed) },
-        });
-        return done(ctx, `cluster ${c.name} labeled: ${labelsText(c.labels)}`, c);
-      },
-    },
-    {
-      group: 'clusters',
-      verb: 'remove',
-      args: ['NAME'],
-      summary: 'Remove a cluster from the fleet (its credentials stop working).',
-      options: {},
-      async run(ctx, { positionals: [name] }) {
-        await ctx.client.request('DELETE', `/clusters/${seg(name!)}`);
-        return done(ctx, `cluster ${name} removed`, undefined);
-      },
-    },
-  ];
-}
+    health: { type: 'string', value: 'HEALTH', description: 'Pending, Online, Offline or Removed' },
+  },
+  async run(ctx, { options }) {
+    const query = { labelSelector: str(options, 'selector'), health: str(options, 'health') };
+    const items = await listAll<Cluster>(ctx.client, '/clusters', query);
+    print(ctx, items, clusterColumns(ctx.now()), items);
+    return 0;
+  },
+};
+
+const get: Command = {
+  group: 'clusters',
+  verb: 'get',
+  args: ['NAME'],
+  summary: 'Show one cluster.',
+  options: {},
+  async run(ctx, { positionals: [name] }) {
+    const c = await ctx.client.request<Cluster>('GET', `/clusters/${seg(name!)}`);
+    print(ctx, c, clusterColumns(ctx.now()), [c]);
+    return 0;
+  },
+};
+
+const accept: Command = {
+  group: 'clusters',
+  verb: 'accept',
+  args: ['NAME'],
+  summary: 'Accept a pending cluster (the operator side of the double opt-in).',
+  options: {},
+  async run(ctx, { positionals: [name] }) {
+    const c = await ctx.client.request<Cluster>('POST', `/clusters/${seg(name!)}/accept`);
+    return done(ctx, `cluster ${c.name} accepted`, c);
+  },
+};
+
+const label: Command = {
+  group: 'clusters',
+  verb: 'label',
+  args: ['NAME', 'KEY=VALUE|KEY-...'],
+  summary: 'Set (k=v) or remove (k-) labels of a cluster.',
+  options: {},
+  async run(ctx, { positionals: [name, ...changes] }) {
+    const parsed = parseLabelChanges(changes);
+    const current = await ctx.client.request<Cluster>('GET', `/clusters/${seg(name!)}`);
+    const c = await ctx.client.request<Cluster>('PUT', `/clusters/${seg(name!)}/labels`, {
+      body: { labels: applyLabelChanges(current.labels, parsed) },
+    });
+    return done(ctx, `cluster ${c.name} labeled: ${labelsText(c.labels)}`, c);
+  },
+};
+
+const remove: Command = {
+  group: 'clusters',
+  verb: 'remove',
+  args: ['NAME'],
+  summary: 'Remove a cluster from the fleet (its credentials stop working).',
+  options: {},
+  async run(ctx, { positionals: [name] }) {
+    await ctx.client.request('DELETE', `/clusters/${seg(name!)}`);
+    return done(ctx, `cluster ${name} removed`, undefined);
+  },
+};
+
+export const clusterCommands: readonly Command[] = [list, get, accept, label, remove];

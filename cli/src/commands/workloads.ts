@@ -1,8 +1,8 @@
 /** `flotilla workloads ...`: apply, list, get, revisions, delete, status. */
 import { isDeepStrictEqual } from 'node:util';
-import type { ObjectStatusRow, Workload, WorkloadRevision, WorkloadStatus } from '@flotilla/api';
+import type { CreateWorkloadRequest, ObjectStatusRow, Workload, WorkloadRevision, WorkloadStatus } from '@flotilla/api';
 import { str } from '../args.js';
-import { listAll, seg } from '../client.js';
+import { listAll, seg, type HubClient, type Query } from '../client.js';
 import { confirm, print, type CliContext, type Command } from '../context.js';
 import { usageError } from '../errors.js';
 import { parseWorkloadDocuments, toUpdateRequest, workloadTitle } from '../manifest.js';
@@ -59,7 +59,8 @@ export function sameTemplate(a: Workload, b: Workload): boolean {
   return isDeepStrictEqual(template(a), template(b));
 }
 
-async function applyOne(ctx: CliContext, doc: ReturnType<typeof parseWorkloadDocuments>[number]): Promise<Workload> {
+/** Creates the workload, or updates the one with its kind, namespace and name; prints what happened. */
+async function applyOne(ctx: CliContext, doc: CreateWorkloadRequest): Promise<Workload> {
   const existing = (
     await listAll<Workload>(ctx.client, '/workloads', { kind: doc.kind, namespace: doc.namespace ?? '' })
   ).find((w) => w.name === doc.name);
@@ -76,129 +77,126 @@ async function applyOne(ctx: CliContext, doc: ReturnType<typeof parseWorkloadDoc
   return updated;
 }
 
-export function workloadCommands(): Command[] {
+const apply: Command = {
+  group: 'workloads',
+  verb: 'apply',
+  args: [],
+  summary: 'Create or update workloads from a YAML or JSON file (by kind, namespace and name).',
+  options: { filename: { type: 'string', short: 'f', value: 'FILE', description: 'the file; - reads stdin' } },
+  async run(ctx, { options }) {
+    const file = str(options, 'filename');
+    if (file === undefined) throw usageError('workloads apply needs -f FILE');
+    const docs = parseWorkloadDocuments(await ctx.readFile(file), file);
+    const results: Workload[] = [];
+    for (const doc of docs) results.push(await applyOne(ctx, doc));
+    if (ctx.format !== 'table') ctx.stdout(renderData(ctx.format, results.length === 1 ? results[0] : results));
+    return 0;
+  },
+};
+
+const list: Command = {
+  group: 'workloads',
+  verb: 'list',
+  args: [],
+  summary: 'List workloads.',
+  options: {
+    kind: { type: 'string', value: 'KIND', description: 'CloneSet, SidecarSet or ImagePullJob' },
+    namespace: { type: 'string', short: 'n', value: 'NS', description: 'only this namespace' },
+  },
+  async run(ctx, { options }) {
+    const query = { kind: str(options, 'kind'), namespace: str(options, 'namespace') };
+    const items = await listAll<Workload>(ctx.client, '/workloads', query);
+    print(ctx, items, workloadColumns(ctx.now()), items);
+    return 0;
+  },
+};
+
+const get: Command = {
+  group: 'workloads',
+  verb: 'get',
+  args: ['WORKLOAD'],
+  summary: 'Show one workload (NAME, NAMESPACE/NAME, KIND/NAMESPACE/NAME or id).',
+  options: {},
+  async run(ctx, { positionals: [ref] }) {
+    const w = await resolveWorkload(ctx.client, ref!);
+    print(ctx, w, workloadColumns(ctx.now()), [w]);
+    return 0;
+  },
+};
+
+function revisionColumns(w: Workload, now: Date): Column<WorkloadRevision>[] {
   return [
-    {
-      group: 'workloads',
-      verb: 'apply',
-      args: [],
-      summary: 'Create or update workloads from a YAML or JSON file (by kind, namespace and name).',
-      options: { filename: { type: 'string', short: 'f', value: 'FILE', description: 'the file; - reads stdin' } },
-      async run(ctx, { options }) {
-        const file = str(options, 'filename');
-        if (file === undefined) throw usageError('workloads apply needs -f FILE');
-        const docs = parseWorkloadDocuments(await ctx.readFile(file), file);
-        const results: Workload[] = [];
-        for (const doc of docs) results.push(await applyOne(ctx, doc));
-        if (ctx.format !== 'table') ctx.stdout(renderData(ctx.format, results.length === 1 ? results[0] : results));
-        return 0;
-      },
-    },
-    {
-      group: 'workloads',
-      verb: 'list',
-      args: [],
-      summary: 'List workloads.',
-      options: {
-        kind: { type: 'string', value: 'KIND', description: 'CloneSet, SidecarSet or ImagePullJob' },
-        namespace: { type: 'string', short: 'n', value: 'NS', description: 'only this namespace' },
-      },
-      async run(ctx, { options }) {
-        const items = await listAll<Workload>(ctx.client, '/workloads', {
-          kind: str(options, 'kind'),
-          namespace: str(options, 'namespace'),
-        });
-        print(ctx, items, workloadColumns(ctx.now()), items);
-        return 0;
-      },
-    },
-    {
-      group: 'workloads',
-      verb: 'get',
-      args: ['WORKLOAD'],
-      summary: 'Show one workload (NAME, NAMESPACE/NAME, KIND/NAMESPACE/NAME or id).',
-      options: {},
-      async run(ctx, { positionals: [ref] }) {
-        const w = await resolveWorkload(ctx.client, ref!);
-        print(ctx, w, workloadColumns(ctx.now()), [w]);
-        return 0;
-      },
-    },
-    {
-      group: 'workloads',
-      verb: 'revisions',
-      args: ['WORKLOAD'],
-      summary: "List a workload's revisions, newest first.",
-      options: {},
-      async run(ctx, { positionals: [ref] }) {
-        const w = await resolveWorkload(ctx.client, ref!);
-        const items = await listAll<WorkloadRevision>(ctx.client, `/workloads/${seg(w.id)}/revisions`);
-        const now = ctx.now();
-        print(
-          ctx,
-          items,
-          [
-            {
-              header: 'revision',
-              value: (r) => String(r.revision) + (r.revision === w.stableRevision ? ' (stable)' : ''),
-            },
-            { header: 'hash', value: (r) => r.hash },
-            { header: 'created', value: (r) => age(r.createdAt, now) },
-            { header: 'by', value: (r) => r.createdBy },
-          ],
-          items,
-        );
-        return 0;
-      },
-    },
-    {
-      group: 'workloads',
-      verb: 'delete',
-      args: ['WORKLOAD'],
-      summary: 'Delete a workload (its objects are removed from every cluster).',
-      options: {},
-      async run(ctx, { positionals: [ref] }) {
-        const w = await resolveWorkload(ctx.client, ref!);
-        await ctx.client.request('DELETE', `/workloads/${seg(w.id)}`);
-        confirm(ctx, `${workloadTitle(w)} deleted`, undefined);
-        return 0;
-      },
-    },
-    {
-      group: 'workloads',
-      verb: 'status',
-      args: ['WORKLOAD'],
-      summary: 'Per-cluster status of a workload, and the aggregate.',
-      options: {
-        selector: {
-          type: 'string',
-          short: 'l',
-          value: 'SELECTOR',
-          description: 'only clusters matching this label selector',
-        },
-        health: { type: 'string', value: 'HEALTH', description: 'only rows of this health' },
-      },
-      async run(ctx, { positionals: [ref], options }) {
-        const w = await resolveWorkload(ctx.client, ref!);
-        const query = { labelSelector: str(options, 'selector'), health: str(options, 'health'), limit: 1000 };
-        let status = await ctx.client.request<WorkloadStatus>('GET', `/workloads/${seg(w.id)}/status`, { query });
-        const items = [...status.items];
-        while (status.continue) {
-          status = await ctx.client.request<WorkloadStatus>('GET', `/workloads/${seg(w.id)}/status`, {
-            query: { ...query, continue: status.continue },
-          });
-          items.push(...status.items);
-        }
-        const full: WorkloadStatus = {
-          workloadId: status.workloadId,
-          revision: status.revision,
-          aggregate: status.aggregate,
-          items,
-        };
-        print(ctx, full, statusColumns(ctx.now()), items);
-        if (ctx.format === 'table') ctx.stdout(`\n${aggregateLine(full)}\n`);
-        return 0;
-      },
-    },
+    { header: 'revision', value: (r) => String(r.revision) + (r.revision === w.stableRevision ? ' (stable)' : '') },
+    { header: 'hash', value: (r) => r.hash },
+    { header: 'created', value: (r) => age(r.createdAt, now) },
+    { header: 'by', value: (r) => r.createdBy },
   ];
 }
+
+const revisions: Command = {
+  group: 'workloads',
+  verb: 'revisions',
+  args: ['WORKLOAD'],
+  summary: "List a workload's revisions, newest first.",
+  options: {},
+  async run(ctx, { positionals: [ref] }) {
+    const w = await resolveWorkload(ctx.client, ref!);
+    const items = await listAll<WorkloadRevision>(ctx.client, `/workloads/${seg(w.id)}/revisions`);
+    print(ctx, items, revisionColumns(w, ctx.now()), items);
+    return 0;
+  },
+};
+
+const remove: Command = {
+  group: 'workloads',
+  verb: 'delete',
+  args: ['WORKLOAD'],
+  summary: 'Delete a workload (its objects are removed from every cluster).',
+  options: {},
+  async run(ctx, { positionals: [ref] }) {
+    const w = await resolveWorkload(ctx.client, ref!);
+    await ctx.client.request('DELETE', `/workloads/${seg(w.id)}`);
+    confirm(ctx, `${workloadTitle(w)} deleted`, undefined);
+    return 0;
+  },
+};
+
+/** Every row of a workload's status, following `continue`; the aggregate is the last page's. */
+async function fetchStatus(client: HubClient, id: string, query: Query): Promise<WorkloadStatus> {
+  const path = `/workloads/${seg(id)}/status`;
+  let page = await client.request<WorkloadStatus>('GET', path, { query: { ...query, limit: 1000 } });
+  const items = [...page.items];
+  while (page.continue) {
+    page = await client.request<WorkloadStatus>('GET', path, {
+      query: { ...query, limit: 1000, continue: page.continue },
+    });
+    items.push(...page.items);
+  }
+  return { workloadId: page.workloadId, revision: page.revision, aggregate: page.aggregate, items };
+}
+
+const status: Command = {
+  group: 'workloads',
+  verb: 'status',
+  args: ['WORKLOAD'],
+  summary: 'Per-cluster status of a workload, and the aggregate.',
+  options: {
+    selector: {
+      type: 'string',
+      short: 'l',
+      value: 'SELECTOR',
+      description: 'only clusters matching this label selector',
+    },
+    health: { type: 'string', value: 'HEALTH', description: 'only rows of this health' },
+  },
+  async run(ctx, { positionals: [ref], options }) {
+    const w = await resolveWorkload(ctx.client, ref!);
+    const query = { labelSelector: str(options, 'selector'), health: str(options, 'health') };
+    const full = await fetchStatus(ctx.client, w.id, query);
+    print(ctx, full, statusColumns(ctx.now()), full.items);
+    if (ctx.format === 'table') ctx.stdout(`\n${aggregateLine(full)}\n`);
+    return 0;
+  },
+};
+
+export const workloadCommands: readonly Command[] = [apply, list, get, revisions, remove, status];
