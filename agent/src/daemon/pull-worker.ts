@@ -5,9 +5,9 @@
  * runtime already has the image; Always pulls every time, so a moved tag is fetched anew.
  * Stopping (the tag left the spec or got a new version) aborts the pull and reports nothing.
  */
-import type { ImageTagSpec, ImageTagStatus } from '@flotilla/api';
+import { sleep, type ImageTagSpec, type ImageTagStatus } from '@flotilla/api';
 import type { Logger } from 'pino';
-import { sleep, type Clock } from '../runtime/clock.js';
+import type { Clock } from '../runtime/clock.js';
 import { formatTime } from '../runtime/kube-time.js';
 import { pullReference } from '../controllers/nodeimage/image-name.js';
 import type { AuthProblem } from './auth.js';
@@ -130,7 +130,7 @@ async function backoff(failures: number, limits: PullLimits, clock: Clock, signa
   let delay = retryDelayMs(failures);
   // No point sleeping past the deadline: the next attempt would not start anyway.
   if (limits.deadlineMs !== undefined) delay = Math.min(delay, Math.max(0, limits.deadlineMs - clock.now()));
-  await sleep(clock, delay, signal);
+  await sleep(delay, { signal, timers: clock });
 }
 
 function explain(err: unknown, ref: string, timeoutMs: number): Error {

@@ -5,7 +5,7 @@
  * daemon per node). Nothing runs until start().
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { NodeImage } from '@flotilla/api';
+import { untilAborted, type NodeImage } from '@flotilla/api';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { systemClock, type Clock } from '../runtime/clock.js';
@@ -104,7 +104,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     needLeaderElection: false,
     // Runs for the life of the manager; on shutdown stops every pull and closes the connection.
     start: async (signal) => {
-      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      await untilAborted(signal);
       await puller.stop();
       await events.flush();
       images.close();

@@ -8,7 +8,7 @@
  * or prune succeeded; a failure naks it for redelivery. Malformed or foreign messages are
  * terminated (never redelivered) and counted.
  */
-import { decodeDesired, parseDesiredSubject, type DesiredMessage } from '@flotilla/api';
+import { decodeDesired, parseDesiredSubject, sleep, type DesiredMessage } from '@flotilla/api';
 import {
   JetStreamApiCodes,
   JetStreamApiError,
@@ -21,7 +21,6 @@ import {
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { backoffDelay, type BackoffOptions } from '../runtime/backoff.js';
-import { abortable } from './abortable.js';
 import { decideDesired } from './desired-decision.js';
 import { errorText } from './error-text.js';
 import type { DriftGuard, Serial } from './drift.js';
@@ -77,7 +76,7 @@ async function awaitDurable(
       { consumer, retryInMs: Math.round(delay) },
       'the desired-state consumer does not exist yet; waiting for the hub to create it',
     );
-    await abortable(delay, signal);
+    await sleep(delay, { signal });
   }
   return undefined;
 }
@@ -202,7 +201,7 @@ export function startDesiredConsumer(nc: NatsConnection, deps: DesiredConsumerDe
         return await awaitDurable(js, deps, aborted.signal);
       } catch (err) {
         deps.logger.warn({ error: errorText(err) }, 'looking for the desired-state consumer failed; retrying');
-        await abortable(backoffDelay(attempt, deps.missingBackoff ?? MISSING_BACKOFF), aborted.signal);
+        await sleep(backoffDelay(attempt, deps.missingBackoff ?? MISSING_BACKOFF), { signal: aborted.signal });
       }
     }
     return undefined;
@@ -216,7 +215,7 @@ export function startDesiredConsumer(nc: NatsConnection, deps: DesiredConsumerDe
         deps.logger.warn({ error: errorText(err) }, 'consuming desired state failed; binding again'),
       );
       // A pause between rounds: a round that keeps ending at once must not spin.
-      await abortable((deps.missingBackoff ?? MISSING_BACKOFF).initialMs, aborted.signal);
+      await sleep((deps.missingBackoff ?? MISSING_BACKOFF).initialMs, { signal: aborted.signal });
       consumer = await lookAgain();
     }
   }

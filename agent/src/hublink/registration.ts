@@ -5,7 +5,7 @@
  * CredentialStore (a Secret in the cluster in production) after each step, so a restarted agent
  * resumes instead of registering again, and never needs the bootstrap token after joining.
  */
-import type { AgentCredentials } from '@flotilla/api';
+import { sleep, type AgentCredentials } from '@flotilla/api';
 import type { Logger } from 'pino';
 
 export interface JoinState {
@@ -70,20 +70,6 @@ async function post(o: JoinOptions, path: string, body: unknown): Promise<HubRep
   return { status: res.status, code, body: parsed };
 }
 
-/** Waits `ms`; rejects when aborted. The abort listener is removed again (polls may go on for days). */
-const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve, reject) => {
-    const onAbort = (): void => {
-      clearTimeout(t);
-      reject(new RegistrationError('ABORTED', 'joining the fleet was aborted'));
-    };
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-
 /** Returns the cluster's NATS credentials, registering and waiting for acceptance as needed. */
 export async function joinFleet(o: JoinOptions): Promise<AgentCredentials> {
   const state = (await o.store.load()) ?? {};
@@ -119,6 +105,7 @@ export async function joinFleet(o: JoinOptions): Promise<AgentCredentials> {
       // Already claimed (credentials lost: an admin must rotate them), wrong secret, removed...
       throw new RegistrationError(reply.code ?? 'CLAIM_FAILED', `claiming credentials failed (HTTP ${reply.status})`);
     }
-    await sleep(o.pollIntervalMs ?? 5000, o.signal);
+    await sleep(o.pollIntervalMs ?? 5000, { signal: o.signal });
+    if (o.signal?.aborted) throw new RegistrationError('ABORTED', 'joining the fleet was aborted');
   }
 }

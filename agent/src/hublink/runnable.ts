@@ -8,13 +8,13 @@
  * status and heartbeats, so a standby replica stays silent towards the hub; on a handover the new
  * leader resumes from the durable consumer's position and re-reports every managed object.
  */
+import { sleep, untilAborted } from '@flotilla/api';
 import { connect } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import type { HubConfig } from '../config.js';
 import { AgentError } from '../errors.js';
 import type { Runnable } from '../runtime/manager.js';
 import type { KubeRest } from '../runtime/rest.js';
-import { abortable } from './abortable.js';
 import { errorText } from './error-text.js';
 import { createHubLink, type HubLink } from './hublink.js';
 import { createKubeApplier } from './kube-applier.js';
@@ -39,13 +39,6 @@ export interface HubLinkRunnableDeps {
 }
 
 const MAX_JOIN_RETRY_MS = 30_000;
-
-function untilAborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-}
 
 /**
  * Joins the fleet, retrying every failure with backoff: the hub may be unreachable, or the cluster
@@ -88,7 +81,7 @@ async function joinUntilDone(
       if (signal.aborted) break;
       const code = (err as { code?: unknown }).code;
       log.error({ code, error: errorText(err), retryInMs: delay }, 'joining the fleet failed; retrying');
-      await abortable(delay, signal);
+      await sleep(delay, { signal });
       delay = Math.min(MAX_JOIN_RETRY_MS, delay * 2);
     }
   }
@@ -145,7 +138,7 @@ export function hubLinkRunnable(deps: HubLinkRunnableDeps): Runnable {
         const failure = await runLink(link, signal, log, credentials.servers);
         if (failure === undefined) break;
         log.error({ error: errorText(failure), retryInMs: delay }, 'the hub link failed to start; retrying');
-        await abortable(delay, signal);
+        await sleep(delay, { signal });
         delay = Math.min(MAX_JOIN_RETRY_MS, delay * 2);
       }
       log.info('hub link stopped');

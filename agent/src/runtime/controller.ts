@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { sleep } from '@flotilla/api';
 import type { Logger } from 'pino';
-import { sleep, systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from './clock.js';
 import { enqueueObject, type KeyMapper } from './handlers.js';
 import type { Informer } from './informer.js';
 import { splitKey, type KubeObject } from './kube-object.js';
@@ -128,11 +129,11 @@ export class Controller {
     for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
     if (options.abortInFlight) this.#abort.abort();
     const drained = this.queue.shutDownWithDrain().then(() => true);
-    const inTime = await Promise.race([drained, sleep(this.#clock, options.deadlineMs).then(() => false)]);
+    const inTime = await Promise.race([drained, sleep(options.deadlineMs, { timers: this.#clock }).then(() => false)]);
     if (!inTime) {
       this.#log.warn({ inFlight: this.queue.processing() }, 'reconciles still running at the deadline; aborting');
       this.#abort.abort();
-      await Promise.race([Promise.all(this.#workers), sleep(this.#clock, ABORT_GRACE_MS)]);
+      await Promise.race([Promise.all(this.#workers), sleep(ABORT_GRACE_MS, { timers: this.#clock })]);
     } else {
       await Promise.all(this.#workers);
     }

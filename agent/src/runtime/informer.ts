@@ -1,8 +1,9 @@
+import { sleep } from '@flotilla/api';
 import type { Logger } from 'pino';
 import { AgentError, hasCode, isKubeStatus } from '../errors.js';
 import { backoffDelay, type BackoffOptions } from './backoff.js';
 import { ObjectCache, type IndexFunc } from './cache.js';
-import { sleep, systemClock, type Clock, type Timer } from './clock.js';
+import { systemClock, type Clock, type Timer } from './clock.js';
 import { deepFreeze, objectKey, toPlainJson, type KubeObject } from './kube-object.js';
 import type { SelectorInput } from './label-selector.js';
 import type { ListPage, ListWatcher, WatchEvent, WatchStream } from './list-watch.js';
@@ -393,7 +394,7 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   #backoff(attempt: number): Promise<void> {
     const delay = backoffDelay(attempt, this.#options.backoff ?? DEFAULT_BACKOFF, this.#random);
-    return sleep(this.#clock, delay, this.#stop.signal);
+    return sleep(delay, { signal: this.#stop.signal, timers: this.#clock });
   }
 
   #every(periodMs: number | undefined, fn: () => void): void {

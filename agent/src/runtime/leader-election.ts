@@ -1,6 +1,7 @@
+import { sleep } from '@flotilla/api';
 import type { Logger } from 'pino';
 import { isKubeStatus } from '../errors.js';
-import { sleep, systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from './clock.js';
 import type { KubeObject } from './kube-object.js';
 import { formatMicroTime } from './kube-time.js';
 import { resourcePath, Resources } from './resource.js';
@@ -320,6 +321,6 @@ export class LeaderElector {
   /** retryPeriod with up to 20 % jitter, so candidates don't poll in lockstep. */
   #pause(signal: AbortSignal): Promise<void> {
     const ms = this.#o.retryPeriodMs * (1 + 0.2 * (this.#o.random ?? Math.random)());
-    return sleep(this.#clock, ms, signal);
+    return sleep(ms, { signal, timers: this.#clock });
   }
 }

@@ -1,8 +1,9 @@
 import { setMaxListeners } from 'node:events';
+import { sleep, untilAborted } from '@flotilla/api';
 import type { Logger } from 'pino';
 import { AgentError } from '../errors.js';
 import type { IndexFunc } from './cache.js';
-import { sleep, systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from './clock.js';
 import { Controller, type ControllerOptions } from './controller.js';
 import type { HealthCheck, HealthServer } from './health.js';
 import { Informer } from './informer.js';
@@ -218,7 +219,7 @@ export class Manager {
         }
       } else {
         this.#startLeaderWork();
-        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        await untilAborted(signal);
         await this.#stopLeaderWork();
       }
     } catch (err) {
@@ -314,7 +315,7 @@ export class Manager {
     const deadlineMs = this.#remainingMs();
     const done = await Promise.race([
       Promise.all(work).then(() => true),
-      sleep(this.#clock, deadlineMs).then(() => false),
+      sleep(deadlineMs, { timers: this.#clock }).then(() => false),
     ]);
     if (!done) this.#log.warn({ what }, `${what} did not stop within ${deadlineMs} ms`);
   }
