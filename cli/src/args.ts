@@ -21,10 +21,11 @@ export type OptionValues = Record<string, string | boolean | string[] | undefine
 export interface CommandSpec<Ctx> {
   group: string;
   verb: string;
-  /** Positional arguments, e.g. ['NAME']; a name ending in `...` takes one or more. */
-  args: string[];
+  /** Positional arguments, e.g. ['NAME']; a name ending in `...` takes one or more. None when absent. */
+  args?: string[];
   summary: string;
-  options: OptionSpecs;
+  /** The command's own flags (the global ones come on top). None when absent. */
+  options?: OptionSpecs;
   run: (ctx: Ctx, input: ParsedInput) => Promise<number>;
 }
 
@@ -87,13 +88,14 @@ function optionHelp(specs: OptionSpecs): string[] {
 }
 
 export function commandUsage<Ctx>(c: CommandSpec<Ctx>): string {
-  return `flotilla ${c.group} ${c.verb}${c.args.map((a) => ` ${a}`).join('')}${Object.keys(c.options).length > 0 ? ' [flags]' : ''}`;
+  const args = (c.args ?? []).map((a) => ` ${a}`).join('');
+  return `flotilla ${c.group} ${c.verb}${args}${Object.keys(c.options ?? {}).length > 0 ? ' [flags]' : ''}`;
 }
 
 const GLOBAL_HELP = ['Global flags:', ...optionHelp(GLOBAL_OPTIONS), ''];
 
 function commandHelp<Ctx>(c: CommandSpec<Ctx>): string {
-  const own = optionHelp(c.options);
+  const own = optionHelp(c.options ?? {});
   return [
     `Usage: ${commandUsage(c)}`,
     '',
@@ -125,10 +127,11 @@ export function helpText<Ctx>(commands: readonly CommandSpec<Ctx>[], group?: str
 }
 
 function checkPositionals<Ctx>(c: CommandSpec<Ctx>, positionals: string[]): void {
-  const variadic = c.args.at(-1)?.endsWith('...') ?? false;
-  const min = c.args.length;
+  const args = c.args ?? [];
+  const variadic = args.at(-1)?.endsWith('...') ?? false;
+  const min = args.length;
   if (positionals.length < min) {
-    throw usageError(`missing ${c.args.slice(positionals.length).join(' ')}; usage: ${commandUsage(c)}`);
+    throw usageError(`missing ${args.slice(positionals.length).join(' ')}; usage: ${commandUsage(c)}`);
   }
   if (!variadic && positionals.length > min) {
     throw usageError(`unexpected argument "${positionals[min]}"; usage: ${commandUsage(c)}`);

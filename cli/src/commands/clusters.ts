@@ -26,7 +26,6 @@ const done = (ctx: CliContext, line: string, value: unknown): number => {
 const list: Command = {
   group: 'clusters',
   verb: 'list',
-  args: [],
   summary: 'List clusters, optionally by label selector and health.',
   options: {
     selector: {
@@ -50,7 +49,6 @@ const get: Command = {
   verb: 'get',
   args: ['NAME'],
   summary: 'Show one cluster.',
-  options: {},
   async run(ctx, { positionals: [name] }) {
     const c = await ctx.client.request<Cluster>('GET', `/clusters/${seg(name!)}`);
     print(ctx, c, clusterColumns(ctx.now()), [c]);
@@ -63,7 +61,6 @@ const accept: Command = {
   verb: 'accept',
   args: ['NAME'],
   summary: 'Accept a pending cluster (the operator side of the double opt-in).',
-  options: {},
   async run(ctx, { positionals: [name] }) {
     const c = await ctx.client.request<Cluster>('POST', `/clusters/${seg(name!)}/accept`);
     return done(ctx, `cluster ${c.name} accepted`, c);
@@ -75,7 +72,6 @@ const label: Command = {
   verb: 'label',
   args: ['NAME', 'KEY=VALUE|KEY-...'],
   summary: 'Set (k=v) or remove (k-) labels of a cluster.',
-  options: {},
   async run(ctx, { positionals: [name, ...changes] }) {
     const parsed = parseLabelChanges(changes);
     const current = await ctx.client.request<Cluster>('GET', `/clusters/${seg(name!)}`);
@@ -91,7 +87,6 @@ const remove: Command = {
   verb: 'remove',
   args: ['NAME'],
   summary: 'Remove a cluster from the fleet (its credentials stop working).',
-  options: {},
   async run(ctx, { positionals: [name] }) {
     await ctx.client.request('DELETE', `/clusters/${seg(name!)}`);
     return done(ctx, `cluster ${name} removed`, undefined);

@@ -71,7 +71,6 @@ const list: Command = {
   verb: 'list',
   args: ['WORKLOAD'],
   summary: "List a workload's rollouts, newest first.",
-  options: {},
   async run(ctx, { positionals: [ref] }) {
     const w = await resolveWorkload(ctx.client, ref!);
     const items = await listAll<Rollout>(ctx.client, `/workloads/${seg(w.id)}/rollouts`);
@@ -85,7 +84,6 @@ const get: Command = {
   verb: 'get',
   args: ['ID'],
   summary: 'Show a rollout: phase, waves and clusters.',
-  options: {},
   async run(ctx, { positionals: [id] }) {
     const r = await ctx.client.request<Rollout>('GET', `/rollouts/${seg(id!)}`);
     ctx.stdout(ctx.format === 'table' ? renderRollout(r, ctx.now()) : renderData(ctx.format, r));
@@ -98,7 +96,6 @@ const watch: Command = {
   verb: 'watch',
   args: ['ID'],
   summary: 'Follow the rollout events until it ends; exit 0 only if it Succeeded.',
-  options: {},
   run: (ctx, { positionals: [id] }) => watchRollout(ctx, id!),
 };
 

@@ -31,9 +31,7 @@ const create: Command = {
 const list: Command = {
   group: 'tokens',
   verb: 'list',
-  args: [],
   summary: 'List API tokens (never their secrets).',
-  options: {},
   async run(ctx) {
     const { items } = await ctx.client.request<ApiTokenList>('GET', '/tokens');
     const now = ctx.now();
@@ -64,7 +62,6 @@ const revoke: Command = {
   verb: 'revoke',
   args: ['ID|NAME'],
   summary: 'Revoke an API token by id, or by name when exactly one active token has it.',
-  options: {},
   async run(ctx, { positionals: [ref] }) {
     const id = isUuid(ref!) ? ref! : await activeTokenId(ctx.client, ref!);
     const t = await ctx.client.request<ApiToken>('DELETE', `/tokens/${seg(id)}`);

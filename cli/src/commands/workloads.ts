@@ -80,7 +80,6 @@ async function applyOne(ctx: CliContext, doc: CreateWorkloadRequest): Promise<Wo
 const apply: Command = {
   group: 'workloads',
   verb: 'apply',
-  args: [],
   summary: 'Create or update workloads from a YAML or JSON file (by kind, namespace and name).',
   options: { filename: { type: 'string', short: 'f', value: 'FILE', description: 'the file; - reads stdin' } },
   async run(ctx, { options }) {
@@ -97,7 +96,6 @@ const apply: Command = {
 const list: Command = {
   group: 'workloads',
   verb: 'list',
-  args: [],
   summary: 'List workloads.',
   options: {
     kind: { type: 'string', value: 'KIND', description: 'CloneSet, SidecarSet or ImagePullJob' },
@@ -116,7 +114,6 @@ const get: Command = {
   verb: 'get',
   args: ['WORKLOAD'],
   summary: 'Show one workload (NAME, NAMESPACE/NAME, KIND/NAMESPACE/NAME or id).',
-  options: {},
   async run(ctx, { positionals: [ref] }) {
     const w = await resolveWorkload(ctx.client, ref!);
     print(ctx, w, workloadColumns(ctx.now()), [w]);
@@ -138,7 +135,6 @@ const revisions: Command = {
   verb: 'revisions',
   args: ['WORKLOAD'],
   summary: "List a workload's revisions, newest first.",
-  options: {},
   async run(ctx, { positionals: [ref] }) {
     const w = await resolveWorkload(ctx.client, ref!);
     const items = await listAll<WorkloadRevision>(ctx.client, `/workloads/${seg(w.id)}/revisions`);
@@ -152,7 +148,6 @@ const remove: Command = {
   verb: 'delete',
   args: ['WORKLOAD'],
   summary: 'Delete a workload (its objects are removed from every cluster).',
-  options: {},
   async run(ctx, { positionals: [ref] }) {
     const w = await resolveWorkload(ctx.client, ref!);
     await ctx.client.request('DELETE', `/workloads/${seg(w.id)}`);
