@@ -1,16 +1,13 @@
 /**
  * Builds the hub's fastify app from injected dependencies; nothing here opens a connection or
  * listens on a port (server.ts does), so tests drive the app with `inject()` against a real
- * database. Layout: error handling → OpenAPI → probes/metrics → /api/v1 routes.
+ * database. Layout: error handling and request guards → OpenAPI, probes, metrics, dashboard →
+ * /api/v1 routes over the services (services/index.ts).
  */
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Db } from './db/client.js';
-import type { SpecValidator } from './domain/spec-validator.js';
-import type { HubMetrics } from './metrics.js';
-import { dashboardRoutes } from './dashboard/static.js';
 import {
   DEFAULT_REST_LIMITS,
   DEFAULT_SYSTEM_NAMESPACES,
@@ -18,31 +15,31 @@ import {
   type RestLimits,
   type WorkloadPolicyConfig,
 } from './config.js';
+import { dashboardRoutes } from './dashboard/static.js';
+import type { Db } from './db/client.js';
+import type { SpecValidator } from './domain/spec-validator.js';
+import type { HubMetrics } from './metrics.js';
+import type { AgentConsumers } from './nats/agent-consumers.js';
+import { createOutbox, type Outbox } from './outbox/outbox.js';
 import { createAuth } from './plugins/auth.js';
 import { handleFrameworkError, registerErrorHandling } from './plugins/error-handler.js';
 import { createRateLimiter } from './plugins/rate-limit.js';
 import { registerRequestGuard } from './plugins/request-guard.js';
 import { createStreamLimiter } from './plugins/stream-limits.js';
 import { auditRoutes } from './routes/audit.js';
-import { clusterRoutes } from './routes/clusters.js';
-import type { RouteContext } from './routes/context.js';
+import { clusterJoinRoutes, clusterRoutes } from './routes/clusters.js';
+import type { Api, RouteContext } from './routes/context.js';
 import { healthRoutes } from './routes/health.js';
+import { policyRoutes } from './routes/policies.js';
+import { rolloutEventRoutes } from './routes/rollout-events.js';
 import { rolloutRoutes } from './routes/rollouts.js';
-import { createRolloutNotifier, type RolloutNotifier } from './services/rollouts/notifier.js';
-import { createRolloutService } from './services/rollouts/rollout-service.js';
 import { statusRoutes } from './routes/status.js';
 import { tokenRoutes } from './routes/tokens.js';
-import { workloadRoutes } from './routes/workloads.js';
+import { revisionRoutes, workloadRoutes } from './routes/workloads.js';
 import type { CredentialSync } from './services/credential-sync.js';
-import type { AgentConsumers } from './nats/agent-consumers.js';
-import { createClusterService } from './services/cluster-service.js';
-import { createPolicyService } from './services/policy-service.js';
-import { createRegistrationGuard } from './services/registration-guard.js';
-import { createWorkloadAdmission } from './services/workload-admission.js';
-import { policyRoutes } from './routes/policies.js';
-import { createWorkloadService } from './services/workload-service.js';
-import { createOutbox, type Outbox } from './outbox/outbox.js';
 import { createDesiredChanges } from './services/desired-sync.js';
+import { createServices } from './services/index.js';
+import { createRolloutNotifier, type RolloutNotifier } from './services/rollouts/notifier.js';
 
 export interface AppDeps {
   db: Db;
@@ -91,13 +88,11 @@ const withoutNats: Pick<AgentConsumers, 'ensure' | 'remove'> = {
   remove: () => Promise.resolve(false),
 };
 
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const now = deps.now ?? ((): Date => new Date());
-  const limits = deps.options.limits ?? DEFAULT_REST_LIMITS;
-  const workloadPolicy = deps.options.workloadPolicy ?? { systemNamespaces: DEFAULT_SYSTEM_NAMESPACES };
+/** The fastify instance: body limit, router errors in the hub's envelope, strict validation. */
+function createFastify(deps: AppDeps): Api {
   // pino's Logger is a FastifyBaseLogger; widening keeps the instance type the default one.
   const loggerInstance: FastifyBaseLogger = deps.logger;
-  const app = Fastify({
+  return Fastify({
     loggerInstance,
     bodyLimit: deps.options.bodyLimitBytes,
     // Router errors (bad percent-encoding, over-long path parameters) in the hub's envelope.
@@ -105,7 +100,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Reject unknown fields instead of silently dropping them; report every problem at once.
     ajv: { customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+}
 
+/** Error envelope, request guards and the request histogram, before any route. */
+function registerHooks(app: Api, deps: AppDeps, limits: RestLimits): void {
   registerErrorHandling(app);
   registerRequestGuard(app, { maxJsonDepth: limits.maxJsonDepth, metrics: deps.metrics });
   app.addHook('onResponse', async (request, reply) => {
@@ -114,7 +112,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       reply.elapsedTime / 1000,
     );
   });
+}
 
+/** OpenAPI, probes, metrics and the dashboard: everything outside the authenticated API. */
+async function registerPublic(app: Api, deps: AppDeps): Promise<void> {
   await app.register(swagger, {
     openapi: {
       info: { title: 'Flotilla hub', version: '1' },
@@ -122,68 +123,65 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       security: [{ bearer: [] }],
     },
   });
-
   healthRoutes(app, { ready: deps.ready, registry: deps.metrics.registry });
   await dashboardRoutes(app);
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true } }, () => app.swagger());
+}
 
+/** The services and the request limits the routes use. */
+function routeContext(deps: AppDeps, limits: RestLimits): RouteContext {
+  const { metrics } = deps;
   const rolloutNotifier = deps.rolloutNotifier ?? createRolloutNotifier();
-  const registrations = createRegistrationGuard({ limits, metrics: deps.metrics });
-  const desired = createDesiredChanges(deps.outbox ?? createOutbox({ db: deps.db }));
-  const admission = createWorkloadAdmission({
-    systemNamespaces: workloadPolicy.systemNamespaces,
-    metrics: deps.metrics,
-  });
-  const ctx: RouteContext = {
+  const services = createServices({
     db: deps.db,
-    auth: createAuth(deps.db, createRateLimiter({ limits, metrics: deps.metrics })),
-    streams: createStreamLimiter({ limits, metrics: deps.metrics }),
-    now,
-    heartbeatTimeoutMs: deps.options.heartbeatTimeoutMs,
-    clusters: createClusterService({
-      db: deps.db,
-      desired,
-      syncCredentials: deps.syncCredentials,
-      consumers: deps.agentConsumers ?? withoutNats,
-      onLinkChange: deps.onLinkChange ?? ((): void => undefined),
-      natsPublicUrls: deps.options.natsPublicUrls,
-      bcryptCost: deps.options.bcryptCost,
-      heartbeatTimeoutMs: deps.options.heartbeatTimeoutMs,
-      registrationGuard: registrations,
-      now,
-    }),
-    registrations,
-    workloads: createWorkloadService({
-      desired,
-      validate: deps.validate,
-      metrics: deps.metrics,
-      admission,
-      maxDesiredMessageBytes:
-        deps.options.maxDesiredMessageBytes ?? defaultDesiredMaxMsgSize(deps.options.bodyLimitBytes),
-    }),
-    rollouts: createRolloutService({
-      db: deps.db,
-      now,
-      admission,
-      onRolloutChange: (id) => {
-        rolloutNotifier.notify(id);
-        deps.onRolloutChange?.(id);
-      },
-    }),
+    desired: createDesiredChanges(deps.outbox ?? createOutbox({ db: deps.db })),
+    metrics,
+    validate: deps.validate,
+    syncCredentials: deps.syncCredentials,
+    agentConsumers: deps.agentConsumers ?? withoutNats,
+    onLinkChange: deps.onLinkChange ?? ((): void => undefined),
+    onRolloutChange: deps.onRolloutChange ?? ((): void => undefined),
     rolloutNotifier,
-    policies: createPolicyService({ db: deps.db }),
-    systemNamespaces: workloadPolicy.systemNamespaces,
+    limits,
+    systemNamespaces: (deps.options.workloadPolicy ?? { systemNamespaces: DEFAULT_SYSTEM_NAMESPACES }).systemNamespaces,
+    heartbeatTimeoutMs: deps.options.heartbeatTimeoutMs,
+    natsPublicUrls: deps.options.natsPublicUrls,
+    bcryptCost: deps.options.bcryptCost,
+    maxDesiredMessageBytes:
+      deps.options.maxDesiredMessageBytes ?? defaultDesiredMaxMsgSize(deps.options.bodyLimitBytes),
+    now: deps.now ?? ((): Date => new Date()),
+  });
+  return {
+    ...services,
+    auth: createAuth(services.tokens, createRateLimiter({ limits, metrics })),
+    streams: createStreamLimiter({ limits, metrics }),
+    rolloutNotifier,
   };
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const limits = deps.options.limits ?? DEFAULT_REST_LIMITS;
+  const app = createFastify(deps);
+  registerHooks(app, deps, limits);
+  await registerPublic(app, deps);
+  const ctx = routeContext(deps, limits);
   await app.register(
     (api, _opts, done) => {
       const typed = api.withTypeProvider<TypeBoxTypeProvider>();
-      tokenRoutes(typed, ctx);
-      clusterRoutes(typed, ctx);
-      workloadRoutes(typed, ctx);
-      rolloutRoutes(typed, ctx);
-      statusRoutes(typed, ctx);
-      auditRoutes(typed, ctx);
-      policyRoutes(typed, ctx);
+      for (const routes of [
+        tokenRoutes,
+        clusterJoinRoutes,
+        clusterRoutes,
+        workloadRoutes,
+        revisionRoutes,
+        rolloutRoutes,
+        rolloutEventRoutes,
+        statusRoutes,
+        auditRoutes,
+        policyRoutes,
+      ]) {
+        routes(typed, ctx);
+      }
       done();
     },
     { prefix: API_PREFIX },

@@ -1,6 +1,16 @@
-/** Token generation and hashing. Secrets are random 256-bit values; only sha256 is stored. */
+/**
+ * Who acts, and how API tokens are made and checked. Secrets are random 256-bit values; only
+ * sha256 is stored.
+ */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { TokenRole } from '@flotilla/api';
+
+/** The holder of a valid API token: named in audit entries, limited by its role. */
+export interface Principal {
+  tokenId: string;
+  name: string;
+  role: TokenRole;
+}
 
 export function newSecret(prefix: string): string {
   return `${prefix}_${randomBytes(32).toString('base64url')}`;

@@ -4,6 +4,7 @@
  */
 import { validateLabelSelector, validateLabels } from '@flotilla/api';
 import type { FieldProblem, LabelSelector, LabelSelectorRequirement } from '@flotilla/api';
+import { invalid } from '../errors.js';
 
 export type Labels = Readonly<Record<string, string>>;
 
@@ -94,4 +95,14 @@ export function parseLabelSelector(s: string): LabelSelector {
     return r;
   });
   return { matchExpressions };
+}
+
+/** Parses `?labelSelector=` (absent or blank: no selector); a syntax error is a 400 on that parameter. */
+export function selectorParam(raw: string | undefined): LabelSelector | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  try {
+    return parseLabelSelector(raw);
+  } catch (err) {
+    throw invalid('invalid label selector', [{ path: 'labelSelector', message: (err as Error).message }]);
+  }
 }

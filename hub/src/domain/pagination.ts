@@ -73,3 +73,21 @@ export function toPage<T>(
   const items = rows.slice(0, limit);
   return { items, continue: encodeContinue(keyOf(items[items.length - 1]!)) };
 }
+
+/**
+ * One page of a list sorted by a key: decodes where to continue (a 400 on `continue` first),
+ * fetches `limit + 1` rows after it (`fetch` adds the one), and returns the page in the API's
+ * shape with the token for the next one.
+ */
+export async function paginate<const K extends readonly KeyPart[], R, T>(
+  query: { limit?: number; continue?: string },
+  kinds: K,
+  fetch: (after: DecodedKey<K> | undefined, limit: number) => Promise<R[]>,
+  keyOf: (row: R) => (string | number)[],
+  view: (row: R) => T,
+): Promise<{ items: T[]; continue?: string }> {
+  const limit = pageSize(query.limit);
+  const after = decodeContinue(query.continue, kinds);
+  const page = toPage(await fetch(after, limit), limit, keyOf);
+  return { ...page, items: page.items.map(view) };
+}

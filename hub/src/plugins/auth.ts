@@ -7,10 +7,9 @@
  */
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { TokenRole } from '@flotilla/api';
-import { roleSatisfies, sha256 } from '../auth/tokens.js';
-import type { Db } from '../db/client.js';
+import { roleSatisfies, type Principal } from '../auth/tokens.js';
 import { HubError } from '../errors.js';
-import { findActiveToken, type Principal } from '../repositories/tokens-repo.js';
+import type { TokenService } from '../services/token-service.js';
 import type { RateLimiter } from './rate-limit.js';
 
 declare module 'fastify' {
@@ -23,7 +22,7 @@ const BEARER = /^Bearer\s+(\S+)$/i;
 
 export type RequireRole = (role: TokenRole) => onRequestAsyncHookHandler;
 
-export function createAuth(db: Db, limiter: RateLimiter): RequireRole {
+export function createAuth(tokens: Pick<TokenService, 'authenticate'>, limiter: RateLimiter): RequireRole {
   return (role) =>
     async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
       const match = BEARER.exec(request.headers.authorization ?? '');
@@ -31,7 +30,7 @@ export function createAuth(db: Db, limiter: RateLimiter): RequireRole {
         limiter.admitAnonymous(request.ip);
         throw new HubError('HUB_ERR_UNAUTHORIZED', 'a bearer token is required');
       }
-      const principal = await findActiveToken(db, sha256(match[1]!));
+      const principal = await tokens.authenticate(match[1]!);
       if (!principal) {
         limiter.admitAnonymous(request.ip);
         throw new HubError('HUB_ERR_UNAUTHORIZED', 'the token is unknown or revoked');

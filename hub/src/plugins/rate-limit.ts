@@ -9,7 +9,7 @@ import type { RestLimits } from '../config.js';
 import { takeToken, type Bucket, type BucketRule } from '../domain/token-bucket.js';
 import { tooManyRequests } from '../errors.js';
 import type { HubMetrics } from '../metrics.js';
-import type { Principal } from '../repositories/tokens-repo.js';
+import type { Principal } from '../auth/tokens.js';
 
 const MAX_BUCKETS = 10_000;
 

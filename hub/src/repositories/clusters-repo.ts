@@ -1,5 +1,5 @@
-/** Clusters and their NATS credentials. */
-import { and, asc, eq, gt, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+/** Clusters: registration and membership, heartbeats and link state, and their NATS credentials. */
+import { and, asc, count, eq, gt, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Cluster, ClusterHealth, LabelSelector } from '@flotilla/api';
 import type { DbOrTx } from '../db/client.js';
 import { clusterCredentials, clusters } from '../db/schema/index.js';
@@ -28,6 +28,105 @@ export async function getCluster(db: DbOrTx, name: string, forUpdate = false): P
   const q = db.select().from(clusters).where(eq(clusters.name, name)).limit(1);
   const [row] = forUpdate ? await q.for('update') : await q;
   return row;
+}
+
+/** What a (re-)registration stores: a pending cluster, as if new. */
+export interface Registration {
+  name: string;
+  labels: Record<string, string>;
+  registrationSecretHash: string;
+  registeredBy: string;
+  agentVersion: string | null;
+  kubernetesVersion: string | null;
+}
+
+/**
+ * Stores a registration: a new row, or a removed cluster's row reset to pending (`reRegister`),
+ * everything from its earlier life (acceptance, credentials, heartbeats) cleared.
+ */
+export async function saveRegistration(db: DbOrTx, r: Registration, reRegister: boolean): Promise<ClusterRow> {
+  const values = {
+    ...r,
+    state: 'pending' as const,
+    registeredAt: new Date(),
+    acceptedAt: null,
+    acceptedBy: null,
+    removedAt: null,
+    credentialsIssued: false,
+    lastHeartbeatAt: null,
+    updatedAt: new Date(),
+  };
+  const [saved] = reRegister
+    ? await db.update(clusters).set(values).where(eq(clusters.name, r.name)).returning()
+    : await db.insert(clusters).values(values).returning();
+  return saved!;
+}
+
+export async function acceptCluster(db: DbOrTx, name: string, acceptedBy: string): Promise<ClusterRow> {
+  const [saved] = await db
+    .update(clusters)
+    .set({ state: 'accepted', acceptedAt: new Date(), acceptedBy, updatedAt: new Date() })
+    .where(eq(clusters.name, name))
+    .returning();
+  return saved!;
+}
+
+export async function setClusterLabels(db: DbOrTx, name: string, labels: Record<string, string>): Promise<ClusterRow> {
+  const [saved] = await db
+    .update(clusters)
+    .set({ labels, updatedAt: new Date() })
+    .where(eq(clusters.name, name))
+    .returning();
+  return saved!;
+}
+
+export async function markClusterRemoved(db: DbOrTx, name: string): Promise<ClusterRow> {
+  const [saved] = await db
+    .update(clusters)
+    .set({ state: 'removed', removedAt: sql`now()`, credentialsIssued: false, updatedAt: new Date() })
+    .where(eq(clusters.name, name))
+    .returning();
+  return saved!;
+}
+
+export async function markCredentialsIssued(db: DbOrTx, name: string): Promise<void> {
+  await db.update(clusters).set({ credentialsIssued: true, updatedAt: new Date() }).where(eq(clusters.name, name));
+}
+
+/** Removes pending clusters registered more than `ttlSeconds` ago; returns their names. */
+export async function expirePendingClusters(db: DbOrTx, ttlSeconds: number): Promise<string[]> {
+  const expired = await db
+    .update(clusters)
+    .set({ state: 'removed', removedAt: sql`now()`, updatedAt: sql`now()` })
+    .where(
+      and(
+        eq(clusters.state, 'pending'),
+        lt(clusters.registeredAt, sql`now() - make_interval(secs => ${ttlSeconds})`),
+      ),
+    )
+    .returning({ name: clusters.name });
+  return expired.map((e) => e.name);
+}
+
+async function countClusters(db: DbOrTx, where: SQL | undefined): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(clusters).where(where);
+  return row?.n ?? 0;
+}
+
+/** Clusters `registeredBy` registered within the last minute. */
+export function countRecentRegistrations(db: DbOrTx, registeredBy: string): Promise<number> {
+  return countClusters(
+    db,
+    and(eq(clusters.registeredBy, registeredBy), gt(clusters.registeredAt, sql`now() - interval '1 minute'`)),
+  );
+}
+
+/** Pending clusters, of one registrant or of all. */
+export function countPendingClusters(db: DbOrTx, registeredBy?: string): Promise<number> {
+  return countClusters(
+    db,
+    and(registeredBy === undefined ? undefined : eq(clusters.registeredBy, registeredBy), eq(clusters.state, 'pending')),
+  );
 }
 
 export interface ClusterFilter {

@@ -228,3 +228,14 @@ export async function pinsOf(db: DbOrTx, workloadId: string, clusterNames?: read
       ),
     );
 }
+
+/** Records one event of a rollout (a control, its creation). */
+export function recordRolloutEvent(
+  db: DbOrTx,
+  rollout: { id: string; phase: RolloutPhase },
+  level: 'info' | 'warning',
+  message: string,
+  at: Date,
+): Promise<void> {
+  return insertRolloutEvents(db, rollout.id, rollout.phase, [{ type: 'event', level, message }], at);
+}

@@ -1,16 +1,11 @@
 /** API tokens: lookup by hash for authentication, creation, listing and revocation. */
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { ApiToken, TokenRole } from '@flotilla/api';
+import type { Principal } from '../auth/tokens.js';
 import type { Db, DbOrTx } from '../db/client.js';
 import { lockSeeding } from '../db/locks.js';
 import { apiTokens } from '../db/schema/index.js';
 import { conflict, isUniqueViolation } from '../errors.js';
-
-export interface Principal {
-  tokenId: string;
-  name: string;
-  role: TokenRole;
-}
 
 type Row = typeof apiTokens.$inferSelect;
 

@@ -1,4 +1,4 @@
-/** What route modules receive: services and repositories' handle, never globals. */
+/** What route modules receive: the services they call, never the database or globals. */
 import type {
   FastifyInstance,
   FastifyBaseLogger,
@@ -7,15 +7,16 @@ import type {
   RawReplyDefaultExpression,
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Db } from '../db/client.js';
 import type { RequireRole } from '../plugins/auth.js';
 import type { StreamLimiter } from '../plugins/stream-limits.js';
+import type { AuditService } from '../services/audit-service.js';
 import type { ClusterService } from '../services/cluster-service.js';
 import type { PolicyService } from '../services/policy-service.js';
-import type { RegistrationGuard } from '../services/registration-guard.js';
-import type { WorkloadService } from '../services/workload-service.js';
 import type { RolloutNotifier } from '../services/rollouts/notifier.js';
 import type { RolloutService } from '../services/rollouts/rollout-service.js';
+import type { StatusService } from '../services/status-service.js';
+import type { TokenService } from '../services/token-service.js';
+import type { WorkloadService } from '../services/workload-service.js';
 
 export type Api = FastifyInstance<
   RawServerDefault,
@@ -26,19 +27,16 @@ export type Api = FastifyInstance<
 >;
 
 export interface RouteContext {
-  db: Db;
   auth: RequireRole;
+  tokens: TokenService;
   clusters: ClusterService;
   workloads: WorkloadService;
+  status: StatusService;
   rollouts: RolloutService;
+  /** Wakes rollout event streams when a rollout changed in this process. */
   rolloutNotifier: RolloutNotifier;
   policies: PolicyService;
-  /** Registration limits; the accept route expires stale pending clusters first. */
-  registrations: Pick<RegistrationGuard, 'expireStale'>;
-  /** The namespaces the workload policy keeps workloads out of. */
-  systemNamespaces: string[];
+  audit: AuditService;
   /** Open server-sent event streams, per token and in total. */
   streams: StreamLimiter;
-  now: () => Date;
-  heartbeatTimeoutMs: number;
 }

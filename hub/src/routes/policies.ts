@@ -7,48 +7,33 @@ import {
   PolicyExceptionList,
   PolicyExceptionNameParams,
   PutPolicyExceptionRequest,
-  WORKLOAD_POLICY_CONTROLS,
   WorkloadPolicy,
 } from '@flotilla/api';
 import { Type } from 'typebox';
-import { notFound } from '../errors.js';
 import { principalOf } from '../plugins/auth.js';
-import { getException, listExceptions, toApiException } from '../repositories/policy-repo.js';
 import type { Api, RouteContext } from './context.js';
 import { errorResponses } from './responses.js';
 
 const errors = errorResponses;
 const tags = ['policies'];
 const BASE = '/policies/workloads';
+const params = PolicyExceptionNameParams;
 
 export function policyRoutes(api: Api, ctx: RouteContext): void {
-  api.get(
-    BASE,
-    { onRequest: ctx.auth('viewer'), schema: { tags, response: { 200: WorkloadPolicy, ...errors } } },
-    () => ({
-      level: 'baseline' as const,
-      systemNamespaces: ctx.systemNamespaces,
-      controls: [...WORKLOAD_POLICY_CONTROLS],
-    }),
+  api.get(BASE, { onRequest: ctx.auth('viewer'), schema: { tags, response: { 200: WorkloadPolicy, ...errors } } }, () =>
+    ctx.policies.policy(),
   );
 
   api.get(
     `${BASE}/exceptions`,
     { onRequest: ctx.auth('viewer'), schema: { tags, response: { 200: PolicyExceptionList, ...errors } } },
-    async () => ({ items: (await listExceptions(ctx.db)).map(toApiException) }),
+    async () => ctx.policies.exceptions(),
   );
 
   api.get(
     `${BASE}/exceptions/:name`,
-    {
-      onRequest: ctx.auth('viewer'),
-      schema: { tags, params: PolicyExceptionNameParams, response: { 200: PolicyException, ...errors } },
-    },
-    async (request) => {
-      const row = await getException(ctx.db, request.params.name);
-      if (!row) throw notFound(`policy exception ${request.params.name}`);
-      return toApiException(row);
-    },
+    { onRequest: ctx.auth('viewer'), schema: { tags, params, response: { 200: PolicyException, ...errors } } },
+    async (request) => ctx.policies.exception(request.params.name),
   );
 
   api.put(
@@ -57,7 +42,7 @@ export function policyRoutes(api: Api, ctx: RouteContext): void {
       onRequest: ctx.auth('admin'),
       schema: {
         tags,
-        params: PolicyExceptionNameParams,
+        params,
         body: PutPolicyExceptionRequest,
         response: { 200: PolicyException, 201: PolicyException, ...errors },
       },
@@ -70,10 +55,7 @@ export function policyRoutes(api: Api, ctx: RouteContext): void {
 
   api.delete(
     `${BASE}/exceptions/:name`,
-    {
-      onRequest: ctx.auth('admin'),
-      schema: { tags, params: PolicyExceptionNameParams, response: { 204: Type.Null(), ...errors } },
-    },
+    { onRequest: ctx.auth('admin'), schema: { tags, params, response: { 204: Type.Null(), ...errors } } },
     async (request, reply) => {
       await ctx.policies.remove(principalOf(request), request.params.name);
       return reply.status(204).send(null);

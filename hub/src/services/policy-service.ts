@@ -1,17 +1,35 @@
 /**
- * Exceptions to the workload admission policy: created, replaced and deleted by admins only (the
- * routes require the role), each change in one transaction with its audit entry. Validation
- * names the field: an exception covers a namespace (optionally one kind in it) or one workload.
+ * The workload admission policy and its exceptions: anyone with a viewer token may read them;
+ * exceptions are created, replaced and deleted by admins only (the routes require the role),
+ * each change in one transaction with its audit entry. Validation names the field: an exception
+ * covers a namespace (optionally one kind in it) or one workload.
  */
-import type { FieldProblem, PolicyException, PutPolicyExceptionRequest } from '@flotilla/api';
-import { dns1123LabelErrors } from '@flotilla/api';
+import type {
+  FieldProblem,
+  PolicyException,
+  PolicyExceptionList,
+  PutPolicyExceptionRequest,
+  WorkloadPolicy,
+} from '@flotilla/api';
+import { WORKLOAD_POLICY_CONTROLS, dns1123LabelErrors } from '@flotilla/api';
+import type { Principal } from '../auth/tokens.js';
 import type { Db } from '../db/client.js';
 import { invalid, notFound } from '../errors.js';
 import { recordAudit } from '../repositories/audit-repo.js';
-import { deleteException, putException, toApiException, type ExceptionValues } from '../repositories/policy-repo.js';
-import type { Principal } from '../repositories/tokens-repo.js';
+import {
+  deleteException,
+  getException,
+  listExceptions,
+  putException,
+  toApiException,
+  type ExceptionValues,
+} from '../repositories/policy-repo.js';
 
 export interface PolicyService {
+  /** The policy in force: Pod Security Standards baseline, and the system namespaces it keeps workloads out of. */
+  policy(): WorkloadPolicy;
+  exceptions(): Promise<PolicyExceptionList>;
+  exception(name: string): Promise<PolicyException>;
   put(
     actor: Principal,
     name: string,
@@ -44,9 +62,21 @@ export function exceptionScope(
   return { scope: { namespace, kind: match.kind ?? null, workloadName: match.name ?? null } };
 }
 
-export function createPolicyService(deps: { db: Db }): PolicyService {
+export function createPolicyService(deps: { db: Db; systemNamespaces: string[] }): PolicyService {
   const { db } = deps;
   return {
+    policy: () => ({
+      level: 'baseline',
+      systemNamespaces: deps.systemNamespaces,
+      controls: [...WORKLOAD_POLICY_CONTROLS],
+    }),
+    exceptions: async () => ({ items: (await listExceptions(db)).map(toApiException) }),
+    async exception(name) {
+      const row = await getException(db, name);
+      if (!row) throw notFound(`policy exception ${name}`);
+      return toApiException(row);
+    },
+
     async put(actor, name, body) {
       const checked = exceptionScope(body.match);
       if ('problems' in checked) throw invalid('the policy exception is invalid', checked.problems);

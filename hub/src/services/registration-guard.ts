@@ -6,15 +6,18 @@
  * again), then refuses with 429 when the token has registered too many clusters in the last
  * minute, holds too many pending ones, or the hub holds too many pending clusters overall.
  */
-import { and, count, eq, gt, lt, sql } from 'drizzle-orm';
+import type { Principal } from '../auth/tokens.js';
 import type { RestLimits } from '../config.js';
 import type { DbOrTx, Tx } from '../db/client.js';
 import { lockRegistrations } from '../db/locks.js';
-import { clusters } from '../db/schema/index.js';
 import { tooManyRequests } from '../errors.js';
 import type { HubMetrics } from '../metrics.js';
 import { recordAudit } from '../repositories/audit-repo.js';
-import type { Principal } from '../repositories/tokens-repo.js';
+import {
+  countPendingClusters,
+  countRecentRegistrations,
+  expirePendingClusters,
+} from '../repositories/clusters-repo.js';
 
 /** Retry-After of a refused registration: pending clusters leave as operators accept them. */
 const RETRY_SECONDS = 60;
@@ -31,11 +34,6 @@ export interface RegistrationGuard {
   expireStale(db: DbOrTx): Promise<string[]>;
 }
 
-async function countWhere(tx: Tx, where: ReturnType<typeof and>): Promise<number> {
-  const [row] = await tx.select({ n: count() }).from(clusters).where(where);
-  return row?.n ?? 0;
-}
-
 export function createRegistrationGuard(deps: {
   limits: RegistrationLimits;
   metrics?: Pick<HubMetrics, 'refusals'>;
@@ -47,17 +45,8 @@ export function createRegistrationGuard(deps: {
   };
 
   async function expireStale(db: DbOrTx): Promise<string[]> {
-    const expired = await db
-      .update(clusters)
-      .set({ state: 'removed', removedAt: sql`now()`, updatedAt: sql`now()` })
-      .where(
-        and(
-          eq(clusters.state, 'pending'),
-          lt(clusters.registeredAt, sql`now() - make_interval(secs => ${limits.pendingClusterTtlSeconds})`),
-        ),
-      )
-      .returning({ name: clusters.name });
-    for (const { name } of expired) {
+    const expired = await expirePendingClusters(db, limits.pendingClusterTtlSeconds);
+    for (const name of expired) {
       await recordAudit(db, {
         actor: 'hub',
         action: 'cluster.registration.expire',
@@ -66,7 +55,7 @@ export function createRegistrationGuard(deps: {
         details: { ttlSeconds: limits.pendingClusterTtlSeconds },
       });
     }
-    return expired.map((e) => e.name);
+    return expired;
   }
 
   return {
@@ -74,16 +63,15 @@ export function createRegistrationGuard(deps: {
     async admit(tx, actor) {
       await lockRegistrations(tx);
       await expireStale(tx);
-      const mine = eq(clusters.registeredBy, actor.name);
-      const recent = await countWhere(tx, and(mine, gt(clusters.registeredAt, sql`now() - interval '1 minute'`)));
+      const recent = await countRecentRegistrations(tx, actor.name);
       if (recent >= limits.registrationsPerMinute) {
         refuse('registrations_per_minute', `this token registered ${recent} clusters in the last minute (the limit)`);
       }
-      const pending = await countWhere(tx, and(mine, eq(clusters.state, 'pending')));
+      const pending = await countPendingClusters(tx, actor.name);
       if (pending >= limits.pendingClustersPerToken) {
         refuse('pending_per_token', `this token has ${pending} clusters waiting for acceptance (the limit)`);
       }
-      const pendingAll = await countWhere(tx, eq(clusters.state, 'pending'));
+      const pendingAll = await countPendingClusters(tx);
       if (pendingAll >= limits.pendingClustersTotal) {
         refuse('pending_total', 'the hub holds as many clusters waiting for acceptance as it allows');
       }

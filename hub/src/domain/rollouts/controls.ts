@@ -117,3 +117,33 @@ export function retry(state: RolloutState, now: number): RolloutState {
   s.updatedAt = now;
   return s;
 }
+
+/** Who applies a control, and what they said. */
+export interface ControlRequest {
+  actor: string;
+  reason?: string;
+  /** approve: the wave to approve (default: the current one). */
+  wave?: string;
+}
+
+/** Applies an operator's control; throws RolloutStateError when it does not apply to the phase. */
+export function applyControl(
+  control: RolloutControl,
+  state: RolloutState,
+  plan: FrozenPlan,
+  now: number,
+  request: ControlRequest,
+): RolloutState {
+  switch (control) {
+    case 'pause':
+      return pause(state, now, request.reason ? `paused by ${request.actor}: ${request.reason}` : undefined);
+    case 'resume':
+      return resume(state, now);
+    case 'approve':
+      return approve(state, plan, now, request.wave);
+    case 'abort':
+      return abort(state, now);
+    case 'retry':
+      return retry(state, now);
+  }
+}

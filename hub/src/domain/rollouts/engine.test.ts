@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HealthVerdict, RolloutStrategy } from '@flotilla/api';
 import { advance, initialState } from './engine.js';
-import { abort, approve, pause, resume, retry, RolloutStateError } from './controls.js';
+import { abort, applyControl, approve, pause, resume, retry, RolloutStateError } from './controls.js';
 import { freezePlan, type PlanCluster } from './plan.js';
 import type { ClusterObservation, FrozenPlan, RolloutAction, RolloutState } from './types.js';
 
@@ -414,5 +414,22 @@ describe('freezing a plan', () => {
     );
     expect(p.waves[1]).toMatchObject({ members: ['c2', 'c3', 'c4', 'c5', 'c6'], maxConcurrency: 3, failureBudget: 2 });
     expect(p.onFailure).toBe('Rollback');
+  });
+});
+
+describe('applying an operator control', () => {
+  const p = plan({ waves: [{ name: 'all', selector: {}, maxConcurrency: 2 }] });
+  const start = initialState(p, 0);
+
+  it('pauses naming the operator and the reason, and resumes to where it was', () => {
+    const paused = applyControl('pause', start, p, 10, { actor: 'ops', reason: 'lunch' });
+    expect(paused).toMatchObject({ phase: 'Paused', message: 'paused by ops: lunch', resumeTo: 'Progressing' });
+    expect(applyControl('pause', start, p, 10, { actor: 'ops' }).message).toBe('paused by an operator');
+    expect(applyControl('resume', paused, p, 20, { actor: 'ops' }).phase).toBe('Progressing');
+  });
+
+  it('refuses a control that does not apply to the phase', () => {
+    const aborted = applyControl('abort', start, p, 10, { actor: 'ops' });
+    expect(() => applyControl('resume', aborted, p, 20, { actor: 'ops' })).toThrow(RolloutStateError);
   });
 });

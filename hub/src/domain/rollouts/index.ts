@@ -3,4 +3,14 @@ export * from './types.js';
 export { freezePlan, orderMembers, type PlanCluster, type FreezeResult } from './plan.js';
 export { observeCluster, type ObserveInput, type ObservedDesired, type ObservedStatus } from './observe.js';
 export { advance, initialState, clustersAtTarget, type StepResult } from './engine.js';
-export { pause, resume, approve, abort, retry, RolloutStateError, type RolloutControl } from './controls.js';
+export {
+  pause,
+  resume,
+  approve,
+  abort,
+  retry,
+  applyControl,
+  RolloutStateError,
+  type ControlRequest,
+  type RolloutControl,
+} from './controls.js';

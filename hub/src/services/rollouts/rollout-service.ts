@@ -1,38 +1,44 @@
 /**
- * Starting and controlling rollouts. Each call is one transaction that locks what it changes
- * (the workload for a new rollout, the rollout row for a control), records an event and an audit
- * entry; the scheduler then moves clusters. Controls that do not apply are 409s naming the phase.
+ * Starting, controlling and reading rollouts. Each change is one transaction that locks what it
+ * changes (the workload for a new rollout, the rollout row for a control), records an event and
+ * an audit entry; the scheduler then moves clusters. Controls that do not apply are 409s naming
+ * the phase.
  */
-import { validateRolloutStrategy, type CreateRolloutRequest, type Rollout, type RolloutStrategy } from '@flotilla/api';
+import type {
+  CreateRolloutRequest,
+  PageQuery,
+  Rollout,
+  RolloutEvent,
+  RolloutList,
+  RolloutControlRequest,
+} from '@flotilla/api';
+import type { Principal } from '../../auth/tokens.js';
 import type { Db, Tx } from '../../db/client.js';
-import { matchesSelector } from '../../domain/label-selector.js';
-import { HubError, conflict, invalid, notFound } from '../../errors.js';
-import { recordAudit } from '../../repositories/audit-repo.js';
-import { allClusters } from '../../repositories/clusters-repo.js';
-import {
-  activeRolloutOf,
-  getRollout,
-  insertRollout,
-  insertRolloutEvents,
-  saveRolloutState,
-  toApiRollout,
-} from '../../repositories/rollouts-repo.js';
-import type { Principal } from '../../repositories/tokens-repo.js';
-import type { WorkloadAdmission } from '../workload-admission.js';
-import { getLiveWorkload, getRevision } from '../../repositories/workloads-repo.js';
+import { paginate } from '../../domain/pagination.js';
 import {
   RolloutStateError,
   abort,
-  approve,
-  freezePlan,
-  initialState,
+  applyControl,
   isTerminalPhase,
-  pause,
-  resume,
-  retry,
   type RolloutControl,
+  type RolloutPhase,
   type RolloutState,
 } from '../../domain/rollouts/index.js';
+import { HubError, notFound } from '../../errors.js';
+import { recordAudit } from '../../repositories/audit-repo.js';
+import {
+  eventsAfter,
+  getRollout,
+  listRolloutsOf,
+  recordRolloutEvent,
+  saveRolloutState,
+  toApiRollout,
+  toApiRolloutEvent,
+  type RolloutRow,
+} from '../../repositories/rollouts-repo.js';
+import { getLiveWorkload } from '../../repositories/workloads-repo.js';
+import type { WorkloadAdmission } from '../workload-admission.js';
+import { startRollout } from './start-rollout.js';
 
 export interface RolloutServiceDeps {
   db: Db;
@@ -49,190 +55,137 @@ export interface RolloutServiceDeps {
 
 export interface RolloutService {
   create(actor: Principal, workloadId: string, body: CreateRolloutRequest): Promise<Rollout>;
-  control(
-    actor: Principal,
-    id: string,
-    control: RolloutControl,
-    body: { reason?: string; wave?: string },
-  ): Promise<Rollout>;
+  control(actor: Principal, id: string, control: RolloutControl, body: RolloutControlRequest): Promise<Rollout>;
   rollback(actor: Principal, id: string): Promise<Rollout>;
+  /** A workload's rollouts, newest first. */
+  listOf(workloadId: string, query: PageQuery): Promise<RolloutList>;
+  get(id: string): Promise<Rollout>;
+  /** The rollout's phase now; undefined once it is gone. */
+  phaseOf(id: string): Promise<RolloutPhase | undefined>;
+  /** Its events after `afterId` in order, at most `limit`. */
+  eventsAfter(id: string, afterId: number, limit: number): Promise<RolloutEvent[]>;
 }
 
-function stateError(err: unknown): never {
-  if (err instanceof RolloutStateError) {
-    throw new HubError('HUB_ERR_CONFLICT', err.message, { details: [{ path: 'phase', message: err.phase }] });
+async function lockedRollout(tx: Tx, id: string): Promise<RolloutRow> {
+  const row = await getRollout(tx, id, true);
+  if (!row) throw notFound(`rollout ${id}`);
+  return row;
+}
+
+/** A control that does not apply to the phase is a 409 naming it. */
+function controlled(fn: () => RolloutState): RolloutState {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof RolloutStateError) {
+      throw new HubError('HUB_ERR_CONFLICT', err.message, { details: [{ path: 'phase', message: err.phase }] });
+    }
+    throw err;
   }
-  throw err;
+}
+
+async function control(
+  deps: RolloutServiceDeps,
+  tx: Tx,
+  actor: Principal,
+  req: { id: string; control: RolloutControl; body: RolloutControlRequest },
+): Promise<Rollout> {
+  const row = await lockedRollout(tx, req.id);
+  const { control, body } = req;
+  const at = new Date(deps.now().getTime());
+  const state = controlled(() =>
+    applyControl(control, row.state, row.plan, at.getTime(), { actor: actor.name, ...body }),
+  );
+  await saveRolloutState(tx, { id: row.id, state }, at);
+  const said = body.reason ? `: ${body.reason}` : '';
+  await recordRolloutEvent(
+    tx,
+    { id: row.id, phase: state.phase },
+    control === 'abort' ? 'warning' : 'info',
+    `${control} by ${actor.name}${said} (${row.state.phase} → ${state.phase})`,
+    at,
+  );
+  await recordAudit(tx, {
+    actor: actor.name,
+    action: `rollout.${control}`,
+    targetType: 'rollout',
+    targetId: row.id,
+    details: { from: row.state.phase, to: state.phase, ...(body.reason ? { reason: body.reason } : {}) },
+  });
+  return toApiRollout({ ...row, state, phase: state.phase, updatedAt: at });
+}
+
+/** An active rollout stops where it is first; the new one brings every cluster back. */
+async function rollback(deps: RolloutServiceDeps, tx: Tx, actor: Principal, id: string): Promise<RolloutRow> {
+  const row = await lockedRollout(tx, id);
+  if (row.state.phase === 'RolledBack') {
+    throw new HubError('HUB_ERR_CONFLICT', `rollout ${id} is already RolledBack`, {
+      details: [{ path: 'phase', message: row.state.phase }],
+    });
+  }
+  if (!isTerminalPhase(row.state.phase)) {
+    const at = deps.now();
+    const state = abort(row.state, at.getTime());
+    await saveRolloutState(tx, { id: row.id, state }, at);
+    await recordRolloutEvent(
+      tx,
+      { id: row.id, phase: state.phase },
+      'warning',
+      `aborted by ${actor.name} for a rollback`,
+      at,
+    );
+  }
+  return startRollout(deps, tx, actor, {
+    workloadId: row.workloadId,
+    revision: row.previousRevision,
+    strategy: row.strategy,
+    rollbackOf: row.id,
+  });
 }
 
 export function createRolloutService(deps: RolloutServiceDeps): RolloutService {
-  const { db, now, onRolloutChange } = deps;
-
-  async function start(
-    tx: Tx,
-    actor: Principal,
-    workloadId: string,
-    revisionWanted: number | undefined,
-    strategyInput: unknown,
-    rollbackOf: string | null,
-  ): Promise<Rollout> {
-    const w = await getLiveWorkload(tx, workloadId, true);
-    if (!w) throw notFound(`workload ${workloadId}`);
-    if (w.updatePolicy !== 'Rollout') {
-      throw conflict(`workload ${w.id} has updatePolicy ${w.updatePolicy}; set updatePolicy: Rollout to roll it out`);
-    }
-    const errors = validateRolloutStrategy(strategyInput);
-    if (errors.length > 0) {
-      throw invalid(
-        'the rollout strategy is invalid',
-        errors.map((e) => ({ path: `strategy.${e.path}`, message: e.message })),
-      );
-    }
-    const strategy = strategyInput as RolloutStrategy;
-    const target = revisionWanted ?? w.currentRevision;
-    const revision = await getRevision(tx, w.id, target);
-    if (!revision) throw notFound(`revision ${target} of workload ${w.id}`);
-    if (rollbackOf === null) await deps.admission?.check(tx, w, revision);
-    const active = await activeRolloutOf(tx, w.id);
-    if (active) throw conflict(`workload ${w.id} already has an active rollout ${active.id} (${active.phase})`);
-    const targeted = (await allClusters(tx))
-      .filter((c) => c.state === 'accepted' && matchesSelector(c.labels, w.placement.clusterSelector))
-      .map((c) => ({ name: c.name, labels: c.labels }));
-    const frozen = freezePlan(strategy, targeted);
-    if (!frozen.ok) {
-      throw invalid(
-        'the rollout plan cannot be frozen for the clusters this workload targets',
-        frozen.errors.map((e) => ({ path: `strategy.${e.path}`, message: e.message })),
-      );
-    }
-    const at = now();
-    const state = initialState(frozen.plan, at.getTime());
-    const row = await insertRollout(tx, {
-      workloadId: w.id,
-      targetRevision: target,
-      previousRevision: w.stableRevision,
-      strategy,
-      plan: frozen.plan,
-      state,
-      phase: state.phase,
-      rollbackOf,
-      createdBy: actor.name,
-      createdAt: at,
-      updatedAt: at,
-    });
-    const what = rollbackOf ? `rollback of ${rollbackOf}` : 'rollout';
-    await insertRolloutEvents(
-      tx,
-      row.id,
-      state.phase,
-      [
-        {
-          type: 'event',
-          level: 'info',
-          message: `${what} created by ${actor.name}: revision ${w.stableRevision} → ${target} over ${frozen.plan.waves.length} wave(s)`,
-        },
-      ],
-      at,
-    );
-    await recordAudit(tx, {
-      actor: actor.name,
-      action: rollbackOf ? 'rollout.rollback' : 'rollout.create',
-      targetType: 'rollout',
-      targetId: row.id,
-      details: { workloadId: w.id, targetRevision: target, previousRevision: w.stableRevision, rollbackOf },
-    });
-    return toApiRollout(row);
-  }
-
+  const { db, onRolloutChange } = deps;
   return {
     async create(actor, workloadId, body) {
-      const result = await db.transaction((tx) => start(tx, actor, workloadId, body.revision, body.strategy, null));
+      const row = await db.transaction((tx) =>
+        startRollout(deps, tx, actor, {
+          workloadId,
+          revision: body.revision,
+          strategy: body.strategy,
+          rollbackOf: null,
+        }),
+      );
+      onRolloutChange(row.id);
+      return toApiRollout(row);
+    },
+    async control(actor, id, what, body) {
+      const result = await db.transaction((tx) => control(deps, tx, actor, { id, control: what, body }));
       onRolloutChange(result.id);
       return result;
     },
-
-    async control(actor, id, control, body) {
-      const result = await db.transaction(async (tx) => {
-        const row = await getRollout(tx, id, true);
-        if (!row) throw notFound(`rollout ${id}`);
-        const ms = now().getTime();
-        let state: RolloutState;
-        try {
-          switch (control) {
-            case 'pause':
-              state = pause(row.state, ms, body.reason ? `paused by ${actor.name}: ${body.reason}` : undefined);
-              break;
-            case 'resume':
-              state = resume(row.state, ms);
-              break;
-            case 'approve':
-              state = approve(row.state, row.plan, ms, body.wave);
-              break;
-            case 'abort':
-              state = abort(row.state, ms);
-              break;
-            case 'retry':
-              state = retry(row.state, ms);
-              break;
-          }
-        } catch (err) {
-          stateError(err);
-        }
-        const at = new Date(ms);
-        await saveRolloutState(tx, { id: row.id, state }, at);
-        await insertRolloutEvents(
-          tx,
-          row.id,
-          state.phase,
-          [
-            {
-              type: 'event',
-              level: control === 'abort' ? 'warning' : 'info',
-              message: `${control} by ${actor.name}${body.reason ? `: ${body.reason}` : ''} (${row.state.phase} → ${state.phase})`,
-            },
-          ],
-          at,
-        );
-        await recordAudit(tx, {
-          actor: actor.name,
-          action: `rollout.${control}`,
-          targetType: 'rollout',
-          targetId: row.id,
-          details: { from: row.state.phase, to: state.phase, ...(body.reason ? { reason: body.reason } : {}) },
-        });
-        return toApiRollout({ ...row, state, phase: state.phase, updatedAt: at });
-      });
-      onRolloutChange(result.id);
-      return result;
-    },
-
     async rollback(actor, id) {
-      const result = await db.transaction(async (tx) => {
-        const row = await getRollout(tx, id, true);
-        if (!row) throw notFound(`rollout ${id}`);
-        if (row.state.phase === 'RolledBack') {
-          throw new HubError('HUB_ERR_CONFLICT', `rollout ${id} is already RolledBack`, {
-            details: [{ path: 'phase', message: row.state.phase }],
-          });
-        }
-        if (!isTerminalPhase(row.state.phase)) {
-          // An active rollout stops where it is first; the new one brings every cluster back.
-          const at = now();
-          const state = abort(row.state, at.getTime());
-          await saveRolloutState(tx, { id: row.id, state }, at);
-          await insertRolloutEvents(
-            tx,
-            row.id,
-            state.phase,
-            [{ type: 'event', level: 'warning', message: `aborted by ${actor.name} for a rollback` }],
-            at,
-          );
-        }
-        return start(tx, actor, row.workloadId, row.previousRevision, row.strategy, row.id);
-      });
+      const row = await db.transaction((tx) => rollback(deps, tx, actor, id));
       onRolloutChange(id);
-      onRolloutChange(result.id);
-      return result;
+      onRolloutChange(row.id);
+      return toApiRollout(row);
     },
+    async listOf(workloadId, q) {
+      const w = await getLiveWorkload(db, workloadId);
+      if (!w) throw notFound(`workload ${workloadId}`);
+      return paginate(
+        q,
+        ['timestamp', 'uuid'],
+        (before, limit) => listRolloutsOf(db, w.id, limit, before),
+        (r) => [r.createdAt.toISOString(), r.id],
+        toApiRollout,
+      );
+    },
+    async get(id) {
+      const row = await getRollout(db, id);
+      if (!row) throw notFound(`rollout ${id}`);
+      return toApiRollout(row);
+    },
+    phaseOf: async (id) => (await getRollout(db, id))?.state.phase,
+    eventsAfter: async (id, afterId, limit) => (await eventsAfter(db, id, afterId, limit)).map(toApiRolloutEvent),
   };
 }
