@@ -3,7 +3,7 @@
  * OpenKruise's DaemonSet sets from the downward API), validated once at start.
  */
 import { LOG_LEVELS, type LogLevel } from '../config.js';
-import { DaemonError } from './errors.js';
+import { AgentError } from '../errors.js';
 
 export interface DaemonFlags {
   node?: string;
@@ -47,7 +47,7 @@ export function loadDaemonConfig(flags: DaemonFlags, env: Readonly<Record<string
     if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push('--health-port: must be a port number');
     health = { host: flags.healthHost ?? '0.0.0.0', port };
   }
-  if (problems.length > 0) throw new DaemonError('DAEMON_ERR_CONFIG', problems.join('; '));
+  if (problems.length > 0) throw new AgentError('DAEMON_ERR_CONFIG', problems.join('; '));
   return {
     nodeName,
     kubeconfig,

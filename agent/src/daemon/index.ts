@@ -9,4 +9,3 @@ export { createGrpcImageService, CRI_PROTO_PATH } from './cri/grpc-image-service
 export { FakeImageService } from './cri/fake-image-service.js';
 export type { AuthConfig, CallOptions, ImageInfo, ImageService, PullImageRequest } from './cri/image-service.js';
 export { resolveRuntimeSocket } from './cri/socket.js';
-export { CriError, DaemonError, DaemonErrorCodes, type DaemonErrorCode } from './errors.js';

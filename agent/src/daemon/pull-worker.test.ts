@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../runtime/testing/fake-clock.js';
 import { FakeImageService } from './cri/fake-image-service.js';
-import { CriError } from './errors.js';
+import { CriError } from '../errors.js';
 import { attemptTimeoutMs, pullLimits, retryDelayMs } from './pull-policy.js';
 import { runPull, type PullTask } from './pull-worker.js';
 

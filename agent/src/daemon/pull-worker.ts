@@ -12,7 +12,7 @@ import { formatTime } from '../runtime/kube-time.js';
 import { pullReference } from '../controllers/nodeimage/image-name.js';
 import type { AuthProblem } from './auth.js';
 import type { AuthConfig, ImageInfo, ImageService, SandboxConfig } from './cri/image-service.js';
-import { CriError, DaemonError, hasDaemonCode } from './errors.js';
+import { AgentError, CriError, hasCode } from '../errors.js';
 import { attemptTimeoutMs, pullLimits, retryDelayMs, type PullLimits } from './pull-policy.js';
 
 /** OpenKruise marks its pulls in the sandbox config so runtimes can tell them from pod pulls. */
@@ -62,7 +62,7 @@ export async function runPull(
   for (let attempt = 1; attempt <= limits.attempts; attempt++) {
     const timeoutMs = attemptTimeoutMs(limits, deps.clock.now());
     if (timeoutMs === undefined) {
-      lastError = new DaemonError('DAEMON_ERR_DEADLINE', 'pulling exceeds the activeDeadlineSeconds');
+      lastError = new AgentError('DAEMON_ERR_DEADLINE', 'pulling exceeds the activeDeadlineSeconds');
       break;
     }
     try {
@@ -104,7 +104,7 @@ async function pullOnce(
       imageRef = (await deps.images.pullImage({ image: ref, auth, sandboxConfig }, call)).imageRef;
       break;
     } catch (err) {
-      if (call.signal.aborted || hasDaemonCode(err, 'DAEMON_ERR_CRI_TIMEOUT')) throw err;
+      if (call.signal.aborted || hasCode(err, 'DAEMON_ERR_CRI_TIMEOUT')) throw err;
       errors.push(err instanceof Error ? err : new Error(String(err)));
     }
   }
@@ -134,14 +134,10 @@ async function backoff(failures: number, limits: PullLimits, clock: Clock, signa
 }
 
 function explain(err: unknown, ref: string, timeoutMs: number): Error {
-  if (hasDaemonCode(err, 'DAEMON_ERR_CRI_TIMEOUT')) {
-    return new DaemonError(
-      'DAEMON_ERR_CRI_TIMEOUT',
-      `pull of ${ref} timed out after ${Math.round(timeoutMs / 1000)}s`,
-      {
-        cause: err,
-      },
-    );
+  if (hasCode(err, 'DAEMON_ERR_CRI_TIMEOUT')) {
+    return new AgentError('DAEMON_ERR_CRI_TIMEOUT', `pull of ${ref} timed out after ${Math.round(timeoutMs / 1000)}s`, {
+      cause: err,
+    });
   }
   return err instanceof Error ? err : new Error(String(err));
 }
@@ -159,7 +155,7 @@ function failureMessage(
   problems: readonly AuthProblem[],
   limits: PullLimits,
 ): string {
-  if (hasDaemonCode(err, 'DAEMON_ERR_DEADLINE')) return err!.message;
+  if (hasCode(err, 'DAEMON_ERR_DEADLINE')) return err!.message;
   const tries = limits.attempts === 1 ? '1 attempt' : `${limits.attempts} attempts`;
   const secrets = problems.map((p) => `; pull secret ${p.secret}: ${p.reason}`).join('');
   return `failed to pull image ${JSON.stringify(ref)} after ${tries}: ${err?.message ?? 'unknown error'}${secrets}`;

@@ -18,7 +18,6 @@ export {
 export {
   joinFleet,
   memoryCredentialStore,
-  RegistrationError,
   type CredentialStore,
   type JoinOptions,
   type JoinState,

@@ -71,7 +71,7 @@ describe('joinFleet', () => {
     const abort = new AbortController();
     const joining = joinFleet(base({ fetch: fakeHub(1_000_000).fetch, signal: abort.signal, pollIntervalMs: 60_000 }));
     setTimeout(() => abort.abort(), 20);
-    await expect(joining).rejects.toMatchObject({ code: 'ABORTED' });
+    await expect(joining).rejects.toMatchObject({ code: 'AGENT_ERR_HUB_JOIN_ABORTED' });
   });
 
   it('forgets a registration the hub refuses, and registers again on the next attempt', async () => {
@@ -92,7 +92,8 @@ describe('joinFleet', () => {
     };
     const hub = f as unknown as typeof fetch;
     await expect(joinFleet(base({ fetch: hub, store }))).rejects.toMatchObject({
-      code: 'HUB_ERR_REGISTRATION_REFUSED',
+      code: 'AGENT_ERR_HUB_JOIN',
+      hubCode: 'HUB_ERR_REGISTRATION_REFUSED',
     });
     expect(await store.load()).toEqual({});
     expect(await joinFleet(base({ fetch: hub, store }))).toEqual(creds);

@@ -7,6 +7,7 @@
  */
 import { sleep, type AgentCredentials } from '@flotilla/api';
 import type { Logger } from 'pino';
+import { RegistrationError } from '../errors.js';
 
 export interface JoinState {
   registrationSecret?: string;
@@ -43,15 +44,6 @@ export interface JoinOptions {
   signal?: AbortSignal;
 }
 
-export class RegistrationError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'RegistrationError';
-    this.code = code;
-  }
-}
-
 interface HubReply {
   status: number;
   code: string | undefined;
@@ -82,7 +74,7 @@ export async function joinFleet(o: JoinOptions): Promise<AgentCredentials> {
       kubernetesVersion: o.kubernetesVersion,
     });
     if (reply.status !== 201) {
-      throw new RegistrationError(reply.code ?? 'REGISTER_FAILED', `registration refused (HTTP ${reply.status})`);
+      throw new RegistrationError('AGENT_ERR_HUB_JOIN', `registration refused (HTTP ${reply.status})`, reply.code);
     }
     state.registrationSecret = (reply.body as { registrationSecret: string }).registrationSecret;
     await o.store.save(state);
@@ -103,9 +95,13 @@ export async function joinFleet(o: JoinOptions): Promise<AgentCredentials> {
     }
     if (reply.code !== 'HUB_ERR_CLUSTER_NOT_ACCEPTED') {
       // Already claimed (credentials lost: an admin must rotate them), wrong secret, removed...
-      throw new RegistrationError(reply.code ?? 'CLAIM_FAILED', `claiming credentials failed (HTTP ${reply.status})`);
+      throw new RegistrationError(
+        'AGENT_ERR_HUB_JOIN',
+        `claiming credentials failed (HTTP ${reply.status})`,
+        reply.code,
+      );
     }
     await sleep(o.pollIntervalMs ?? 5000, { signal: o.signal });
-    if (o.signal?.aborted) throw new RegistrationError('ABORTED', 'joining the fleet was aborted');
+    if (o.signal?.aborted) throw new RegistrationError('AGENT_ERR_HUB_JOIN_ABORTED', 'joining the fleet was aborted');
   }
 }

@@ -79,8 +79,8 @@ async function joinUntilDone(
       return deps.hub.natsUrl ? { ...creds.nats, servers: [deps.hub.natsUrl] } : creds.nats;
     } catch (err) {
       if (signal.aborted) break;
-      const code = (err as { code?: unknown }).code;
-      log.error({ code, error: errorText(err), retryInMs: delay }, 'joining the fleet failed; retrying');
+      const { code, hubCode } = err as { code?: unknown; hubCode?: unknown };
+      log.error({ code, hubCode, error: errorText(err), retryInMs: delay }, 'joining the fleet failed; retrying');
       await sleep(delay, { signal });
       delay = Math.min(MAX_JOIN_RETRY_MS, delay * 2);
     }

@@ -10,10 +10,9 @@
  * the next sync retry) instead of writing a bundle into someone else's webhook. Helm's three-way
  * merge leaves fields it never rendered alone, so an upgrade keeps the injected bundle.
  */
-import { isKubeStatus } from '../errors.js';
+import { AgentError, isKubeStatus } from '../errors.js';
 import { PatchType, type KubeRest } from '../runtime/rest.js';
 import type { ResourceRef } from '../runtime/resource.js';
-import { WebhookError } from './errors.js';
 
 export interface InstalledConfiguration {
   webhooks?: { name: string; clientConfig?: { caBundle?: string } }[];
@@ -59,11 +58,11 @@ export async function injectCaBundle(
     const why = isKubeStatus(err, 404)
       ? `${ref.kind} ${name} does not exist; with FLOTILLA_WEBHOOK_MANAGE_CONFIGURATIONS=false the installer (the Helm chart) creates it`
       : `cannot read ${ref.kind} ${name}`;
-    throw new WebhookError('WEBHOOK_ERR_CONFIGURATION', why, { cause: err });
+    throw new AgentError('WEBHOOK_ERR_CONFIGURATION', why, { cause: err });
   }
   const { patch, missing } = planCaBundle(installed, expected, Buffer.from(bundlePem).toString('base64'));
   if (missing.length > 0) {
-    throw new WebhookError(
+    throw new AgentError(
       'WEBHOOK_ERR_CONFIGURATION',
       `${ref.kind} ${name} lacks the webhook(s) ${missing.join(', ')} this agent serves; the chart and the agent versions disagree`,
     );
@@ -72,7 +71,7 @@ export async function injectCaBundle(
   try {
     await rest.request({ method: 'PATCH', path, body: patch, contentType: PatchType.json });
   } catch (err) {
-    throw new WebhookError('WEBHOOK_ERR_CONFIGURATION', `cannot write the CA bundle into ${ref.kind} ${name}`, {
+    throw new AgentError('WEBHOOK_ERR_CONFIGURATION', `cannot write the CA bundle into ${ref.kind} ${name}`, {
       cause: err,
     });
   }

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { parseAdmissionReview, reviewResponse } from './admission/review.js';
 import type { AdmissionHandler } from './admission/types.js';
-import { WebhookError } from './errors.js';
+import { AgentError, hasCode } from '../errors.js';
 import { promWebhookMetrics, type WebhookServerMetrics } from './metrics.js';
 
 /** PEM serving certificate (chain) and key. */
@@ -146,7 +146,7 @@ export class WebhookServer {
    */
   async listen(): Promise<number> {
     const tls = this.#tls;
-    if (!tls) throw new WebhookError('WEBHOOK_ERR_NO_CERT', 'set a serving certificate before listening');
+    if (!tls) throw new AgentError('WEBHOOK_ERR_NO_CERT', 'set a serving certificate before listening');
     const server = http2.createSecureServer(
       {
         cert: tls.certPem,
@@ -183,7 +183,7 @@ export class WebhookServer {
     await new Promise<void>((resolve, reject) => {
       server.once('error', (err) =>
         reject(
-          new WebhookError('WEBHOOK_ERR_LISTEN', `cannot listen on ${this.#o.host}:${this.#o.port}`, { cause: err }),
+          new AgentError('WEBHOOK_ERR_LISTEN', `cannot listen on ${this.#o.host}:${this.#o.port}`, { cause: err }),
         ),
       );
       server.listen(this.#o.port, this.#o.host, resolve);
@@ -228,7 +228,7 @@ export class WebhookServer {
     try {
       request = parseAdmissionReview(await readBody(req, this.#o.maxBodyBytes ?? DEFAULT_MAX_BODY));
     } catch (err) {
-      const status = err instanceof WebhookError && err.code === 'WEBHOOK_ERR_BODY_TOO_LARGE' ? 413 : 400;
+      const status = hasCode(err, 'WEBHOOK_ERR_BODY_TOO_LARGE') ? 413 : 400;
       this.#log.warn({ path, err }, 'rejected a malformed admission review');
       res
         .writeHead(status, { 'Content-Type': 'text/plain' })
@@ -272,7 +272,7 @@ function readBody(req: Request, limit: number): Promise<string> {
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
-        reject(new WebhookError('WEBHOOK_ERR_BODY_TOO_LARGE', `request body exceeds ${limit} bytes`));
+        reject(new AgentError('WEBHOOK_ERR_BODY_TOO_LARGE', `request body exceeds ${limit} bytes`));
         req.destroy();
         return;
       }

@@ -4,7 +4,7 @@
  * reference moved from the CloneSet to the pod) so the garbage collector removes them with it.
  * Either way a replacement pod gets fresh claims instead of its predecessor's.
  */
-import { CloneSetError } from './errors.js';
+import { AgentError } from '../../errors.js';
 import { instanceId } from './pods.js';
 import type { SyncContext } from './sync-context.js';
 import type { PersistentVolumeClaim, Pod } from '../../kube/types.js';
@@ -54,7 +54,7 @@ export async function cleanupClaims(
     try {
       await ctx.client.updateClaim(copy);
     } catch (err) {
-      throw new CloneSetError('CLONESET_ERR_POD_UPDATE', `failed to hand pvc ${claim.metadata.name} to its pod`, {
+      throw new AgentError('CLONESET_ERR_POD_UPDATE', `failed to hand pvc ${claim.metadata.name} to its pod`, {
         cause: err,
       });
     }
@@ -66,7 +66,7 @@ export async function cleanupClaims(
         ctx.scaleExpectations.lowerExpectations(ctx.key, { deletions: [claim.metadata.name] });
     } catch (err) {
       ctx.scaleExpectations.lowerExpectations(ctx.key, { deletions: [claim.metadata.name] });
-      throw new CloneSetError('CLONESET_ERR_DELETE', `failed to clean up pvc ${claim.metadata.name}`, { cause: err });
+      throw new AgentError('CLONESET_ERR_DELETE', `failed to clean up pvc ${claim.metadata.name}`, { cause: err });
     }
   }
   return plan.keep;

@@ -24,7 +24,7 @@ import { labelSelectorMatcher } from '../../runtime/label-selector.js';
 import type { KubeObject } from '../../runtime/kube-object.js';
 import { cleanupClaims } from './claims.js';
 import type { CloneSetClient } from './client.js';
-import { asError, CloneSetError, errorMessage } from './errors.js';
+import { AgentError, asError, errorMessage } from '../../errors.js';
 import { prunePodsToDelete, releasePods, truncateHistory } from './housekeeping.js';
 import { isPodActive } from '../../kube/pods.js';
 import { syncRevisions, type ActiveRevisions } from './revision-sync.js';
@@ -192,7 +192,7 @@ interface SyncInputs {
 
 function template(revision: ControllerRevision): { name: string; template: CloneSet['spec']['template'] } {
   const t = revisionTemplate(revision);
-  if (!t) throw new CloneSetError('CLONESET_ERR_REVISION', `revision ${revision.metadata.name} has no pod template`);
+  if (!t) throw new AgentError('CLONESET_ERR_REVISION', `revision ${revision.metadata.name} has no pod template`);
   return { name: revision.metadata.name, template: t };
 }
 
@@ -274,7 +274,7 @@ async function writeStatus(
     } catch (err) {
       const conflict = (err as { status?: number }).status === 409;
       if (!conflict || attempt >= 3) {
-        throw new CloneSetError('CLONESET_ERR_STATUS', `failed to update status of ${ctx.key}`, { cause: err });
+        throw new AgentError('CLONESET_ERR_STATUS', `failed to update status of ${ctx.key}`, { cause: err });
       }
       cs = await ctx.client.getCloneSet(cs.metadata?.namespace ?? '', cs.metadata?.name ?? '');
     }

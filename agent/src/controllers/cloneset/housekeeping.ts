@@ -5,7 +5,7 @@
  * match the selector are released (their owner reference removed).
  */
 import { labelSelectorMatcher } from '../../runtime/label-selector.js';
-import { CloneSetError } from './errors.js';
+import { AgentError } from '../../errors.js';
 import { revisionsToTruncate } from './revisions.js';
 import type { SyncContext } from './sync-context.js';
 import type { ControllerRevision, Pod } from '../../kube/types.js';
@@ -24,7 +24,7 @@ export async function prunePodsToDelete(ctx: SyncContext, pods: readonly Pod[]):
   try {
     ctx.resourceVersions.expectUpdated(ctx.key, await ctx.client.setPodsToDelete(ctx.cs, kept));
   } catch (err) {
-    throw new CloneSetError('CLONESET_ERR_STATUS', 'failed to prune spec.scaleStrategy.podsToDelete', { cause: err });
+    throw new AgentError('CLONESET_ERR_STATUS', 'failed to prune spec.scaleStrategy.podsToDelete', { cause: err });
   }
 }
 
@@ -37,7 +37,7 @@ export async function truncateHistory(
     try {
       await ctx.client.deleteRevision(revision);
     } catch (err) {
-      throw new CloneSetError('CLONESET_ERR_REVISION', `failed to delete revision ${revision.metadata.name}`, {
+      throw new AgentError('CLONESET_ERR_REVISION', `failed to delete revision ${revision.metadata.name}`, {
         cause: err,
       });
     }
@@ -60,7 +60,7 @@ export async function releasePods(ctx: SyncContext, pods: readonly Pod[]): Promi
       await ctx.client.patchPodMetadata(pod, { ownerReferences: [{ $patch: 'delete', uid }], uid: pod.metadata.uid });
       ctx.log.info({ pod: pod.metadata.name }, 'released pod that no longer matches the selector');
     } catch (err) {
-      throw new CloneSetError('CLONESET_ERR_POD_UPDATE', `failed to release pod ${pod.metadata.name}`, { cause: err });
+      throw new AgentError('CLONESET_ERR_POD_UPDATE', `failed to release pod ${pod.metadata.name}`, { cause: err });
     }
   }
   return pods.filter((p) => !release.has(p));

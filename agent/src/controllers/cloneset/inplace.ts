@@ -17,7 +17,7 @@ import {
 } from '@flotilla/api';
 import { formatTime } from '../../runtime/kube-time.js';
 import { nextBatch } from './container-priority.js';
-import { CloneSetError } from './errors.js';
+import { AgentError } from '../../errors.js';
 import { createJsonPatch } from './json-diff.js';
 import type { Pod } from '../../kube/types.js';
 import type { Template } from './types.js';
@@ -202,7 +202,7 @@ function parse<T>(pod: Pod, what: string, text: string): T {
   try {
     return JSON.parse(text) as T;
   } catch (err) {
-    throw new CloneSetError('CLONESET_ERR_INPLACE_STATE', `pod ${pod.metadata.name}: bad ${what} annotation`, {
+    throw new AgentError('CLONESET_ERR_INPLACE_STATE', `pod ${pod.metadata.name}: bad ${what} annotation`, {
       cause: err,
     });
   }

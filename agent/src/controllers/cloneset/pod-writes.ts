@@ -10,9 +10,8 @@ import {
   LifecycleState,
   type LifecycleHook,
 } from '@flotilla/api';
-import { isKubeStatus } from '../../errors.js';
+import { AgentError, isKubeStatus } from '../../errors.js';
 import { formatTime } from '../../runtime/kube-time.js';
-import { CloneSetError } from './errors.js';
 import { addNotReadyKey, PRE_DELETE_KEY, PRE_UPDATE_KEY, removeNotReadyKey } from './readiness.js';
 import { clonePod, type SyncContext } from './sync-context.js';
 import type { Pod, PodCondition } from '../../kube/types.js';
@@ -27,7 +26,7 @@ export async function patchConditions(ctx: SyncContext, pod: Pod, conditions: Po
     ctx.resourceVersions.expectUpdated(ctx.key, written);
   } catch (err) {
     if (isKubeStatus(err, 404)) return;
-    throw new CloneSetError('CLONESET_ERR_POD_UPDATE', `failed to update conditions of pod ${pod.metadata.name}`, {
+    throw new AgentError('CLONESET_ERR_POD_UPDATE', `failed to update conditions of pod ${pod.metadata.name}`, {
       cause: err,
     });
   }
@@ -69,7 +68,7 @@ export async function setLifecycleState(
   try {
     ctx.resourceVersions.expectUpdated(ctx.key, await ctx.client.patchPodMetadata(pod, metadata));
   } catch (err) {
-    throw new CloneSetError('CLONESET_ERR_POD_UPDATE', `failed to set pod ${pod.metadata.name} to ${state}`, {
+    throw new AgentError('CLONESET_ERR_POD_UPDATE', `failed to set pod ${pod.metadata.name} to ${state}`, {
       cause: err,
     });
   }
@@ -92,7 +91,7 @@ export async function updatePod(ctx: SyncContext, pod: Pod, change: (copy: Pod) 
       return written;
     } catch (err) {
       if (!isKubeStatus(err, 409) || attempt >= CONFLICT_RETRIES) {
-        throw new CloneSetError('CLONESET_ERR_POD_UPDATE', `failed to update pod ${pod.metadata.name}`, { cause: err });
+        throw new AgentError('CLONESET_ERR_POD_UPDATE', `failed to update pod ${pod.metadata.name}`, { cause: err });
       }
       current = await ctx.client.getPod(pod.metadata.namespace ?? '', pod.metadata.name);
     }

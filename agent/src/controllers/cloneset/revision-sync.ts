@@ -5,8 +5,7 @@
  * already taken by different data is a hash collision: status.collisionCount goes up and the
  * name is hashed again.
  */
-import { isKubeStatus } from '../../errors.js';
-import { CloneSetError } from './errors.js';
+import { AgentError, isKubeStatus } from '../../errors.js';
 import {
   decideUpdateRevision,
   findCurrentRevision,
@@ -39,7 +38,7 @@ async function createRevision(
       return { revision: await ctx.client.createRevision(revision), collisionCount: count };
     } catch (err) {
       if (!isKubeStatus(err, 409)) {
-        throw new CloneSetError('CLONESET_ERR_REVISION', `failed to create revision ${revision.metadata.name}`, {
+        throw new AgentError('CLONESET_ERR_REVISION', `failed to create revision ${revision.metadata.name}`, {
           cause: err,
         });
       }
@@ -49,7 +48,7 @@ async function createRevision(
       ctx.log.warn({ revision: revision.metadata.name, collisionCount: count + 1 }, 'revision hash collision');
     }
   }
-  throw new CloneSetError('CLONESET_ERR_REVISION', `no free revision name after ${MAX_COLLISIONS} collisions`);
+  throw new AgentError('CLONESET_ERR_REVISION', `no free revision name after ${MAX_COLLISIONS} collisions`);
 }
 
 /** Stores the update revision if needed and returns the active revisions. `sorted` ascending. */
@@ -65,7 +64,7 @@ export async function syncRevisions(ctx: SyncContext, sorted: readonly Controlle
     try {
       update = await ctx.client.updateRevision({ ...structuredClone(decision.revision), revision: decision.to });
     } catch (err) {
-      throw new CloneSetError('CLONESET_ERR_REVISION', `failed to bump revision ${decision.revision.metadata.name}`, {
+      throw new AgentError('CLONESET_ERR_REVISION', `failed to bump revision ${decision.revision.metadata.name}`, {
         cause: err,
       });
     }

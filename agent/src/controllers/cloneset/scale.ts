@@ -13,8 +13,7 @@
  * once (test/bench/cloneset). Each pod's PVCs are created before the pod.
  */
 import { LifecycleState } from '@flotilla/api';
-import { isKubeStatus } from '../../errors.js';
-import { asError, CloneSetError, errorMessage } from './errors.js';
+import { AgentError, asError, errorMessage, isKubeStatus } from '../../errors.js';
 import { newClaims, newPod, podName } from './new-pods.js';
 import { setLifecycleState } from './pod-writes.js';
 import { instanceId } from './pods.js';
@@ -49,7 +48,7 @@ async function createClaims(
         'FailedCreate',
         `failed to create pvc ${claim.metadata.name}: ${errorMessage(err)}`,
       );
-      throw new CloneSetError('CLONESET_ERR_CREATE', `failed to create pvc ${claim.metadata.name}`, { cause: err });
+      throw new AgentError('CLONESET_ERR_CREATE', `failed to create pvc ${claim.metadata.name}`, { cause: err });
     }
   }
 }
@@ -65,7 +64,7 @@ async function createOne(ctx: SyncContext, pod: Pod, existingClaims: ReadonlySet
       'FailedCreate',
       `failed to create pod ${pod.metadata.name}: ${errorMessage(err)}`,
     );
-    throw new CloneSetError('CLONESET_ERR_CREATE', `failed to create pod ${pod.metadata.name}: ${errorMessage(err)}`, {
+    throw new AgentError('CLONESET_ERR_CREATE', `failed to create pod ${pod.metadata.name}: ${errorMessage(err)}`, {
       cause: err,
     });
   }
@@ -153,7 +152,7 @@ async function deletePodAndClaims(ctx: SyncContext, pod: Pod, claims: readonly P
       'FailedDelete',
       `failed to delete pod ${pod.metadata.name}: ${errorMessage(err)}`,
     );
-    throw new CloneSetError('CLONESET_ERR_DELETE', `failed to delete pod ${pod.metadata.name}`, { cause: err });
+    throw new AgentError('CLONESET_ERR_DELETE', `failed to delete pod ${pod.metadata.name}`, { cause: err });
   }
   ctx.events.event(ctx.cs, 'Normal', 'SuccessfulDelete', `succeed to delete pod ${pod.metadata.name}`);
   // The pod's volumes go with it; a pod that vanished some other way leaves them for reuse.
@@ -171,7 +170,7 @@ async function deletePodAndClaims(ctx: SyncContext, pod: Pod, claims: readonly P
         'FailedDelete',
         `failed to delete pvc ${claim.metadata.name}: ${errorMessage(err)}`,
       );
-      throw new CloneSetError('CLONESET_ERR_DELETE', `failed to delete pvc ${claim.metadata.name}`, { cause: err });
+      throw new AgentError('CLONESET_ERR_DELETE', `failed to delete pvc ${claim.metadata.name}`, { cause: err });
     }
   }
 }

@@ -14,7 +14,7 @@
  *    InPlaceOnly with an impossible in-place change is an error.
  */
 import { LifecycleState, type Lifecycle } from '@flotilla/api';
-import { CloneSetError } from './errors.js';
+import { AgentError } from '../../errors.js';
 import {
   calculateInPlaceSpec,
   containersNotUpdated,
@@ -127,7 +127,7 @@ export function planPodUpdate(input: PodUpdateInput): PodUpdate {
   const spec = inPlaceSpec(input);
   if (!spec) {
     if (type === 'InPlaceOnly') {
-      throw new CloneSetError(
+      throw new AgentError(
         'CLONESET_ERR_INPLACE_ONLY',
         `find Pod ${pod.metadata.name} update strategy is InPlaceOnly but can not update in-place`,
       );
@@ -148,7 +148,7 @@ export function planPodUpdate(input: PodUpdateInput): PodUpdate {
     case LifecycleState.Updating:
       return { kind: 'inPlace', spec };
     default:
-      throw new CloneSetError(
+      throw new AgentError(
         'CLONESET_ERR_LIFECYCLE_STATE',
         `not allowed to in-place update pod ${pod.metadata.name} in state ${state}`,
       );

@@ -18,7 +18,7 @@ import {
   LifecycleState,
 } from '@flotilla/api';
 import { formatTime } from '../../runtime/kube-time.js';
-import { asError, CloneSetError, errorMessage } from './errors.js';
+import { AgentError, asError, errorMessage } from '../../errors.js';
 import { firstError, pooled } from './pool.js';
 import {
   graceJson,
@@ -125,7 +125,7 @@ async function markForRecreate(ctx: SyncContext, pod: Pod, target: string): Prom
         'FailedUpdatePodReCreate',
         `failed to patch pod specified-delete ${pod.metadata.name} for update(revision ${target}): ${errorMessage(err)}`,
       );
-      throw new CloneSetError('CLONESET_ERR_POD_UPDATE', `failed to mark pod ${pod.metadata.name} for recreation`, {
+      throw new AgentError('CLONESET_ERR_POD_UPDATE', `failed to mark pod ${pod.metadata.name} for recreation`, {
         cause: err,
       });
     }

@@ -10,15 +10,15 @@
  * webhook refuses both when the SidecarSet is written (missingInjectionRevision).
  */
 import { parseIntOrPercent, type SidecarSet } from '@flotilla/api';
+import { AgentError } from '../../errors.js';
 import { labelSelectorMatcher } from '../../runtime/label-selector.js';
 import { findInjectionRevision, restoreSidecarSet } from './revision.js';
 import type { ControllerRevision } from '../../kube/types.js';
 
-export class InjectionRevisionError extends Error {
-  override readonly name = 'InjectionRevisionError';
-}
-
-/** The SidecarSet to inject; throws InjectionRevisionError when the named revision does not exist. */
+/**
+ * The SidecarSet to inject; throws SIDECARSET_ERR_INJECTION_REVISION when the named revision does
+ * not exist.
+ */
 export function sidecarSetForNewPod(
   ss: SidecarSet,
   podLabels: Record<string, string> | undefined,
@@ -29,7 +29,8 @@ export function sidecarSetForNewPod(
   if (!info || (info.revisionName === undefined && info.customVersion === undefined)) return ss;
   const rev = findInjectionRevision(revisions, info);
   if (!rev && info.revisionName !== undefined) {
-    throw new InjectionRevisionError(
+    throw new AgentError(
+      'SIDECARSET_ERR_INJECTION_REVISION',
       `SidecarSet ${ss.metadata?.name}: spec.injectionStrategy.revision.revisionName: ControllerRevision ${info.revisionName} not found`,
     );
   }

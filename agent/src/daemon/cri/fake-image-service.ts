@@ -3,7 +3,7 @@
  * (moving a tag changes its id), a node store that pulls copy from, scripted failures, optional
  * credentials per registry, and slow pulls that honour timeouts and cancellation.
  */
-import { CriError } from '../errors.js';
+import { CriError } from '../../errors.js';
 import type { CallOptions, ImageInfo, ImageService, PullImageRequest } from './image-service.js';
 
 export interface FakePullCall {

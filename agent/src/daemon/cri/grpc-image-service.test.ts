@@ -9,7 +9,7 @@ import path from 'node:path';
 import grpc from '@grpc/grpc-js';
 import protoLoader from '@grpc/proto-loader';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CriError } from '../errors.js';
+import { CriError } from '../../errors.js';
 import { createGrpcImageService, CRI_PROTO_PATH } from './grpc-image-service.js';
 import type { ImageService } from './image-service.js';
 

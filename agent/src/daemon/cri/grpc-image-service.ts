@@ -7,7 +7,7 @@
 import { fileURLToPath } from 'node:url';
 import grpc from '@grpc/grpc-js';
 import protoLoader from '@grpc/proto-loader';
-import { CriError, DaemonError } from '../errors.js';
+import { AgentError, CriError } from '../../errors.js';
 import type { AuthConfig, CallOptions, ImageInfo, ImageService, SandboxConfig } from './image-service.js';
 
 /** The vendored proto: agent/proto/runtime/v1/api.proto, from src/ and from dist/ alike. */
@@ -102,7 +102,7 @@ function loadImageServiceClient(protoPath: string): ClientConstructor {
     };
     return pkg.runtime.v1.ImageService;
   } catch (err) {
-    throw new DaemonError('DAEMON_ERR_CRI_PROTO', `cannot load CRI proto ${protoPath}`, { cause: err });
+    throw new AgentError('DAEMON_ERR_CRI_PROTO', `cannot load CRI proto ${protoPath}`, { cause: err });
   }
 }
 

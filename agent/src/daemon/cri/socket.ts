@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { DaemonError } from '../errors.js';
+import { AgentError } from '../../errors.js';
 
 export const WELL_KNOWN_SOCKETS = [
   'containerd.sock',
@@ -30,14 +30,14 @@ export function resolveRuntimeSocket(choice: SocketChoice = {}): string {
   const exists = choice.exists ?? existsSync;
   if (choice.socketFile) {
     if (!exists(choice.socketFile)) {
-      throw new DaemonError('DAEMON_ERR_CRI_UNAVAILABLE', `runtime socket ${choice.socketFile} does not exist`);
+      throw new AgentError('DAEMON_ERR_CRI_UNAVAILABLE', `runtime socket ${choice.socketFile} does not exist`);
     }
     return choice.socketFile;
   }
   const candidates = WELL_KNOWN_SOCKETS.map((s) => path.join(choice.runDir ?? '/var/run', s));
   const found = candidates.find((p) => exists(p));
   if (!found) {
-    throw new DaemonError(
+    throw new AgentError(
       'DAEMON_ERR_CRI_UNAVAILABLE',
       `no container runtime socket found (probed ${candidates.join(', ')}); pass --socket-file`,
     );

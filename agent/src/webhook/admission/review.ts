@@ -4,7 +4,7 @@
  * handler's decision. Denials keep every field error as a Status cause so kubectl shows the path.
  */
 import { formatFieldError, type FieldError } from '@flotilla/api';
-import { WebhookError } from '../errors.js';
+import { AgentError } from '../../errors.js';
 import { createJsonPatch } from './json-patch.js';
 import type {
   AdmissionDecision,
@@ -25,10 +25,10 @@ export function parseAdmissionReview(body: string): AdmissionRequest {
   try {
     parsed = JSON.parse(body);
   } catch (err) {
-    throw new WebhookError('WEBHOOK_ERR_BAD_REVIEW', 'request body is not JSON', { cause: err });
+    throw new AgentError('WEBHOOK_ERR_BAD_REVIEW', 'request body is not JSON', { cause: err });
   }
   const bad = (why: string): never => {
-    throw new WebhookError('WEBHOOK_ERR_BAD_REVIEW', why);
+    throw new AgentError('WEBHOOK_ERR_BAD_REVIEW', why);
   };
   if (!isObject(parsed)) return bad('request body is not a JSON object');
   if (parsed.apiVersion !== 'admission.k8s.io/v1' || parsed.kind !== 'AdmissionReview') {

@@ -7,7 +7,7 @@ import './reflect-polyfill.js';
 import { webcrypto } from 'node:crypto';
 import { isIP } from 'node:net';
 import * as x509 from '@peculiar/x509';
-import { WebhookError } from '../errors.js';
+import { AgentError } from '../../errors.js';
 
 type CryptoKey = webcrypto.CryptoKey;
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
@@ -52,7 +52,7 @@ async function importSigningKey(keyPem: string): Promise<CryptoKey> {
     const der = x509.PemConverter.decodeFirst(keyPem);
     return await crypto.subtle.importKey('pkcs8', der, ALGORITHM, false, ['sign']);
   } catch (err) {
-    throw new WebhookError('WEBHOOK_ERR_CERT_PARSE', 'the CA private key cannot be read', { cause: err });
+    throw new AgentError('WEBHOOK_ERR_CERT_PARSE', 'the CA private key cannot be read', { cause: err });
   }
 }
 
@@ -77,7 +77,7 @@ export async function createCa(commonName: string, now: number, validityMs: numb
     });
     return { certPem: cert.toString('pem'), keyPem: await exportKey(keys.privateKey) };
   } catch (err) {
-    throw new WebhookError('WEBHOOK_ERR_CERT_ISSUE', `cannot create CA ${commonName}`, { cause: err });
+    throw new AgentError('WEBHOOK_ERR_CERT_ISSUE', `cannot create CA ${commonName}`, { cause: err });
   }
 }
 
@@ -117,7 +117,7 @@ export async function createServingCert(
     });
     return { certPem: cert.toString('pem'), keyPem: await exportKey(keys.privateKey) };
   } catch (err) {
-    throw new WebhookError('WEBHOOK_ERR_CERT_ISSUE', `cannot issue a serving certificate for ${hosts.join(', ')}`, {
+    throw new AgentError('WEBHOOK_ERR_CERT_ISSUE', `cannot issue a serving certificate for ${hosts.join(', ')}`, {
       cause: err,
     });
   }
@@ -137,7 +137,7 @@ export function certInfo(certPem: string): CertInfo {
       issuer: cert.issuer,
     };
   } catch (err) {
-    throw new WebhookError('WEBHOOK_ERR_CERT_PARSE', 'a stored certificate cannot be read', { cause: err });
+    throw new AgentError('WEBHOOK_ERR_CERT_PARSE', 'a stored certificate cannot be read', { cause: err });
   }
 }
 

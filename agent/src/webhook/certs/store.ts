@@ -3,10 +3,9 @@
  * a write carries the resourceVersion it read, so two replicas rotating at once cannot overwrite
  * each other; the loser gets `conflict` and re-reads on its next sync.
  */
-import { isKubeStatus } from '../../errors.js';
+import { AgentError, isKubeStatus } from '../../errors.js';
 import { resourcePath, Resources } from '../../runtime/resource.js';
 import type { KubeRest } from '../../runtime/rest.js';
-import { WebhookError } from '../errors.js';
 
 export interface StoredSecret {
   resourceVersion: string;
@@ -45,7 +44,7 @@ export function kubeSecretStore(rest: KubeRest, namespace: string, name: string)
         };
       } catch (err) {
         if (isKubeStatus(err, 404)) return undefined;
-        throw new WebhookError('WEBHOOK_ERR_CERT_STORE', `cannot read Secret ${namespace}/${name}`, { cause: err });
+        throw new AgentError('WEBHOOK_ERR_CERT_STORE', `cannot read Secret ${namespace}/${name}`, { cause: err });
       }
     },
     async write(data, annotations, resourceVersion) {
@@ -69,7 +68,7 @@ export function kubeSecretStore(rest: KubeRest, namespace: string, name: string)
         return 'ok';
       } catch (err) {
         if (isKubeStatus(err, 409)) return 'conflict';
-        throw new WebhookError('WEBHOOK_ERR_CERT_STORE', `cannot write Secret ${namespace}/${name}`, { cause: err });
+        throw new AgentError('WEBHOOK_ERR_CERT_STORE', `cannot write Secret ${namespace}/${name}`, { cause: err });
       }
     },
   };

@@ -4,11 +4,12 @@
  * caches in the agent, plain arrays in tests); the decision itself is computed purely.
  */
 import type { SidecarSet } from '@flotilla/api';
+import { errorMessage, hasCode } from '../../errors.js';
 import { formatTime } from '../../runtime/kube-time.js';
 import type { Labels } from '../../runtime/label-selector.js';
 import { podMatchesSidecarSet } from '../../controllers/sidecarset/control/match.js';
 import { injectSidecars, type InjectionConflict } from '../../controllers/sidecarset/inject.js';
-import { InjectionRevisionError, sidecarSetForNewPod } from '../../controllers/sidecarset/inject-revision.js';
+import { sidecarSetForNewPod } from '../../controllers/sidecarset/inject-revision.js';
 import type { ControllerRevision, MutablePod } from '../../kube/types.js';
 import { allow, allowPatched, deny } from '../admission/review.js';
 import type { AdmissionHandler } from '../admission/types.js';
@@ -53,7 +54,7 @@ export function podMutatingHandler(sources: PodMutationSources): AdmissionHandle
     try {
       sidecarSets = sidecarSetsForPod(pod, namespace, sources);
     } catch (err) {
-      if (err instanceof InjectionRevisionError) return deny(err.message, 500, 'InternalError');
+      if (hasCode(err, 'SIDECARSET_ERR_INJECTION_REVISION')) return deny(errorMessage(err), 500, 'InternalError');
       throw err;
     }
     const now = formatTime((sources.now ?? Date.now)());
