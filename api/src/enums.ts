@@ -27,5 +27,5 @@ export type FailureAction = (typeof FAILURE_ACTIONS)[number];
 export const OFFLINE_POLICIES = ['Skip', 'Fail'] as const;
 export type OfflinePolicy = (typeof OFFLINE_POLICIES)[number];
 
-/** The phases a rollout never leaves. */
+/** A rollout in one of these is over: nothing moves it again. */
 export const TERMINAL_ROLLOUT_PHASES: readonly RolloutPhase[] = ['Succeeded', 'Failed', 'Aborted', 'RolledBack'];

@@ -3,7 +3,18 @@
  * Both are plain JSON (times are epoch milliseconds) so they are stored in Postgres as they are
  * and a restarted hub resumes from exactly what was committed.
  */
-import type { ApprovalGate, CanaryStep, FailureAction, HealthVerdict, OfflinePolicy } from '@flotilla/api';
+import {
+  TERMINAL_ROLLOUT_PHASES,
+  type ApprovalGate,
+  type CanaryStep,
+  type FailureAction,
+  type HealthVerdict,
+  type OfflinePolicy,
+  type RolloutPhase,
+} from '@flotilla/api';
+
+/** A rollout's phases are the REST API's; the terminal ones (nothing moves them again) are api's too. */
+export { TERMINAL_ROLLOUT_PHASES, type RolloutPhase };
 
 export interface FrozenWave {
   name: string;
@@ -26,12 +37,6 @@ export interface FrozenPlan {
   onFailure: FailureAction;
   offlinePolicy: OfflinePolicy;
 }
-
-export type RolloutPhase =
-  'Progressing' | 'WaitingApproval' | 'Paused' | 'Succeeded' | 'Failed' | 'Aborted' | 'RolledBack';
-
-/** A rollout in one of these is over: nothing moves it again. */
-export const TERMINAL_ROLLOUT_PHASES: readonly RolloutPhase[] = ['Succeeded', 'Failed', 'Aborted', 'RolledBack'];
 
 /**
  * At most one rollout per workload is in one of these (the `rollouts_one_active_idx` unique
