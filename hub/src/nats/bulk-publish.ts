@@ -9,6 +9,7 @@
  * passes, so one bad message never fails the others. Only a connection that cannot publish at
  * all (closed, draining) throws.
  */
+import { sleep } from '@flotilla/api';
 import { createInbox, headers, type NatsConnection } from '@nats-io/transport-node';
 import type { PublishOutcome } from '../domain/outbox-plan.js';
 import { ackOutcome, publishErrorOutcome } from './publish-outcome.js';
@@ -69,10 +70,9 @@ export async function publishAll(
     });
     if (pending.size > 0) {
       await nc.flush();
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
-      await Promise.race([allAnswered, timedOut]);
-      clearTimeout(timer);
+      const answered = new AbortController();
+      await Promise.race([allAnswered, sleep(timeoutMs, { signal: answered.signal })]);
+      answered.abort();
     }
   } finally {
     sub.unsubscribe();

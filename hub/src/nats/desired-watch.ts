@@ -25,7 +25,7 @@ import {
   type JetStreamClient,
   type JetStreamManager,
 } from '@nats-io/jetstream';
-import { DESIRED_STREAM } from '@flotilla/api';
+import { DESIRED_STREAM, sleep } from '@flotilla/api';
 import type { Logger } from 'pino';
 import type { RepairReason } from '../domain/desired-check.js';
 import type { HubMetrics } from '../metrics.js';
@@ -64,16 +64,9 @@ export function createDesiredWatch(deps: DesiredWatchDeps): DesiredWatch {
   let stopped = false;
   let fetching: ConsumerMessages | undefined;
   let loop: Promise<void> = Promise.resolve();
-  let wake: () => void = () => undefined;
-
-  const pause = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      const t = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(t);
-        resolve();
-      };
-    });
+  // Aborted by stop(): a pause between retries ends at once.
+  let stopping = new AbortController();
+  const pause = (ms: number): Promise<void> => sleep(ms, { signal: stopping.signal });
 
   /** Deletes the one message; already gone (replaced, or another replica) is fine. */
   async function deleteMessage(seq: number): Promise<void> {
@@ -144,11 +137,12 @@ export function createDesiredWatch(deps: DesiredWatchDeps): DesiredWatch {
         deliver_policy: DeliverPolicy.LastPerSubject,
       });
       stopped = false;
+      stopping = new AbortController();
       loop = run(consumer);
     },
     async stop() {
       stopped = true;
-      wake();
+      stopping.abort();
       fetching?.stop();
       await loop;
     },

@@ -6,7 +6,7 @@
  * open through proxies. Each open stream counts against the token's and the hub's stream limits
  * until it ends, however it ends.
  */
-import { RolloutIdParams } from '@flotilla/api';
+import { RolloutIdParams, sleep } from '@flotilla/api';
 import type { ServerResponse } from 'node:http';
 import { Type } from 'typebox';
 import { isTerminalPhase } from '../domain/rollouts/types.js';
@@ -56,13 +56,9 @@ async function writeNewEvents(rollouts: RolloutService, s: EventStream): Promise
 
 /** Waits for the poll interval, or less when the notifier or the client's going away wakes it. */
 function nextPoll(s: EventStream): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, STREAM_POLL_MS);
-    s.wake = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-  });
+  const woken = new AbortController();
+  s.wake = () => woken.abort();
+  return sleep(STREAM_POLL_MS, { signal: woken.signal });
 }
 
 /** Streams until the rollout is over (or gone), the client leaves, or `follow` is off. */
