@@ -2,86 +2,80 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { AgentConfig } from './config.js';
-import type { ControllerContext, ControllerRegistration } from './controllers/index.js';
-import { selectControllers } from './controllers/select.js';
+import { selectComponents, setupComponents, type Component } from './runtime/component.js';
 import { EventRecorder, kubeEventSink } from './runtime/events.js';
 import { HealthServer } from './runtime/health.js';
 import { kubeListWatcher } from './runtime/kube-list-watch.js';
 import { kubeLeaseClient } from './runtime/leader-election.js';
-import { Manager } from './runtime/manager.js';
+import { Manager, type ManagerLeaderElection } from './runtime/manager.js';
 import { RuntimeMetrics } from './runtime/metrics.js';
-import { createKubeRest } from './runtime/rest.js';
-import { createHubLinkMetrics } from './hublink/metrics.js';
-import { hubLinkRunnable } from './hublink/runnable.js';
-import { AGENT_VERSION } from './version.js';
+import { createKubeRest, type KubeRest } from './runtime/rest.js';
 
 export type { AgentConfig } from './config.js';
-export type { ControllerContext, ControllerRegistration } from './controllers/index.js';
+
+/** A component of `agent manager` (runtime/component.ts), reading the agent's configuration. */
+export type AgentComponent = Component<AgentConfig>;
 
 export interface AgentManagerDeps {
   config: AgentConfig;
   kubeConfig: KubeConfig;
   logger: Logger;
   registry: Registry;
-  controllers: readonly ControllerRegistration[];
+  /** Every component that can run (components.ts); config.components selects among them. */
+  components: readonly AgentComponent[];
 }
 
 /**
  * Wires the `agent manager` process: a raw JSON client, informers over list/watch, the health
- * server, Lease leader election, every registered controller, and the hub link when a hub URL
- * is configured. Nothing runs until start().
+ * server, Lease leader election, then the selected components (controllers, webhook, hub link),
+ * each setting itself up on the manager. Nothing runs until start().
  */
 export async function createAgentManager(deps: AgentManagerDeps): Promise<Manager> {
+  const { config, logger, registry } = deps;
+  const selected = selectComponents(deps.components, config.components ?? ['*'], '--components (FLOTILLA_COMPONENTS)');
+  const rest = createKubeRest(deps.kubeConfig, { http2: config.kubeApiHttp2 ?? true });
+  const manager = createManager(deps, rest);
+  await setupComponents(selected, {
+    manager,
+    rest,
+    config,
+    logger,
+    registry,
+    events: eventRecorders(rest, config.identity, logger),
+  });
+  return manager;
+}
+
+function createManager(deps: AgentManagerDeps, rest: KubeRest): Manager {
   const { config, kubeConfig, logger, registry } = deps;
-  const rest = createKubeRest(kubeConfig, { http2: config.kubeApiHttp2 ?? true });
-  const le = config.leaderElection;
-  const manager = new Manager({
+  return new Manager({
     logger,
     metrics: new RuntimeMetrics(registry),
     listWatcherFor: (resource, options) => kubeListWatcher(kubeConfig, rest, resource, options),
     health: new HealthServer({ ...config.health, registry, logger }),
-    leaderElection: le.enabled
-      ? {
-          namespace: le.namespace,
-          name: le.leaseName,
-          identity: config.identity,
-          client: kubeLeaseClient(rest),
-          leaseDurationMs: le.leaseDurationMs,
-          renewDeadlineMs: le.renewDeadlineMs,
-          retryPeriodMs: le.retryPeriodMs,
-        }
-      : undefined,
+    leaderElection: leaderElection(config, rest),
     shutdownTimeoutMs: config.shutdownTimeoutMs,
     cacheSyncTimeoutMs: config.cacheSyncTimeoutMs,
   });
-  const sink = kubeEventSink(rest);
-  const ctx: ControllerContext = {
-    manager,
-    rest,
-    kubeConfig,
-    config,
-    logger,
-    registry,
-    events: (component) =>
-      new EventRecorder({ sink, component: `flotilla-agent/${component}`, instance: config.identity, logger }),
+}
+
+/** The Lease settings; undefined (always leading) with --no-leader-elect. */
+function leaderElection(config: AgentConfig, rest: KubeRest): ManagerLeaderElection | undefined {
+  const le = config.leaderElection;
+  if (!le.enabled) return undefined;
+  return {
+    namespace: le.namespace,
+    name: le.leaseName,
+    identity: config.identity,
+    client: kubeLeaseClient(rest),
+    leaseDurationMs: le.leaseDurationMs,
+    renewDeadlineMs: le.renewDeadlineMs,
+    retryPeriodMs: le.retryPeriodMs,
   };
-  for (const registration of selectControllers(deps.controllers, config.controllers ?? ['*'])) {
-    logger.info({ controller: registration.name }, 'setting up controller');
-    await registration.setup(ctx);
-  }
-  if (config.hub) {
-    // Leader only (see hublink/runnable.ts); without --hub-url the agent is standalone.
-    manager.add(
-      hubLinkRunnable({
-        hub: config.hub,
-        clusterName: config.clusterName,
-        namespace: config.namespace ?? config.leaderElection.namespace,
-        rest,
-        logger,
-        metrics: createHubLinkMetrics(registry),
-        agentVersion: AGENT_VERSION,
-      }),
-    );
-  }
-  return manager;
+}
+
+/** Event recorders sharing one sink, each with the source `flotilla-agent/<source>`. */
+function eventRecorders(rest: KubeRest, identity: string, logger: Logger): (source: string) => EventRecorder {
+  const sink = kubeEventSink(rest);
+  return (source) => new EventRecorder({ sink, component: `flotilla-agent/${source}`, instance: identity, logger });
 }

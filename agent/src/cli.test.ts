@@ -67,6 +67,16 @@ describe('agent CLI', () => {
     });
   });
 
+  it('hands the component selection over, and has no other switch for the webhook', async () => {
+    expect((await parse(['manager', '--components=*,-webhook'])).components).toBe('*,-webhook');
+    await expect(parse(['manager', '--webhook-enabled=false'])).rejects.toMatchObject({
+      code: 'commander.unknownOption',
+    });
+    await expect(parse(['manager', '--controllers=cloneset'])).rejects.toMatchObject({
+      code: 'commander.unknownOption',
+    });
+  });
+
   it('leaves leader election on by default', async () => {
     expect((await parse(['manager'])).leaderElect).toBe(true);
   });

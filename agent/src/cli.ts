@@ -15,7 +15,9 @@ export function buildCli(actions: CliActions): Command {
   const program = new Command('agent').description('Flotilla cluster agent').showHelpAfterError();
   // The webhook's flags come from the table that also validates them (webhook/config.ts).
   addWebhookOptions(program.command('manager'))
-    .description('run the controllers, with leader election, health and metrics endpoints')
+    .description(
+      'run the components (controllers, webhook, hub link), with leader election, health and metrics endpoints',
+    )
     .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG, else in-cluster credentials)')
     .option('--cluster-name <name>', 'name of this cluster in the fleet ($FLOTILLA_CLUSTER_NAME)')
     .option('--identity <id>', 'leader election identity ($POD_NAME, else hostname_random)')
@@ -41,8 +43,8 @@ export function buildCli(actions: CliActions): Command {
     .option('--shutdown-timeout <duration>', 'time for in-flight reconciles to finish on SIGTERM (default 30s)')
     .option('--cache-sync-timeout <duration>', 'startup fails if caches have not synced by then (default 2m)')
     .option(
-      '--controllers <list>',
-      'controllers to run: *, names, -name to leave one out; empty runs none ($FLOTILLA_CONTROLLERS, default *)',
+      '--components <list>',
+      'components to run (controllers, webhook, hublink): *, names, -name to leave one out; empty runs none ($FLOTILLA_COMPONENTS, default *)',
     )
     .option('--hub-url <url>', "the hub's REST API; without it the agent runs standalone ($FLOTILLA_HUB_URL)")
     .option(

@@ -125,6 +125,29 @@ describe('loadConfig', () => {
     );
   });
 
+  it('selects components with one list: --components, else FLOTILLA_COMPONENTS, else all', () => {
+    expect(loadConfig(base, {}, host).components).toEqual(['*']);
+    expect(loadConfig(base, { FLOTILLA_COMPONENTS: ' cloneset, hublink ' }, host).components).toEqual([
+      'cloneset',
+      'hublink',
+    ]);
+    expect(loadConfig({ ...base, components: '*,-webhook' }, { FLOTILLA_COMPONENTS: '' }, host).components).toEqual([
+      '*',
+      '-webhook',
+    ]);
+    expect(loadConfig(base, { FLOTILLA_COMPONENTS: '' }, host).components).toEqual([]);
+  });
+
+  it('refuses the variables that once switched components, naming what replaced them', () => {
+    const message = problems(() =>
+      loadConfig(base, { FLOTILLA_CONTROLLERS: 'cloneset', FLOTILLA_WEBHOOK_ENABLED: 'false' }, host),
+    );
+    expect(message).toContain('FLOTILLA_CONTROLLERS: no longer read; use --components (FLOTILLA_COMPONENTS)');
+    expect(message).toContain(
+      'FLOTILLA_WEBHOOK_ENABLED: no longer read; leave the webhook out with --components=*,-webhook (FLOTILLA_COMPONENTS)',
+    );
+  });
+
   it('runs standalone without a hub URL', () => {
     expect(loadConfig(base, { FLOTILLA_BOOTSTRAP_TOKEN: 't' }, host).hub).toBeUndefined();
   });

@@ -34,16 +34,21 @@ export interface AgentConfig {
    */
   kubeApiHttp2?: boolean;
   /**
-   * Which registered controllers run: `*` for all, names to pick, `-name` to leave one out
-   * (kube-controller-manager's --controllers syntax). Checked against the registry at start.
+   * Which components run (controllers, webhook, hub link; components.ts lists them): `*` for
+   * all, names to pick, `-name` to leave one out (kube-controller-manager's --controllers syntax).
+   * Checked against the list at start; configurations built by hand (tests) without it run all.
    */
-  controllers?: string[];
+  components?: string[];
   /**
    * Namespaces whose ImagePullJob pull secrets the agent may read; undefined means every
    * namespace (FLOTILLA_IMAGEPULLJOB_SECRET_NAMESPACES; see controllers/imagepulljob/config.ts).
    */
   pullSecretNamespaces?: string[];
-  /** Admission webhook; absent means off (--webhook-* flags, FLOTILLA_WEBHOOK_* variables; see webhook/config.ts). */
+  /**
+   * Admission webhook settings (--webhook-* flags, FLOTILLA_WEBHOOK_* variables; see
+   * webhook/config.ts). loadConfig always sets them; configurations built by hand (tests)
+   * without them get the defaults.
+   */
   webhook?: WebhookConfig;
   /**
    * The agent's own namespace (join Secret, webhook certificates, default Lease namespace):
@@ -90,7 +95,7 @@ export interface ManagerFlags extends WebhookFlags {
   retryPeriod?: string;
   shutdownTimeout?: string;
   cacheSyncTimeout?: string;
-  controllers?: string;
+  components?: string;
   namespace?: string;
   hubUrl?: string;
   bootstrapToken?: string;
@@ -168,7 +173,7 @@ export function loadConfig(
     // --no-kube-api-http2 wins; commander's default (true) leaves the variable to decide.
     kubeApiHttp2:
       flags.kubeApiHttp2 !== false && bool(opt('kube-api-http2', 'FLOTILLA_KUBE_API_HTTP2', undefined), true),
-    controllers: (opt('controllers', 'FLOTILLA_CONTROLLERS', flags.controllers).value ?? '*')
+    components: (opt('components', 'FLOTILLA_COMPONENTS', flags.components).value ?? '*')
       .split(',')
       .map((c) => c.trim())
       .filter((c) => c !== ''),
@@ -177,8 +182,26 @@ export function loadConfig(
     hub: hubConfig(flags, opt, host),
     pullSecretNamespaces: pullSecretNamespacesFromEnv(env, problems),
   };
+  for (const [variable, instead] of Object.entries(RETIRED_VARIABLES)) {
+    if (env[variable] !== undefined) problems.push(`${variable}: no longer read; ${instead}`);
+  }
   if (problems.length > 0) throw new AgentError('AGENT_ERR_CONFIG', `invalid configuration: ${problems.join('; ')}`);
   return config;
+}
+
+/**
+ * Variables that once switched components on and off. --components is the one switch now; a
+ * leftover variable fails the start rather than being ignored, since ignoring it would turn on
+ * what it turned off.
+ */
+const RETIRED_VARIABLES: Readonly<Record<string, string>> = {
+  FLOTILLA_CONTROLLERS: 'use --components (FLOTILLA_COMPONENTS)',
+  FLOTILLA_WEBHOOK_ENABLED: 'leave the webhook out with --components=*,-webhook (FLOTILLA_COMPONENTS)',
+};
+
+/** The agent's own namespace; configurations built by hand (tests) without one use the Lease's. */
+export function agentNamespace(config: Pick<AgentConfig, 'namespace' | 'leaderElection'>): string {
+  return config.namespace ?? config.leaderElection.namespace;
 }
 
 type OptionOf = (flag: string, variable: string | undefined, value: string | undefined) => Option;

@@ -7,8 +7,8 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { createAgentManager } from './app.js';
 import { buildCli } from './cli.js';
+import { components } from './components.js';
 import { loadConfig, type ManagerFlags } from './config.js';
-import { controllers } from './controllers/index.js';
 import { daemonCommand } from './daemon/cli.js';
 import { createRootLogger } from './logger.js';
 
@@ -30,7 +30,7 @@ async function runManager(flags: ManagerFlags): Promise<void> {
   else kubeConfig.loadFromCluster();
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const manager = await createAgentManager({ config, kubeConfig, logger, registry, controllers });
+  const manager = await createAgentManager({ config, kubeConfig, logger, registry, components });
 
   const shutdownTimeoutMs = config.shutdownTimeoutMs;
   const onSignal = (signal: NodeJS.Signals): void => {

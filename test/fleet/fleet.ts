@@ -54,8 +54,8 @@ export interface FleetOptions {
    * (`agent manager` itself watches every namespace; see agent/main.ts).
    */
   scopeControllers?: boolean;
-  /** Controllers every agent runs (FLOTILLA_CONTROLLERS). */
-  controllers?: string;
+  /** Components every agent runs (FLOTILLA_COMPONENTS); default the CloneSet controller and the hub link. */
+  components?: string;
   /** Scheduler tick (FLOTILLA_ROLLOUT_TICK_MS); short in tests. */
   rolloutTickMs?: number;
   heartbeatTimeoutSeconds?: number;
@@ -304,10 +304,9 @@ async function startAgent(
     logFile: path.join(o.dir, `agent-${m.name}.log`),
     env: {
       ...o.env,
-      // The webhook registers a cluster-wide pod webhook with failurePolicy Fail: other suites
-      // on the same clusters would depend on this agent staying up.
-      FLOTILLA_WEBHOOK_ENABLED: 'false',
-      FLOTILLA_CONTROLLERS: o.controllers ?? 'cloneset',
+      // No webhook: it registers a cluster-wide pod webhook with failurePolicy Fail, and other
+      // suites on the same clusters would depend on this agent staying up.
+      FLOTILLA_COMPONENTS: o.components ?? 'cloneset,hublink',
       FLOTILLA_LOG_LEVEL: o.logLevel ?? 'info',
     },
   });

@@ -1,11 +1,22 @@
 /**
  * The agent's controller runtime: informers with indexed caches, a rate-limited work queue,
  * expectations, lease leader election, an event recorder, metrics, health endpoints, a generic
- * controller and the manager that runs them. Also published as `@flotilla/agent/runtime`.
+ * controller, the manager that runs them, and the component contract the agent's controllers,
+ * webhook and hub link are set up by. Also published as `@flotilla/agent/runtime`.
  */
 export { backoffDelay, type BackoffOptions } from './backoff.js';
 export { BY_NAMESPACE, BY_NODE_NAME, BY_OWNER_UID, ObjectCache, type IndexFunc, type ReplaceDiff } from './cache.js';
 export { sleep, systemClock, type Clock, type Timer } from './clock.js';
+export {
+  selectComponents,
+  setupComponents,
+  type Component,
+  type ComponentBase,
+  type ComponentContext,
+  type ComponentRegistrar,
+  type ComponentRunnable,
+  type Placement,
+} from './component.js';
 export {
   Controller,
   type ControllerOptions,
@@ -14,6 +25,7 @@ export {
   type Reconciler,
   type StopOptions,
 } from './controller.js';
+export { isServed } from './discovery.js';
 export {
   EventRecorder,
   involvedObjectOf,

@@ -1,13 +1,17 @@
 /**
- * The webhook as an entry of the agent's registry: set up with the other components, but served
- * by every replica (its runnable does not need leadership). Disabled by FLOTILLA_WEBHOOK_ENABLED=false.
+ * The admission webhook as a component of `agent manager`: served by every replica, not only the
+ * leader, since the apiserver calls whichever replica its Service picks. Its settings are the
+ * --webhook-* flags (webhook/config.ts).
  */
-import type { ControllerRegistration } from '../controllers/index.js';
+import { agentNamespace, type AgentConfig } from '../config.js';
+import type { Component } from '../runtime/component.js';
+import { defaultWebhookConfig } from './config.js';
 import { setupWebhook } from './index.js';
 
-export const webhookRegistration: ControllerRegistration = {
+export const webhookComponent: Component<AgentConfig> = {
   name: 'webhook',
+  runsOn: 'every-replica',
   setup(ctx) {
-    if (ctx.config.webhook?.enabled) setupWebhook(ctx, ctx.config.webhook);
+    setupWebhook(ctx, ctx.config.webhook ?? defaultWebhookConfig(agentNamespace(ctx.config)));
   },
 };

@@ -10,7 +10,7 @@ describe('webhook settings', () => {
     const problems: string[] = [];
     const c = webhookConfigFromFlags(
       { webhookPort: '9443', webhookFailurePolicy: 'Ignore' },
-      { FLOTILLA_WEBHOOK_PORT: '1234', FLOTILLA_WEBHOOK_TIMEOUT_SECONDS: '5', FLOTILLA_WEBHOOK_ENABLED: 'false' },
+      { FLOTILLA_WEBHOOK_PORT: '1234', FLOTILLA_WEBHOOK_TIMEOUT_SECONDS: '5' },
       'agents',
       problems,
     );
@@ -19,7 +19,6 @@ describe('webhook settings', () => {
       port: 9443,
       failurePolicy: 'Ignore',
       timeoutSeconds: 5,
-      enabled: false,
       namespace: 'agents',
       secretName: defaultWebhookConfig('agents').secretName,
     });

@@ -7,7 +7,6 @@ import type { Command } from 'commander';
 import type { LabelSelector } from '../runtime/label-selector.js';
 
 export interface WebhookConfig {
-  enabled: boolean;
   /**
    * Serve admissions from a worker thread of their own (default), so the controllers sharing the
    * main thread's event loop never delay a pod create; false serves them from the main thread.
@@ -60,7 +59,6 @@ const YEAR_MS = 365 * 24 * 3600_000;
 /** Defaults, for the given agent namespace. */
 export function defaultWebhookConfig(namespace: string): WebhookConfig {
   return {
-    enabled: true,
     thread: true,
     controllersNice: 0,
     host: '0.0.0.0',
@@ -110,13 +108,6 @@ const DNS_NAME = { pattern: /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, expect: 'a
  * never disagree; the variable names are stable (the Helm chart sets them).
  */
 export const WEBHOOK_SETTINGS: readonly Setting[] = [
-  {
-    flag: 'webhook-enabled',
-    env: 'FLOTILLA_WEBHOOK_ENABLED',
-    key: 'enabled',
-    kind: { type: 'bool' },
-    help: 'serve the admission webhook (default true)',
-  },
   {
     flag: 'webhook-thread',
     env: 'FLOTILLA_WEBHOOK_THREAD',

@@ -8,18 +8,15 @@
  *    serving as soon as a certificate exists, and publishes the CA bundle into the configurations;
  * 3. syncs again every interval (sooner while a rotation waits), reloading certificates in place.
  */
-import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
 import { Gauge, type Registry as PromRegistry } from 'prom-client';
 import { type SidecarSet, KRUISE_API_VERSION, KRUISE_SYSTEM_NAMESPACE } from '@flotilla/api';
-import type { EventRecorder } from '../runtime/events.js';
+import type { ComponentContext } from '../runtime/component.js';
 import type { Informer } from '../runtime/informer.js';
-import type { Manager } from '../runtime/manager.js';
-import { PatchType, type KubeRest } from '../runtime/rest.js';
+import { PatchType } from '../runtime/rest.js';
 import { Resources, type ResourceRef } from '../runtime/resource.js';
 import type { InjectionConflict } from '../controllers/sidecarset/inject.js';
 import { LABEL_SIDECARSET_NAME } from '@flotilla/api';
-import type { ControllerRevision, Namespace } from '../controllers/sidecarset/types.js';
+import type { ControllerRevision, Namespace } from '../kube/types.js';
 import { injectCaBundle } from './ca-bundle.js';
 import { CertManager } from './certs/manager.js';
 import { kubeSecretStore } from './certs/store.js';
@@ -36,13 +33,11 @@ export { WebhookServer } from './server.js';
 export { AdmissionThread } from './thread/host.js';
 export { defaultWebhookConfig, webhookConfigFromFlags, type WebhookConfig } from './config.js';
 
-export interface WebhookContext {
-  manager: Manager;
-  rest: KubeRest;
-  logger: Logger;
-  registry: Registry;
-  events(component: string): EventRecorder;
-}
+/** What setupWebhook needs of its component's context. */
+export type WebhookContext = Pick<
+  ComponentContext<unknown>,
+  'manager' | 'rest' | 'logger' | 'registry' | 'events' | 'run'
+>;
 
 const FIELD_MANAGER = 'flotilla-agent/webhook';
 
@@ -190,9 +185,8 @@ export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): Webhoo
   });
 
   const informers: Informer<never>[] = [sidecarSets, namespaces, revisions, configMaps] as unknown as Informer<never>[];
-  manager.add({
+  ctx.run({
     name: 'webhook',
-    needLeaderElection: false,
     start: async (signal) => {
       thread?.start();
       await Promise.all(informers.map((i) => i.waitForSync(signal))).catch(() => undefined);

@@ -618,7 +618,7 @@ try {
       '--no-leader-elect',
       // Every controller runs (they share the pod cache, as in production); the webhook does not:
       // the apiserver here cannot reach it, and it is measured on its own.
-      '--webhook-enabled=false',
+      '--components=*,-webhook',
       '--health-host=127.0.0.1',
       `--health-port=${healthPort}`,
       '--log-level=warn',

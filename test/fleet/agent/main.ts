@@ -1,9 +1,8 @@
 /**
  * `agent manager` for clusters that other test suites share: the same flags, configuration,
- * wiring (createAgentManager: hub link, health, leader election) and CloneSet controller as
- * agent/src/main.ts, except that the controller watches one namespace. The stock manager watches
- * every namespace and would reconcile the other suites' CloneSets alongside their own
- * controllers.
+ * wiring (createAgentManager: health, leader election) and components as agent/src/main.ts,
+ * except that the CloneSet controller watches one namespace. The stock one watches every
+ * namespace and would reconcile the other suites' CloneSets alongside their own controllers.
  *
  *   node --conditions=@flotilla/source --import tsx test/fleet/agent/main.ts <namespace> manager [flags]
  */
@@ -12,8 +11,9 @@ import { Registry } from 'prom-client';
 import { createAgentManager } from '../../../agent/src/app.js';
 import { buildCli } from '../../../agent/src/cli.js';
 import { loadConfig, type ManagerFlags } from '../../../agent/src/config.js';
+import { components } from '../../../agent/src/components.js';
+import { cloneSetComponent } from '../../../agent/src/controllers/cloneset/component.js';
 import { registerCloneSetController } from '../../../agent/src/controllers/cloneset/index.js';
-import type { ControllerRegistration } from '../../../agent/src/controllers/index.js';
 import { createRootLogger } from '../../../agent/src/logger.js';
 
 const [, , watchNamespace, ...args] = process.argv;
@@ -22,8 +22,8 @@ if (!watchNamespace) {
   process.exit(2);
 }
 
-const scopedCloneSet: ControllerRegistration = {
-  name: 'cloneset',
+const scopedCloneSet: typeof cloneSetComponent = {
+  ...cloneSetComponent,
   setup(ctx) {
     registerCloneSetController(ctx.manager, {
       rest: ctx.rest,
@@ -43,7 +43,7 @@ async function runManager(flags: ManagerFlags): Promise<void> {
     kubeConfig,
     logger,
     registry: new Registry(),
-    controllers: [scopedCloneSet],
+    components: components.map((c) => (c === cloneSetComponent ? scopedCloneSet : c)),
   });
   const onSignal = (signal: NodeJS.Signals): void => void manager.stop(signal);
   process.once('SIGTERM', onSignal);

@@ -267,10 +267,9 @@ describe('helm template with the required values', () => {
       FLOTILLA_CLUSTER_NAME: 'test',
       FLOTILLA_LOG_LEVEL: 'info',
       FLOTILLA_HEALTH_PORT: '8080',
-      FLOTILLA_CONTROLLERS: '*',
+      FLOTILLA_COMPONENTS: '*',
       FLOTILLA_SIDECARSET_PATCH_METADATA_DEFAULTS_ALLOWED: 'false',
       FLOTILLA_IMAGEPULLJOB_SECRET_NAMESPACES: '',
-      FLOTILLA_WEBHOOK_ENABLED: 'true',
       FLOTILLA_WEBHOOK_PORT: '9876',
       FLOTILLA_WEBHOOK_SERVICE_NAME: 'flotilla-agent-webhook',
       FLOTILLA_WEBHOOK_SECRET_NAME: 'flotilla-agent-webhook-certs',
@@ -443,10 +442,19 @@ describe('helm template with changed values', () => {
     expect(all(ms, 'DaemonSet')).toEqual([]);
     expect(all(ms, 'Namespace')).toEqual([]);
     expect(all(ms, 'Role').map((r) => r.metadata.name)).toEqual(['flotilla-agent-manager']);
-    expect(envOf(managerContainer(ms), 'FLOTILLA_CONTROLLERS')).toBe('*,-nodeimage,-imagepulljob');
+    expect(envOf(managerContainer(ms), 'FLOTILLA_COMPONENTS')).toBe('*,-nodeimage,-imagepulljob');
     const mgr = clusterRole(ms, 'flotilla-agent-manager');
     expect(grants(mgr.rules, 'apps.kruise.io', 'nodeimages', 'list')).toBe(false);
     expect(grants(mgr.rules, 'apps.kruise.io', 'imagepulljobs/status', 'update')).toBe(false);
+  });
+
+  it('turns the webhook and the hub link off through the one component switch', async () => {
+    const ms = await render([...REQUIRED, ...set('webhook.enabled=false', 'hub.enabled=false')]);
+    const c = managerContainer(ms);
+    expect(envOf(c, 'FLOTILLA_COMPONENTS')).toBe('*,-webhook,-hublink');
+    expect((c.env ?? []).map((e) => e.name).filter((n) => n.startsWith('FLOTILLA_WEBHOOK_'))).toEqual([]);
+    expect(envOf(c, 'FLOTILLA_HUB_URL')).toBeUndefined();
+    expect(all(ms, 'MutatingWebhookConfiguration')).toEqual([]);
   });
 
   it('grants pull secret reads per listed namespace, or cluster-wide only for "*"', async () => {

@@ -1,7 +1,7 @@
 /**
  * Runs `agent manager` as its own process, as a user (or the Helm chart) does, for the suites that
- * need real agents against a hub. Without a webhook and with only the controllers asked for: both
- * act cluster-wide and would touch the objects of every other suite on the shared clusters.
+ * need real agents against a hub. The hub link alone, without a webhook and controllers: both act
+ * cluster-wide and would touch the objects of every other suite on the shared clusters.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -31,8 +31,7 @@ export function startAgentProcess(args: string[], env: Record<string, string> = 
         FLOTILLA_CLUSTER_NAME: '',
         FLOTILLA_HUB_URL: '',
         FLOTILLA_BOOTSTRAP_TOKEN: '',
-        FLOTILLA_WEBHOOK_ENABLED: 'false',
-        FLOTILLA_CONTROLLERS: '',
+        FLOTILLA_COMPONENTS: 'hublink',
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

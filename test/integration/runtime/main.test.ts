@@ -22,14 +22,13 @@ function agent(args: string[]): { child: ChildProcess; output: () => string; exi
     ['--conditions=@flotilla/source', '--import', 'tsx', 'agent/src/main.ts', ...args],
     {
       cwd: root,
-      // No controllers and no webhook: they act cluster-wide and would touch the objects of every
-      // other suite on this shared cluster. This suite is about the process, not the controllers.
+      // No components: controllers and the webhook act cluster-wide and would touch the objects
+      // of every other suite on this shared cluster. This suite is about the process.
       env: {
         ...process.env,
         KUBECONFIG: '',
         FLOTILLA_CLUSTER_NAME: '',
-        FLOTILLA_WEBHOOK_ENABLED: 'false',
-        FLOTILLA_CONTROLLERS: '',
+        FLOTILLA_COMPONENTS: '',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },

@@ -4,7 +4,7 @@
  */
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAgentManager, type AgentConfig, type ControllerRegistration } from '@flotilla/agent/app';
+import { createAgentManager, type AgentComponent, type AgentConfig } from '@flotilla/agent/app';
 import { Resources, type Manager } from '@flotilla/agent/runtime';
 import { cluster } from '../helpers/context.js';
 import { eventually, testNamespace } from '../helpers/kube.js';
@@ -37,9 +37,10 @@ function config(identity: string, namespace: string): AgentConfig {
 }
 
 /** A controller that records the configmaps it reconciles and emits an event for each. */
-function recordingController(namespace: string, seen: string[]): ControllerRegistration {
+function recordingController(namespace: string, seen: string[]): AgentComponent {
   return {
     name: 'recorder',
+    runsOn: 'leader',
     setup({ manager, events }) {
       const informer = manager.informer({ resource: Resources.configMaps, namespace });
       const recorder = events('recorder');
@@ -64,7 +65,7 @@ async function replica(identity: string, namespace: string, seen: string[]) {
     kubeConfig: env.kc,
     logger: env.logger,
     registry,
-    controllers: [recordingController(namespace, seen)],
+    components: [recordingController(namespace, seen)],
   });
   const done = manager.start();
   running.push(manager);

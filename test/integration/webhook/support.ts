@@ -14,6 +14,7 @@ import {
   kubeListWatcher,
   Manager,
   RuntimeMetrics,
+  type ComponentRunnable,
   type KubeRest,
 } from '../../../agent/src/runtime/index.js';
 import { setupSidecarSetController } from '../../../agent/src/controllers/sidecarset/index.js';
@@ -90,6 +91,8 @@ export async function startReplica(
     registry,
     events: (component: string) =>
       new EventRecorder({ sink, component: `flotilla-agent/${component}`, instance: identity, logger }),
+    // On every replica, as the webhook component places its runnable.
+    run: (runnable: ComponentRunnable) => manager.add({ ...runnable, needLeaderElection: false }),
   };
   const webhook = setupWebhook(ctx, config);
   // The controller owns only the suite's SidecarSets: suites running side by side on one cluster

@@ -4,17 +4,15 @@
  */
 import { KRUISE_GROUP } from '@flotilla/api';
 import { systemClock, type Clock } from '../../runtime/clock.js';
+import type { ComponentRegistrar } from '../../runtime/component.js';
 import type { Controller } from '../../runtime/controller.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import { ResourceVersionExpectations, ScaleExpectations } from '../../runtime/expectations.js';
 import { enqueueOwner } from '../../runtime/handlers.js';
 import type { Informer } from '../../runtime/informer.js';
 import { controllerRef, namespacedKey, type KubeObject } from '../../runtime/kube-object.js';
-import type { Manager } from '../../runtime/manager.js';
 import { Resources } from '../../runtime/resource.js';
 import type { KubeRest } from '../../runtime/rest.js';
-import type { ControllerRegistration } from '../index.js';
-import { isServed } from '../nodeimage/discovery.js';
 import { kubeCloneSetClient, type CloneSetClient } from './client.js';
 import { cloneSetReconciler } from './controller.js';
 import type { CloneSetControllerOptions } from './sync-context.js';
@@ -46,21 +44,6 @@ export interface CloneSetControllerDeps {
   /** Expectations timeout (ms); default 5 min as OpenKruise. */
   expectationTimeoutMs?: number;
 }
-
-/**
- * The CloneSet controller as `agent manager` runs it; skipped (with a warning) when the CloneSet
- * CRD is not installed, since its informer would never sync and hold the whole manager back.
- */
-export const cloneSetController: ControllerRegistration = {
-  name: 'cloneset',
-  async setup(ctx) {
-    if (!(await isServed(ctx.rest, Resources.cloneSets))) {
-      ctx.logger.warn('CloneSet CRD (apps.kruise.io/v1alpha1) not installed; cloneset controller disabled');
-      return;
-    }
-    registerCloneSetController(ctx.manager, { rest: ctx.rest, events: ctx.events('cloneset') });
-  },
-};
 
 /** The CloneSet that controls `obj`, as a queue key. */
 function ownerKey(obj: KubeObject): string | undefined {
@@ -100,7 +83,7 @@ function observeWrites<T extends KubeObject>(expectations: ResourceVersionExpect
 }
 
 /** Registers the CloneSet controller and its informers with the manager. */
-export function registerCloneSetController(manager: Manager, deps: CloneSetControllerDeps): Controller {
+export function registerCloneSetController(manager: ComponentRegistrar, deps: CloneSetControllerDeps): Controller {
   const clock = deps.clock ?? systemClock;
   const options = { ...DEFAULT_CLONESET_OPTIONS, ...deps.options };
   const ns = deps.namespace === undefined ? {} : { namespace: deps.namespace };

@@ -11,16 +11,15 @@ import {
 } from '@flotilla/api';
 import { BY_NODE_NAME } from '../../runtime/cache.js';
 import { systemClock, type Clock } from '../../runtime/clock.js';
+import type { ComponentRegistrar } from '../../runtime/component.js';
 import type { Controller } from '../../runtime/controller.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import { ResourceVersionExpectations, ScaleExpectations } from '../../runtime/expectations.js';
 import type { Informer } from '../../runtime/informer.js';
 import type { KubeObject } from '../../runtime/kube-object.js';
-import type { Manager } from '../../runtime/manager.js';
 import { Resources } from '../../runtime/resource.js';
 import type { KubeRest } from '../../runtime/rest.js';
 import { kubeNodeImageClient, type NodeImageClient } from '../nodeimage/client.js';
-import { isServed } from '../nodeimage/discovery.js';
 import { kubeJobClient, kubeSecretClient, type JobClient, type SecretClient } from './client.js';
 import { imagePullJobReconciler, type ImagePullJobControllerOptions } from './controller.js';
 import type { SecretLister } from './secret-sync.js';
@@ -35,7 +34,6 @@ import {
 import { referencesOf, type SecretLike } from './secrets-plan.js';
 import { DEFAULT_TTL_MARGIN } from './sync-plan.js';
 import type { PodLike } from './targets.js';
-import type { ControllerRegistration } from '../index.js';
 
 export type { ImagePullJobControllerOptions } from './controller.js';
 export { MESSAGE_COMPLETED, MESSAGE_DEADLINE, MESSAGE_NO_PROGRESS } from './status.js';
@@ -56,32 +54,11 @@ export interface ImagePullJobControllerDeps {
   clients?: { nodeImages?: NodeImageClient; jobs?: JobClient; secrets?: SecretClient };
 }
 
-/**
- * The ImagePullJob controller as `agent manager` runs it; skipped (with a warning) when the
- * ImagePullJob or NodeImage CRD is not installed.
- */
-export const imagePullJobController: ControllerRegistration = {
-  name: 'imagepulljob',
-  async setup(ctx) {
-    const { manager, rest, logger } = ctx;
-    const served = await Promise.all([isServed(rest, Resources.imagePullJobs), isServed(rest, Resources.nodeImages)]);
-    if (served.includes(false)) {
-      logger.warn(
-        'ImagePullJob/NodeImage CRDs (apps.kruise.io/v1alpha1) not installed; imagepulljob controller disabled',
-      );
-      return;
-    }
-    const { pullSecretNamespaces } = ctx.config;
-    registerImagePullJobController(manager, {
-      rest,
-      events: ctx.events('imagepulljob'),
-      ...(pullSecretNamespaces ? { options: { pullSecretNamespaces } } : {}),
-    });
-  },
-};
-
 /** Registers the ImagePullJob controller and its informers with the manager. */
-export function registerImagePullJobController(manager: Manager, deps: ImagePullJobControllerDeps): Controller {
+export function registerImagePullJobController(
+  manager: ComponentRegistrar,
+  deps: ImagePullJobControllerDeps,
+): Controller {
   const options = { ...DEFAULT_IMAGEPULLJOB_OPTIONS, ...deps.options };
   const clock = deps.clock ?? systemClock;
   const jobs = manager.informer<ImagePullJob>({
@@ -143,7 +120,7 @@ export function registerImagePullJobController(manager: Manager, deps: ImagePull
  * Keyed by namespace; `*` for the cluster-wide one.
  */
 function secretInformersFor(
-  manager: Manager,
+  manager: ComponentRegistrar,
   options: ImagePullJobControllerOptions,
 ): Map<string, Informer<SecretLike>> {
   if (options.pullSecretNamespaces === undefined) {

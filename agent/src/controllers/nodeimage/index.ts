@@ -7,20 +7,17 @@ import type { ImagePullJob, NodeImage } from '@flotilla/api';
 import type { Controller } from '../../runtime/controller.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import type { Informer } from '../../runtime/informer.js';
-import type { Manager } from '../../runtime/manager.js';
+import type { ComponentRegistrar } from '../../runtime/component.js';
 import { Resources } from '../../runtime/resource.js';
 import type { KubeRest } from '../../runtime/rest.js';
 import { systemClock, type Clock } from '../../runtime/clock.js';
 import { kubeNodeImageClient, type NodeImageClient } from './client.js';
 import { DEFAULT_NODEIMAGE_OPTIONS, nodeImageReconciler, type NodeImageControllerOptions } from './controller.js';
 import type { NodeLike } from './plan.js';
-import { isServed } from './discovery.js';
-import type { ControllerRegistration } from '../index.js';
 
 export { toNodeImageRef, pullReference, type NodeImageRef } from './image-name.js';
 export { kubeNodeImageClient, retryOnConflict, type NodeImageClient } from './client.js';
 export { DEFAULT_NODEIMAGE_OPTIONS, type ControllerScope, type NodeImageControllerOptions } from './controller.js';
-export { isServed } from './discovery.js';
 
 /** NodeImages indexed by the uids of the ImagePullJobs their tags belong to. */
 export const BY_TAG_OWNER_UID = 'byTagOwnerUid';
@@ -34,24 +31,8 @@ export interface NodeImageControllerDeps {
   clock?: Clock;
 }
 
-/**
- * The NodeImage controller as `agent manager` runs it, with OpenKruise's timings; skipped (with
- * a warning) when the NodeImage CRD is not installed.
- */
-export const nodeImageController: ControllerRegistration = {
-  name: 'nodeimage',
-  async setup(ctx) {
-    const { manager, rest, logger } = ctx;
-    if (!(await isServed(rest, Resources.nodeImages))) {
-      logger.warn('NodeImage CRD (apps.kruise.io/v1alpha1) not installed; nodeimage controller disabled');
-      return;
-    }
-    registerNodeImageController(manager, { rest, events: ctx.events('nodeimage') });
-  },
-};
-
 /** Registers the NodeImage controller and its informers with the manager. */
-export function registerNodeImageController(manager: Manager, deps: NodeImageControllerDeps): Controller {
+export function registerNodeImageController(manager: ComponentRegistrar, deps: NodeImageControllerDeps): Controller {
   const options = { ...DEFAULT_NODEIMAGE_OPTIONS, ...deps.options };
   const nodeSelector = options.scope?.nodeSelector;
   const nodes = manager.informer<NodeLike>({ resource: Resources.nodes, labelSelector: nodeSelector });

@@ -2,7 +2,7 @@
 import { enqueueObject } from '../../runtime/handlers.js';
 import { Resources, resourcePath } from '../../runtime/resource.js';
 import { PatchType } from '../../runtime/rest.js';
-import type { ControllerContext, ControllerRegistration } from '../index.js';
+import type { ComponentContext } from '../../runtime/component.js';
 import { missingKruisePodReady, needsKruisePodReady, type GatedPod } from './plan.js';
 
 type Pod = GatedPod & { metadata: { name: string; namespace: string } };
@@ -14,7 +14,7 @@ export interface PodReadinessOptions {
 }
 
 export function setupPodReadinessController(
-  ctx: Pick<ControllerContext, 'manager' | 'rest'>,
+  ctx: Pick<ComponentContext<unknown>, 'manager' | 'rest'>,
   options: PodReadinessOptions = {},
 ): void {
   const now = options.now ?? ((): Date => new Date());
@@ -41,8 +41,3 @@ export function setupPodReadinessController(
   });
   controller.watch(pods, (pod) => (needsKruisePodReady(pod) ? enqueueObject(pod) : []));
 }
-
-export const podReadinessController: ControllerRegistration = {
-  name: 'podreadiness',
-  setup: (ctx) => setupPodReadinessController(ctx),
-};

@@ -4,9 +4,8 @@
  * cover them. Runs only on the leader (injection, in the webhook, runs on every replica).
  */
 import { LABEL_SIDECARSET_NAME, type SidecarSet } from '@flotilla/api';
-import type { ControllerContext, ControllerRegistration } from '../index.js';
+import type { ComponentContext } from '../../runtime/component.js';
 import { Resources } from '../../runtime/resource.js';
-import { isServed } from '../nodeimage/discovery.js';
 import { injectedSidecarSets } from './control/annotations.js';
 import {
   BY_INJECTED_SIDECARSET,
@@ -14,7 +13,7 @@ import {
   sidecarSetChanged,
   sidecarSetReconciler,
 } from './controller.js';
-import type { ControllerRevision, Namespace, Pod } from './types.js';
+import type { ControllerRevision, Namespace, Pod } from '../../kube/types.js';
 
 /**
  * How long pod events wait for others before their SidecarSets are reconciled: the status lags
@@ -28,7 +27,7 @@ export const POD_EVENT_BATCH_MS = 500;
  * cluster never reconcile each other's.
  */
 export function setupSidecarSetController(
-  ctx: Pick<ControllerContext, 'manager' | 'rest' | 'events'>,
+  ctx: Pick<ComponentContext<unknown>, 'manager' | 'rest' | 'events'>,
   revisionNamespace: string,
   sidecarSetSelector?: string,
 ): void {
@@ -72,16 +71,3 @@ export function setupSidecarSetController(
     return name ? [name] : [];
   });
 }
-
-export const sidecarSetController: ControllerRegistration = {
-  name: 'sidecarset',
-  async setup(ctx) {
-    // Without the CRD the informer could never sync and the agent would never turn ready.
-    if (!(await isServed(ctx.rest, Resources.sidecarSets))) {
-      ctx.logger.warn('SidecarSet CRD is not served; the sidecarset controller is not started');
-      return;
-    }
-    // Revisions live in the agent's namespace, as OpenKruise keeps them in its own.
-    setupSidecarSetController(ctx, ctx.config.webhook?.namespace ?? ctx.config.leaderElection.namespace);
-  },
-};

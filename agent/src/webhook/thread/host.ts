@@ -5,7 +5,7 @@
  *
  * Why a thread: the agent's controllers share the main thread's event loop, and one reconcile of
  * a SidecarSet matching thousands of pods blocks it for tens of milliseconds (test/bench/webhook,
- * `--controllers=*`). Admissions are on the critical path of every pod create, so they get an
+ * `--components=*`). Admissions are on the critical path of every pod create, so they get an
  * event loop of their own; the main thread only keeps their inputs up to date (a cache is at most
  * as stale as the main thread is busy, as informer caches always are).
  */

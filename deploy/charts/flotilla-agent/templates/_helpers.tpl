@@ -59,11 +59,16 @@ app.kubernetes.io/component: daemon
 {{- if and .Values.featureGates.KruiseDaemon .Values.featureGates.ImagePullJobGate }}true{{ end -}}
 {{- end -}}
 
-{{/* FLOTILLA_CONTROLLERS: every controller but those a feature gate turns off. */}}
-{{- define "flotilla-agent.controllers" -}}
+{{/*
+FLOTILLA_COMPONENTS, the agent's one switch per component (agent/src/components.ts): every
+component but those a feature gate or an `enabled: false` turns off.
+*/}}
+{{- define "flotilla-agent.components" -}}
 {{- $c := list "*" -}}
 {{- if not (include "flotilla-agent.daemonEnabled" .) }}{{ $c = append $c "-nodeimage" }}{{ end -}}
 {{- if not (include "flotilla-agent.imagePullJobEnabled" .) }}{{ $c = append $c "-imagepulljob" }}{{ end -}}
+{{- if not .Values.webhook.enabled }}{{ $c = append $c "-webhook" }}{{ end -}}
+{{- if not .Values.hub.enabled }}{{ $c = append $c "-hublink" }}{{ end -}}
 {{- join "," $c -}}
 {{- end -}}
 

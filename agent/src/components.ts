@@ -1,0 +1,25 @@
+/**
+ * Every component `agent manager` can run, in the order they are set up; --components
+ * (FLOTILLA_COMPONENTS) selects among them by name. Each lives in its own folder, whose
+ * component.ts says what it needs and where it runs (runtime/component.ts): a new controller or
+ * webhook is that file plus one line here.
+ */
+import type { AgentConfig } from './config.js';
+import { cloneSetComponent } from './controllers/cloneset/component.js';
+import { imagePullJobComponent } from './controllers/imagepulljob/component.js';
+import { nodeImageComponent } from './controllers/nodeimage/component.js';
+import { podReadinessComponent } from './controllers/podreadiness/component.js';
+import { sidecarSetComponent } from './controllers/sidecarset/component.js';
+import { hubLinkComponent } from './hublink/component.js';
+import type { Component } from './runtime/component.js';
+import { webhookComponent } from './webhook/component.js';
+
+export const components: readonly Component<AgentConfig>[] = [
+  nodeImageComponent,
+  imagePullJobComponent,
+  cloneSetComponent,
+  sidecarSetComponent,
+  podReadinessComponent,
+  webhookComponent,
+  hubLinkComponent,
+];

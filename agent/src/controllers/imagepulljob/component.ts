@@ -1,0 +1,22 @@
+/**
+ * The ImagePullJob controller as a component of `agent manager`: leader only, needs the
+ * ImagePullJob and NodeImage CRDs (it writes the jobs' tags into NodeImages).
+ */
+import type { AgentConfig } from '../../config.js';
+import type { Component } from '../../runtime/component.js';
+import { Resources } from '../../runtime/resource.js';
+import { registerImagePullJobController } from './index.js';
+
+export const imagePullJobComponent: Component<AgentConfig> = {
+  name: 'imagepulljob',
+  runsOn: 'leader',
+  requires: [Resources.imagePullJobs, Resources.nodeImages],
+  setup(ctx) {
+    const { pullSecretNamespaces } = ctx.config;
+    registerImagePullJobController(ctx.manager, {
+      rest: ctx.rest,
+      events: ctx.events('imagepulljob'),
+      ...(pullSecretNamespaces ? { options: { pullSecretNamespaces } } : {}),
+    });
+  },
+};

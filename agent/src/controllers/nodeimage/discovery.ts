@@ -1,1 +1,0 @@
-export { isServed } from '../../runtime/discovery.js';

@@ -1,1 +1,0 @@
-export type { ControllerRevision, Namespace, Pod } from '../../kube/types.js';

@@ -1,0 +1,32 @@
+/**
+ * The hub link as a component of `agent manager`: it runs only on the leader (runnable.ts says
+ * why). Without a hub URL (--hub-url) there is no fleet to join: the agent runs standalone.
+ */
+import { agentNamespace, type AgentConfig } from '../config.js';
+import type { Component } from '../runtime/component.js';
+import { AGENT_VERSION } from '../version.js';
+import { createHubLinkMetrics } from './metrics.js';
+import { hubLinkRunnable } from './runnable.js';
+
+export const hubLinkComponent: Component<AgentConfig> = {
+  name: 'hublink',
+  runsOn: 'leader',
+  setup(ctx) {
+    const { config } = ctx;
+    if (!config.hub) {
+      ctx.logger.info('no hub URL (--hub-url): the agent runs standalone');
+      return;
+    }
+    ctx.run(
+      hubLinkRunnable({
+        hub: config.hub,
+        clusterName: config.clusterName,
+        namespace: agentNamespace(config),
+        rest: ctx.rest,
+        logger: ctx.logger,
+        metrics: createHubLinkMetrics(ctx.registry),
+        agentVersion: AGENT_VERSION,
+      }),
+    );
+  },
+};
