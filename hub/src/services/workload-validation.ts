@@ -4,7 +4,7 @@
  * the desired messages it makes can be published at all.
  * Problems carry the request's field paths (`spec.replicas`, `overrides.c1.replicas`).
  */
-import { isValidClusterName, type WorkloadKind } from '@flotilla/api';
+import { isValidClusterName, KruiseResources, type WorkloadKind } from '@flotilla/api';
 import type { CreateWorkloadRequest, UpdateWorkloadRequest } from '@flotilla/api';
 import { desiredSizeProblems, type SizedContent } from '../domain/desired-size.js';
 import { selectorProblems } from '../domain/label-selector.js';
@@ -14,10 +14,9 @@ import { invalid } from '../errors.js';
 import type { HubMetrics } from '../metrics.js';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const CLUSTER_SCOPED: ReadonlySet<WorkloadKind> = new Set(['SidecarSet']);
-
+/** The kind's scope, from api's resource table. */
 export function isClusterScoped(kind: WorkloadKind): boolean {
-  return CLUSTER_SCOPED.has(kind);
+  return !KruiseResources[kind].namespaced;
 }
 
 /** Namespace rules: required (a DNS label) for namespaced kinds, absent for SidecarSet. */
