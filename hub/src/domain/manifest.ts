@@ -5,6 +5,7 @@
  */
 import {
   CLUSTER_ANNOTATION,
+  KRUISE_API_VERSION,
   MANAGED_BY_HUB,
   MANAGED_BY_LABEL,
   REVISION_ANNOTATION,
@@ -14,8 +15,6 @@ import {
   type WorkloadMetadata,
 } from '@flotilla/api';
 import { applyMergePatch } from './merge-patch.js';
-
-export const KRUISE_API_VERSION = 'apps.kruise.io/v1alpha1';
 
 export interface WorkloadIdentity {
   id: string;
