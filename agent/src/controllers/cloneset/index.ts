@@ -20,7 +20,6 @@ import type { ControllerRevision, PersistentVolumeClaim, Pod } from '../../kube/
 import type { CloneSet } from './types.js';
 
 export type { CloneSetControllerOptions } from './sync-context.js';
-export { CloneSetError, CloneSetErrorCodes, type CloneSetErrorCode } from './errors.js';
 
 export const DEFAULT_CLONESET_OPTIONS: CloneSetControllerOptions = {
   maxConcurrentCreates: 64,
