@@ -2,6 +2,7 @@
  * The CLI without its process: parse argv, build the client from flags and the environment the
  * entry point read, run the command, and turn every failure into a message and an exit code.
  */
+import { sleep } from '@flotilla/api/time';
 import { parseCommandLine, str, type OptionValues } from './args.js';
 import { createHubClient, type Fetch } from './client.js';
 import { COMMANDS } from './commands/index.js';
@@ -23,8 +24,6 @@ export interface CliDeps extends Omit<CliIo, 'now' | 'sleep'>, Partial<Pick<CliI
   env: CliEnv;
   fetch: Fetch;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function checkHubUrl(raw: string): string {
   let url: URL;
@@ -84,7 +83,7 @@ async function contextFor(options: OptionValues, deps: CliDeps): Promise<CliCont
     stderr: deps.stderr,
     readFile: fileReader(deps.readFile),
     now: deps.now ?? ((): Date => new Date()),
-    sleep: deps.sleep ?? sleep,
+    sleep: deps.sleep ?? ((ms): Promise<void> => sleep(ms)),
   };
 }
 
