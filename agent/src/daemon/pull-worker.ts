@@ -9,11 +9,11 @@ import { sleep, type ImageTagSpec, type ImageTagStatus } from '@flotilla/api';
 import type { Logger } from 'pino';
 import type { Clock } from '../runtime/clock.js';
 import { formatTime } from '../runtime/kube-time.js';
-import { pullReference } from '../controllers/nodeimage/image-name.js';
 import type { AuthProblem } from './auth.js';
 import type { AuthConfig, ImageInfo, ImageService, SandboxConfig } from './cri/image-service.js';
 import { AgentError, CriError, hasCode } from '../errors.js';
 import { attemptTimeoutMs, pullLimits, retryDelayMs, type PullLimits } from './pull-policy.js';
+import { pullReference } from '../kube/nodeimage.js';
 
 /** OpenKruise marks its pulls in the sandbox config so runtimes can tell them from pod pulls. */
 export const SANDBOX_PULLER_ANNOTATION = 'apps.kruise.io/pulling-image-by';

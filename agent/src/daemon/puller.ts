@@ -9,13 +9,12 @@ import type { ImageSpec, ImageTagSpec, ImageTagStatus, NodeImage } from '@flotil
 import type { Logger } from 'pino';
 import type { Clock } from '../runtime/clock.js';
 import type { KubeObject } from '../runtime/kube-object.js';
-import type { EventSinkLike } from '../controllers/nodeimage/controller.js';
-import { objectOf } from '../controllers/nodeimage/controller.js';
-import { pullReference } from '../controllers/nodeimage/image-name.js';
 import { registryAuths, type AuthProblem } from './auth.js';
 import type { ImageService } from './cri/image-service.js';
 import { runPull, type PullTask } from './pull-worker.js';
 import type { SecretReader } from './secrets.js';
+import { type EventRecording, referencedObject } from '../runtime/events.js';
+import { pullReference } from '../kube/nodeimage.js';
 
 export const REASON_PULL_SUCCEEDED = 'PullImageSucceed';
 export const REASON_PULL_FAILED = 'PullImageFailed';
@@ -23,7 +22,7 @@ export const REASON_PULL_FAILED = 'PullImageFailed';
 export interface PullerDeps {
   images: ImageService;
   secrets: SecretReader;
-  events: EventSinkLike;
+  events: EventRecording;
   clock: Clock;
   log: Logger;
   /** A worker's status changed: the status should be written. */
@@ -153,7 +152,7 @@ export class Puller {
       final.phase === 'Succeeded'
         ? (['Normal', REASON_PULL_SUCCEEDED, `Image ${image}, elapsedTime ${(elapsedMs / 1000).toFixed(3)}s`] as const)
         : (['Warning', REASON_PULL_FAILED, `Image ${image} ${final.message ?? ''}`.trim()] as const);
-    const targets: KubeObject[] = [...(task.tag.ownerReferences ?? []).map(objectOf), nodeImage];
+    const targets: KubeObject[] = [...(task.tag.ownerReferences ?? []).map(referencedObject), nodeImage];
     for (const target of targets) this.#deps.events.event(target, type, reason, message);
   }
 

@@ -5,10 +5,10 @@
  */
 import type { NodeImage } from '@flotilla/api';
 import type { Reconciler } from '../runtime/controller.js';
-import type { Lister } from '../controllers/nodeimage/controller.js';
 import type { Puller } from './puller.js';
 import { nodeImageStatus } from './status.js';
 import type { StatusWriter } from './status-writer.js';
+import type { Lister } from '../runtime/cache.js';
 
 export interface DaemonReconcilerDeps {
   nodeName: string;

@@ -8,8 +8,8 @@ import type { NodeImage, NodeImageStatus } from '@flotilla/api';
 import type { Clock } from '../runtime/clock.js';
 import { resourcePath, Resources } from '../runtime/resource.js';
 import { PatchType, type KubeRest } from '../runtime/rest.js';
-import { sameJson } from '../controllers/nodeimage/plan.js';
 import { statusPatch } from './status.js';
+import { sameJson } from '../runtime/kube-object.js';
 
 export interface StatusWriterOptions {
   /** Writes allowed in a burst; default 5. */

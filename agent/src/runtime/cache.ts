@@ -5,6 +5,15 @@ import { toMatcher, type SelectorInput } from './label-selector.js';
 /** Maps an object to the index values it is found under (none, one or many). */
 export type IndexFunc<T> = (obj: T) => readonly string[];
 
+/** Read-only access to cached objects: what an Informer and an ObjectCache both offer. Never mutate what it returns. */
+export interface ReadStore<T> {
+  get(namespace: string | undefined, name: string): T | undefined;
+  list(namespace?: string, selector?: SelectorInput): T[];
+}
+
+/** Lookups by name in a cache (client-go's listers). */
+export type Lister<T> = Pick<ReadStore<T>, 'get'>;
+
 /** Index names every cache has. */
 export const BY_NAMESPACE = 'byNamespace';
 export const BY_OWNER_UID = 'byOwnerUid';

@@ -198,6 +198,18 @@ export class EventRecorder {
   }
 }
 
+/** What records events: an EventRecorder, or a fake in tests. */
+export type EventRecording = Pick<EventRecorder, 'event'>;
+
+/** The object an ObjectReference names (a tag's owner, say), as `event()` takes it. */
+export function referencedObject(ref: InvolvedObject): KubeObject {
+  return {
+    apiVersion: ref.apiVersion,
+    kind: ref.kind,
+    metadata: { name: ref.name, namespace: ref.namespace, uid: ref.uid },
+  };
+}
+
 /** The ObjectReference written into an event for `obj`. */
 export function involvedObjectOf(obj: KubeObject): InvolvedObject {
   const m = obj.metadata ?? {};

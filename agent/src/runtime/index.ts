@@ -5,7 +5,16 @@
  * webhook and hub link are set up by. Also published as `@flotilla/agent/runtime`.
  */
 export { backoffDelay, type BackoffOptions } from './backoff.js';
-export { BY_NAMESPACE, BY_NODE_NAME, BY_OWNER_UID, ObjectCache, type IndexFunc, type ReplaceDiff } from './cache.js';
+export {
+  BY_NAMESPACE,
+  BY_NODE_NAME,
+  BY_OWNER_UID,
+  ObjectCache,
+  type IndexFunc,
+  type Lister,
+  type ReadStore,
+  type ReplaceDiff,
+} from './cache.js';
 export { sleep, systemClock, type Clock, type Timer } from './clock.js';
 export {
   selectComponents,
@@ -25,13 +34,16 @@ export {
   type Reconciler,
   type StopOptions,
 } from './controller.js';
+export { retryOnConflict } from './conflict.js';
 export { isServed } from './discovery.js';
 export {
   EventRecorder,
   involvedObjectOf,
   kubeEventSink,
+  referencedObject,
   type CoreEvent,
   type EventRecorderOptions,
+  type EventRecording,
   type EventSink,
   type EventType,
   type InvolvedObject,
@@ -54,6 +66,7 @@ export {
   groupOf,
   namespacedKey,
   objectKey,
+  sameJson,
   splitKey,
   toPlainJson,
   type KubeObject,

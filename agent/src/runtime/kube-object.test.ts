@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { controllerRef, deepFreeze, groupOf, namespacedKey, objectKey, splitKey, toPlainJson } from './kube-object.js';
+import {
+  controllerRef,
+  deepFreeze,
+  groupOf,
+  namespacedKey,
+  objectKey,
+  sameJson,
+  splitKey,
+  toPlainJson,
+} from './kube-object.js';
 import { formatMicroTime, formatTime, parseTime } from './kube-time.js';
 
 describe('object helpers', () => {
@@ -9,6 +18,13 @@ describe('object helpers', () => {
     expect(namespacedKey(undefined, 'n')).toBe('n');
     expect(splitKey('ns/a')).toEqual({ namespace: 'ns', name: 'a' });
     expect(splitKey('node-1')).toEqual({ namespace: undefined, name: 'node-1' });
+  });
+
+  it('compares JSON values whatever the order of their keys, undefined members counting as absent', () => {
+    expect(sameJson({ a: 1, b: { c: [1, 2], d: 'x' } }, { b: { d: 'x', c: [1, 2] }, a: 1 })).toBe(true);
+    expect(sameJson({ a: 1, gone: undefined }, { a: 1 })).toBe(true);
+    expect(sameJson({ a: [1, 2] }, { a: [2, 1] }), 'arrays keep their order').toBe(false);
+    expect(sameJson({ a: 1 }, { a: '1' })).toBe(false);
   });
 
   it('finds the controller owner reference and the API group', () => {

@@ -105,3 +105,21 @@ export function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+/** Deep equality of plain JSON values, whatever the order of object keys; undefined members count as absent. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (v !== null && typeof v === 'object') {
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([, x]) => x !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([k, x]) => [k, canonical(x)]),
+    );
+  }
+  return v;
+}

@@ -4,15 +4,12 @@
  */
 import { KRUISE_API_VERSION, type SidecarSet } from '@flotilla/api';
 import type { InjectionConflict } from '../controllers/sidecarset/inject.js';
-import type { EventRecorder } from '../runtime/events.js';
-import type { ReadStore } from './handlers.js';
+import type { EventRecording } from '../runtime/events.js';
+import type { ReadStore } from '../runtime/cache.js';
 
 export type ConflictRecorder = (conflicts: readonly InjectionConflict[], namespace: string) => void;
 
-export function conflictRecorder(
-  sidecarSets: ReadStore<SidecarSet>,
-  events: Pick<EventRecorder, 'event'>,
-): ConflictRecorder {
+export function conflictRecorder(sidecarSets: ReadStore<SidecarSet>, events: EventRecording): ConflictRecorder {
   return (conflicts, namespace) => {
     for (const c of conflicts) {
       const ss = sidecarSets.get(undefined, c.skippedFrom);

@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { invalid, LABEL_SIDECARSET_NAME, type SidecarSet } from '@flotilla/api';
-import type { SelectorInput } from '../runtime/label-selector.js';
+import type { ReadStore } from '../runtime/cache.js';
 import { parseWhitelist, WHITELIST_KEY } from '../controllers/sidecarset/control/patch-metadata.js';
 import type { InjectionConflict } from '../controllers/sidecarset/inject.js';
 import { missingInjectionRevision } from '../controllers/sidecarset/inject-revision.js';
@@ -14,12 +14,6 @@ import type { ControllerRevision, Namespace } from '../kube/types.js';
 import type { WebhookConfig } from './config.js';
 import { webhookDefinitions, type WebhookDefinition } from './registry.js';
 import { containerConflicts, whitelistViolations } from './validating/sidecarset-rules.js';
-
-/** A read-only cache: what an Informer and an ObjectCache both offer. Never mutate what it returns. */
-export interface ReadStore<T> {
-  get(namespace: string | undefined, name: string): T | undefined;
-  list(namespace?: string, selector?: SelectorInput): T[];
-}
 
 export interface ConfigMapLike {
   metadata?: { name?: string; namespace?: string };

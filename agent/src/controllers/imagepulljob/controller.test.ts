@@ -6,10 +6,10 @@ import type { ReconcileContext } from '../../runtime/controller.js';
 import { ResourceVersionExpectations, ScaleExpectations } from '../../runtime/expectations.js';
 import { formatTime } from '../../runtime/kube-time.js';
 import { FakeClock } from '../../runtime/testing/fake-clock.js';
-import type { NodeImageClient } from '../nodeimage/client.js';
 import type { JobClient, SecretClient } from './client.js';
 import { imagePullJobReconciler } from './controller.js';
 import type { SecretLike } from './secrets-plan.js';
+import type { NodeImageClient } from '../../kube/nodeimage-client.js';
 
 const FINALIZER = 'apps.kruise.io/deletion-protection';
 const IMAGE = 'reg.example.com/app';

@@ -10,15 +10,17 @@ import type { Clock } from '../../runtime/clock.js';
 import type { ReconcileContext, Reconciler, ReconcileResult } from '../../runtime/controller.js';
 import type { ResourceVersionExpectations, ScaleExpectations } from '../../runtime/expectations.js';
 import { formatTime, parseTime } from '../../runtime/kube-time.js';
-import { retryOnConflict, type NodeImageClient } from '../nodeimage/client.js';
-import type { ControllerScope, EventSinkLike, Lister } from '../nodeimage/controller.js';
-import { toNodeImageRef, type NodeImageRef } from '../nodeimage/image-name.js';
-import { sameJson } from '../nodeimage/plan.js';
 import type { JobClient, SecretClient } from './client.js';
 import { syncJobSecrets, type SecretLister } from './secret-sync.js';
 import { calculateStatus, type SecretRef } from './status.js';
 import { addJobToNodeImage, nodesToSync, parallelismOf, tagPullPolicy, type TtlMargin } from './sync-plan.js';
 import { targetNodeImages, type TargetSources } from './targets.js';
+import { retryOnConflict } from '../../runtime/conflict.js';
+import type { NodeImageClient } from '../../kube/nodeimage-client.js';
+import { type NodeImageScope, toNodeImageRef, type NodeImageRef } from '../../kube/nodeimage.js';
+import type { EventRecording } from '../../runtime/events.js';
+import type { Lister } from '../../runtime/cache.js';
+import { sameJson } from '../../runtime/kube-object.js';
 
 export interface ImagePullJobControllerOptions {
   /** Namespace the node daemon reads pull secrets from; OpenKruise: kruise-daemon-config. */
@@ -28,7 +30,7 @@ export interface ImagePullJobControllerOptions {
   /** How soon to look again while the cache lags behind this controller's own writes. */
   expectationRequeueMs: number;
   /** Restricts the NodeImages and jobs this instance sees (sharding, tests); default everything. */
-  scope?: ControllerScope;
+  scope?: NodeImageScope;
   /**
    * Namespaces whose pull secrets the controller may read (it watches Secrets only there and in
    * the daemon config namespace); undefined reads them in every namespace, as OpenKruise does.
@@ -49,7 +51,7 @@ export interface ImagePullJobReconcilerDeps {
   resourceVersions: ResourceVersionExpectations;
   /** Pull secret copies this controller created, until the secrets informer shows them. */
   secretCreations: ScaleExpectations;
-  events: EventSinkLike;
+  events: EventRecording;
   clock: Clock;
   random: () => number;
   options: ImagePullJobControllerOptions;

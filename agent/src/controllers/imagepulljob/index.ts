@@ -19,7 +19,6 @@ import type { Informer } from '../../runtime/informer.js';
 import type { KubeObject } from '../../runtime/kube-object.js';
 import { Resources } from '../../runtime/resource.js';
 import type { KubeRest } from '../../runtime/rest.js';
-import { kubeNodeImageClient, type NodeImageClient } from '../nodeimage/client.js';
 import { kubeJobClient, kubeSecretClient, type JobClient, type SecretClient } from './client.js';
 import { imagePullJobReconciler, type ImagePullJobControllerOptions } from './controller.js';
 import type { SecretLister } from './secret-sync.js';
@@ -34,6 +33,7 @@ import {
 import { referencesOf, type SecretLike } from './secrets-plan.js';
 import { DEFAULT_TTL_MARGIN } from './sync-plan.js';
 import type { PodLike } from './targets.js';
+import { kubeNodeImageClient, type NodeImageClient } from '../../kube/nodeimage-client.js';
 
 export type { ImagePullJobControllerOptions } from './controller.js';
 export { MESSAGE_COMPLETED, MESSAGE_DEADLINE, MESSAGE_NO_PROGRESS } from './status.js';

@@ -8,9 +8,9 @@ import type { ImagePullJob } from '@flotilla/api';
 import type { Logger } from 'pino';
 import type { ScaleExpectations } from '../../runtime/expectations.js';
 import type { SecretClient } from './client.js';
-import type { EventSinkLike } from '../nodeimage/controller.js';
 import { keyOf, newCopy, planSecrets, refreshedCopy, releasedCopy, type SecretLike } from './secrets-plan.js';
 import type { SecretRef } from './status.js';
+import type { EventRecording } from '../../runtime/events.js';
 
 /** Read access to the secrets informer. */
 export interface SecretLister {
@@ -28,7 +28,7 @@ export interface SecretSyncDeps {
   client: SecretClient;
   /** Keyed by job key; names are source secret keys. */
   expectations: ScaleExpectations;
-  events: EventSinkLike;
+  events: EventRecording;
   /** Where copies live and the daemon reads them; OpenKruise: kruise-daemon-config. */
   namespace: string;
   log: Logger;

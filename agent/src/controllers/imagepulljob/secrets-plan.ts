@@ -10,7 +10,7 @@ import {
   LABEL_IMAGEPULLJOB_SOURCE_UID,
   type ImagePullJob,
 } from '@flotilla/api';
-import { sameJson } from '../nodeimage/plan.js';
+import { sameJson } from '../../runtime/kube-object.js';
 
 /** The parts of a core/v1 Secret the controller handles. */
 export interface SecretLike {

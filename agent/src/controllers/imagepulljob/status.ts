@@ -6,7 +6,7 @@
  */
 import type { ImagePullJob, ImagePullJobStatus, NodeImage } from '@flotilla/api';
 import { formatTime, parseTime } from '../../runtime/kube-time.js';
-import type { NodeImageRef } from '../nodeimage/image-name.js';
+import type { NodeImageRef } from '../../kube/nodeimage.js';
 
 /** A pull secret copy as NodeImages list it. */
 export interface SecretRef {

@@ -6,9 +6,8 @@
  */
 import type { ImagePullJob, ImageTagPullPolicy, ImageTagSpec, NodeImage } from '@flotilla/api';
 import { scaledValue } from '@flotilla/api';
-import type { NodeImageRef } from '../nodeimage/image-name.js';
-import { sortTags } from '../nodeimage/plan.js';
 import type { SecretRef } from './status.js';
+import { type NodeImageRef, sortTags } from '../../kube/nodeimage.js';
 
 const DEFAULT_TIMEOUT_SECONDS = 600;
 const DEFAULT_BACKOFF_LIMIT = 3;

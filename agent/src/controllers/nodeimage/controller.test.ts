@@ -5,9 +5,9 @@ import { KubeApiError } from '../../errors.js';
 import type { ReconcileContext } from '../../runtime/controller.js';
 import { formatTime } from '../../runtime/kube-time.js';
 import { FakeClock } from '../../runtime/testing/fake-clock.js';
-import type { NodeImageClient } from './client.js';
 import { nodeImageReconciler } from './controller.js';
 import type { NodeLike } from './plan.js';
+import type { NodeImageClient } from '../../kube/nodeimage-client.js';
 
 const job = { apiVersion: 'apps.kruise.io/v1alpha1', kind: 'ImagePullJob', namespace: 'ns', name: 'j', uid: 'u1' };
 

@@ -7,20 +7,12 @@ import type { ImagePullJob, NodeImage, ObjectReference } from '@flotilla/api';
 import { isKubeStatus } from '../../errors.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { Reconciler } from '../../runtime/controller.js';
-import type { EventType } from '../../runtime/events.js';
-import type { KubeObject } from '../../runtime/kube-object.js';
-import { retryOnConflict, type NodeImageClient } from './client.js';
+import type { NodeImageScope } from '../../kube/nodeimage.js';
+import type { NodeImageClient } from '../../kube/nodeimage-client.js';
+import type { Lister } from '../../runtime/cache.js';
+import { retryOnConflict } from '../../runtime/conflict.js';
+import { referencedObject, type EventRecording } from '../../runtime/events.js';
 import { nodeImageAction, planNodeImageSpec, planNodeImageStatus, type NodeLike, type StatusPlan } from './plan.js';
-
-/** Read access to an informer's cache. */
-export interface Lister<T> {
-  get(namespace: string | undefined, name: string): T | undefined;
-}
-
-/** Where events go; the runtime's EventRecorder fits. */
-export interface EventSinkLike {
-  event(obj: KubeObject, type: EventType, reason: string, message: string): void;
-}
 
 export interface NodeImageControllerOptions {
   /** How long a Node must have been Ready before it gets a NodeImage; OpenKruise: 30 s. */
@@ -29,17 +21,8 @@ export interface NodeImageControllerOptions {
   responseTimeoutMs: number;
   /** Shortest requeue while waiting for a TTL or timeout, plus up to 2 s of jitter; OpenKruise: 3 s. */
   minRequeueMs: number;
-  /**
-   * Label selectors restricting which Nodes (and so NodeImages, which carry the Node's labels)
-   * and which ImagePullJobs this instance sees — for sharding and for tests sharing a cluster.
-   * Default: everything. A Node leaving the selector counts as gone.
-   */
-  scope?: ControllerScope;
-}
-
-export interface ControllerScope {
-  nodeSelector?: string;
-  jobSelector?: string;
+  /** The Nodes and ImagePullJobs this instance sees; default everything. A Node leaving it counts as gone. */
+  scope?: NodeImageScope;
 }
 
 export const DEFAULT_NODEIMAGE_OPTIONS: NodeImageControllerOptions = {
@@ -53,7 +36,7 @@ export interface NodeImageReconcilerDeps {
   nodeImages: Lister<NodeImage>;
   jobs: Lister<ImagePullJob>;
   client: NodeImageClient;
-  events: EventSinkLike;
+  events: EventRecording;
   clock: Clock;
   options: NodeImageControllerOptions;
   random?: () => number;
@@ -145,22 +128,13 @@ async function syncStatus(deps: NodeImageReconcilerDeps, cached: NodeImage, log:
   return plan.requeueAfterMs;
 }
 
-function emitFailures(events: EventSinkLike, nodeImage: NodeImage, failed: StatusPlan['failed']): void {
+function emitFailures(events: EventRecording, nodeImage: NodeImage, failed: StatusPlan['failed']): void {
   const node = nodeImage.metadata?.name ?? '';
   for (const f of failed) {
     const message = `Failed to pull image ${f.image}:${f.tag.tag} on node ${node} for ${f.message}`;
     for (const owner of f.tag.ownerReferences ?? []) {
-      events.event(objectOf(owner), 'Warning', REASON_PULL_IMAGE_FAILED, message);
+      events.event(referencedObject(owner), 'Warning', REASON_PULL_IMAGE_FAILED, message);
     }
     events.event(nodeImage, 'Warning', REASON_PULL_IMAGE_FAILED, message);
   }
-}
-
-/** An ObjectReference in the shape the event recorder reads. */
-export function objectOf(ref: ObjectReference): KubeObject {
-  return {
-    apiVersion: ref.apiVersion,
-    kind: ref.kind,
-    metadata: { name: ref.name, namespace: ref.namespace, uid: ref.uid },
-  };
 }

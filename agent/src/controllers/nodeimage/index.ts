@@ -11,13 +11,11 @@ import type { ComponentRegistrar } from '../../runtime/component.js';
 import { Resources } from '../../runtime/resource.js';
 import type { KubeRest } from '../../runtime/rest.js';
 import { systemClock, type Clock } from '../../runtime/clock.js';
-import { kubeNodeImageClient, type NodeImageClient } from './client.js';
 import { DEFAULT_NODEIMAGE_OPTIONS, nodeImageReconciler, type NodeImageControllerOptions } from './controller.js';
 import type { NodeLike } from './plan.js';
+import { kubeNodeImageClient, type NodeImageClient } from '../../kube/nodeimage-client.js';
 
-export { toNodeImageRef, pullReference, type NodeImageRef } from './image-name.js';
-export { kubeNodeImageClient, retryOnConflict, type NodeImageClient } from './client.js';
-export { DEFAULT_NODEIMAGE_OPTIONS, type ControllerScope, type NodeImageControllerOptions } from './controller.js';
+export { DEFAULT_NODEIMAGE_OPTIONS, type NodeImageControllerOptions } from './controller.js';
 
 /** NodeImages indexed by the uids of the ImagePullJobs their tags belong to. */
 export const BY_TAG_OWNER_UID = 'byTagOwnerUid';

@@ -15,6 +15,8 @@ import {
   type NodeImageStatus,
   type ObjectReference,
 } from '@flotilla/api';
+import { sortTags } from '../../kube/nodeimage.js';
+import { sameJson } from '../../runtime/kube-object.js';
 import { formatTime, parseTime } from '../../runtime/kube-time.js';
 
 /** The parts of a core/v1 Node the controller reads. */
@@ -241,31 +243,8 @@ function recount(
   return { ...rest, ...count, ...(Object.keys(kept).length > 0 ? { imageStatuses: kept } : {}) };
 }
 
-/** OpenKruise keeps tags sorted by name in both spec and status. */
-export function sortTags<T extends { tag: string }>(tags: T[]): T[] {
-  return [...tags].sort((a, b) => (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0));
-}
-
 function sameStrings(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
   const ak = Object.keys(a ?? {});
   const bk = Object.keys(b ?? {});
   return ak.length === bk.length && ak.every((k) => a![k] === b?.[k]);
-}
-
-/** Order-insensitive deep equality of plain JSON values. */
-export function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
-}
-
-function canonical(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(canonical);
-  if (v !== null && typeof v === 'object') {
-    return Object.fromEntries(
-      Object.entries(v)
-        .filter(([, x]) => x !== undefined)
-        .sort(([a], [b]) => (a < b ? -1 : 1))
-        .map(([k, x]) => [k, canonical(x)]),
-    );
-  }
-  return v;
 }

@@ -1,9 +1,14 @@
 /**
- * How OpenKruise keys images in NodeImage specs (NormalizeImageRefToNameTag in
- * pkg/daemon/util/util.go): the *familiar* repository name as the map key (`nginx` for
- * `docker.io/library/nginx`, `127.0.0.1:5000/demo/tiny` stays as is) and the tag — `latest` when
- * none is given, the digest (`sha256:…`) when one is — as the tag entry. Jobs and the node daemon
- * must agree on this byte for byte, or a job never finds its node's status.
+ * The NodeImage as OpenKruise lays it out, shared by the NodeImage and ImagePullJob controllers
+ * and the node daemon, which must agree on it byte for byte (or a job never finds its node's
+ * status):
+ *
+ * - images are keyed as NormalizeImageRefToNameTag (pkg/daemon/util/util.go) keys them: the
+ *   *familiar* repository name as the map key (`nginx` for `docker.io/library/nginx`,
+ *   `127.0.0.1:5000/demo/tiny` stays as is) and the tag — `latest` when none is given, the digest
+ *   (`sha256:…`) when one is — as the tag entry;
+ * - tags are kept sorted by name, in spec and status;
+ * - both controllers of one agent see the same Nodes (so NodeImages) and jobs: NodeImageScope.
  */
 import { parseImageReference } from '@flotilla/api';
 
@@ -62,4 +67,18 @@ function familiarDockerHubPath(path: string): string {
   const rest = path.startsWith(OFFICIAL_PREFIX) ? path.slice(OFFICIAL_PREFIX.length) : undefined;
   if (rest !== undefined && !rest.includes('/')) return rest;
   return path;
+}
+
+/** OpenKruise keeps tags sorted by name in both spec and status. */
+export function sortTags<T extends { tag: string }>(tags: T[]): T[] {
+  return [...tags].sort((a, b) => (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0));
+}
+
+/**
+ * Label selectors restricting which Nodes (and so NodeImages, which carry the Node's labels) and
+ * which ImagePullJobs a controller instance sees: for sharding, and for tests sharing a cluster.
+ */
+export interface NodeImageScope {
+  nodeSelector?: string;
+  jobSelector?: string;
 }

@@ -4,9 +4,9 @@
  * controller, the node daemon) makes them fail with 409 instead of being silently overwritten.
  */
 import type { NodeImage } from '@flotilla/api';
-import { isKubeStatus } from '../../errors.js';
-import { resourcePath, Resources } from '../../runtime/resource.js';
-import type { KubeRest } from '../../runtime/rest.js';
+import { isKubeStatus } from '../errors.js';
+import { resourcePath, Resources } from '../runtime/resource.js';
+import type { KubeRest } from '../runtime/rest.js';
 
 export interface NodeImageClient {
   /** The live object, or undefined when it does not exist. */
@@ -54,18 +54,4 @@ export function kubeNodeImageClient(rest: KubeRest): NodeImageClient {
       }
     },
   };
-}
-
-/**
- * Runs a read-modify-write until it does not conflict (client-go's RetryOnConflict with its
- * default of 5 attempts): each attempt must read afresh, so a 409 is answered with the new state.
- */
-export async function retryOnConflict<T>(attempt: () => Promise<T>, attempts = 5): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await attempt();
-    } catch (err) {
-      if (i >= attempts || !isKubeStatus(err, 409)) throw err;
-    }
-  }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pullReference, toNodeImageRef } from './image-name.js';
+import { pullReference, toNodeImageRef } from './nodeimage.js';
 
 const digest = `sha256:${'a'.repeat(64)}`;
 
