@@ -189,10 +189,11 @@ function checkPatch(input: MergePatchInput, out: Violation[], findings?: Finding
     out.push({ kind: 'diff-roundtrip', where: 'applyMergePatch', detail: '' });
 }
 
-function checkOverrides(input: MergePatchInput, out: Violation[]): void {
+function checkOverrides(input: MergePatchInput, out: Violation[], findings?: Findings): void {
   const { template, overrides, cluster, other } = input;
   const content = { spec: template.spec, overrides };
   for (const name of [cluster, other]) {
+    findings?.count(Object.hasOwn(overrides, name) ? 'override: cluster with one' : 'override: cluster without one');
     const r = guarded('specForCluster', () => specForCluster(content, name), out);
     const expected = Object.hasOwn(overrides, name)
       ? guarded('applyMergePatch', () => applyMergePatch(template.spec, overrides[name]), out)
@@ -216,7 +217,9 @@ function checkOverrides(input: MergePatchInput, out: Violation[]): void {
   const body = { spec: template.spec, placement: { clusterSelector: {} }, overrides, metadata: template.metadata };
   try {
     assertValidTemplate(kruiseSpecValidator, { kind: template.kind, name: 'web', namespace }, body);
+    findings?.count('template: valid');
   } catch (err) {
+    findings?.count('template: refused');
     if (!(err instanceof HubError) || err.code !== 'HUB_ERR_INVALID') out.push(thrown('assertValidTemplate', err));
     else if (!err.details?.length || err.details.some((d) => typeof d.path !== 'string' || d.path === '')) {
       out.push({ kind: 'error-shape', where: 'assertValidTemplate', detail: JSON.stringify(err.details) });
@@ -228,7 +231,7 @@ function checkOverrides(input: MergePatchInput, out: Violation[]): void {
 export function checkMergePatch(input: MergePatchInput, findings?: Findings): Violation[] {
   const out: Violation[] = [];
   checkPatch(input, out, findings);
-  checkOverrides(input, out);
+  checkOverrides(input, out, findings);
   if (prototypeNames() !== PROTOTYPES || ({} as Record<string, unknown>)['polluted'] !== undefined) {
     out.push({ kind: 'prototype-pollution', where: 'Object.prototype', detail: prototypeNames() });
   }

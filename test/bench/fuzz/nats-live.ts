@@ -4,6 +4,7 @@
  * fuzzed messages (nats.ts's inputs, most of them moved onto c1's own subjects, the rest left on
  * other clusters' subjects, which the server must refuse). Then, once the hub's STATUS consumer
  * has drained:
+ * - the server refused every publish outside c1's permissions (one permission error each);
  * - the hub is still ready and answers an ordinary request, nothing crashed;
  * - every message the hub consumed is accounted for: a drop (by reason), a heartbeat or a
  *   stored report;
@@ -32,7 +33,12 @@ const liveInput: fc.Arbitrary<{ m: NatsInput; own: boolean }> = fc
     const t = m.subject.split('.');
     const own = dice < 8 && t[0] === 'flotilla' && (t[1] === 'status' || t[1] === 'heartbeat') && t.length > 2;
     if (own) t[2] = OWN;
-    return { m: { ...m, subject: t.join('.') }, own };
+    const subject = t.join('.');
+    // What c1's permissions allow it to publish (its status subjects and its heartbeat).
+    return {
+      m: { ...m, subject },
+      own: subject.startsWith(`flotilla.status.${OWN}.`) || subject === `flotilla.heartbeat.${OWN}`,
+    };
   })
   .filter(({ m }) => publishable(m.subject));
 
@@ -119,7 +125,7 @@ export async function runNatsLive(opts: RunOptions): Promise<Findings> {
     for (const [i, { m, own }] of inputs.entries()) {
       nc.publish(m.subject, m.data);
       findings.record(m, []);
-      findings.count(own ? 'published on c1 subjects' : 'published on other subjects');
+      findings.count(own ? 'published on subjects c1 may use' : 'published on subjects c1 may not use');
       if (i % 500 === 499) {
         await nc.flush();
         opts.progress?.(i + 1, findings);
@@ -151,6 +157,14 @@ export async function runNatsLive(opts: RunOptions): Promise<Findings> {
     const out: Violation[] = [];
     if (after.pending !== 0)
       out.push({ kind: 'not-drained', where: 'hub-status consumer', detail: `${after.pending} pending` });
+    const forbidden = findings.counters.get('published on subjects c1 may not use') ?? 0;
+    if (denied !== forbidden) {
+      out.push({
+        kind: 'permissions',
+        where: 'nats-server',
+        detail: `${forbidden} forbidden publishes, ${denied} refused`,
+      });
+    }
     if (counted !== consumed)
       out.push({ kind: 'uncounted', where: 'status intake', detail: `consumed ${consumed}, accounted ${counted}` });
     const rows = await f.hub.pool.query<{ n: string }>(

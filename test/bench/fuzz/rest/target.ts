@@ -167,8 +167,10 @@ function urlOf(fuzz: FuzzHub, pool: Pool, req: FuzzRequest): { url: string; rero
     if (v.source === 'known') value = collection === 'ui' ? 'index.html' : (pool.pick(collection, v.pick) ?? 'missing');
     else value = v.value;
     if (collection === 'clusters') cluster = value;
+    // `.` and `..` stay as they are when encoded, and the URL parser resolves them.
+    if (v.source === 'value' && (value === '.' || value === '..')) rerouted = true;
     if (v.source !== 'value' || !v.raw) return encode(value);
-    if (/[/?#%]/.test(value) || value === '' || value === '.' || value === '..') rerouted = true;
+    if (/[/?#%]/.test(value) || value === '') rerouted = true;
     return value;
   });
   const query = [...req.query];
