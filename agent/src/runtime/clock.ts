@@ -1,4 +1,4 @@
-import { sleep as sleepFor, systemTimers, type Timers } from '@flotilla/api';
+import { systemTimers, type Timers } from '@flotilla/api';
 
 export type { Timer } from '@flotilla/api';
 
@@ -17,8 +17,3 @@ export const systemClock: Clock = {
   now: () => Date.now(),
   setTimer: (fn, ms) => systemTimers.setTimer(fn, ms),
 };
-
-/** api's sleep on `clock`: resolves after `ms`, or early (without rejecting) when `signal` aborts. */
-export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
-  return sleepFor(ms, { signal, timers: clock });
-}

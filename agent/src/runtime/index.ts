@@ -15,7 +15,7 @@ export {
   type ReadStore,
   type ReplaceDiff,
 } from './cache.js';
-export { sleep, systemClock, type Clock, type Timer } from './clock.js';
+export { systemClock, type Clock, type Timer } from './clock.js';
 export {
   selectComponents,
   setupComponents,

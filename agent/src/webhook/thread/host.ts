@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import { objectKey, type KubeObject } from '../../runtime/kube-object.js';
 import type { InjectionConflict } from '../../controllers/sidecarset/inject.js';
 import type { WebhookConfig } from '../config.js';
-import { WebhookError } from '../errors.js';
+import { AgentError } from '../../errors.js';
 import type { WebhookServerMetrics } from '../metrics.js';
 import type { TlsMaterial } from '../server.js';
 import type { FromThread, LoopStats, StoreName, ThreadInit, ToThread } from './protocol.js';
@@ -214,17 +214,17 @@ export class AdmissionThread {
 
   #request(msg: ToThread & { id: number }): Promise<Reply> {
     const worker = this.#worker;
-    if (!worker) return Promise.reject(new WebhookError('WEBHOOK_ERR_THREAD', 'the admission thread is not running'));
+    if (!worker) return Promise.reject(new AgentError('WEBHOOK_ERR_THREAD', 'the admission thread is not running'));
     const id = this.#nextId++;
     return new Promise<Reply>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#pending.delete(id);
-        reject(new WebhookError('WEBHOOK_ERR_THREAD', `the admission thread did not answer a ${msg.type} request`));
+        reject(new AgentError('WEBHOOK_ERR_THREAD', `the admission thread did not answer a ${msg.type} request`));
       }, this.#o.requestTimeoutMs ?? 30_000);
       this.#pending.set(id, {
         resolve: (r) => {
           clearTimeout(timer);
-          if (r.error) reject(new WebhookError('WEBHOOK_ERR_THREAD', `admission thread: ${msg.type}: ${r.error}`));
+          if (r.error) reject(new AgentError('WEBHOOK_ERR_THREAD', `admission thread: ${msg.type}: ${r.error}`));
           else resolve(r);
         },
         reject: (e) => {
@@ -262,7 +262,7 @@ export class AdmissionThread {
     this.#worker = undefined;
     this.#listening = false;
     for (const waiter of this.#pending.values()) {
-      waiter.reject(new WebhookError('WEBHOOK_ERR_THREAD', `the admission thread exited (code ${code})`));
+      waiter.reject(new AgentError('WEBHOOK_ERR_THREAD', `the admission thread exited (code ${code})`));
     }
     this.#pending.clear();
     if (this.#stopped) return;
