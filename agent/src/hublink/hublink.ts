@@ -12,10 +12,12 @@
 import { randomUUID } from 'node:crypto';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
 import { startDesiredConsumer, type DesiredConsumer } from './desired-consumer.js';
 import { createDriftGuard, createSerial } from './drift.js';
 import { startHeartbeat, type Heartbeat } from './heartbeat.js';
-import { createStatusReporter } from './status-reporter.js';
+import type { HubLinkMetrics } from './metrics.js';
+import { createStatusReporter, type StatusReporter } from './status-reporter.js';
 import { DEFAULT_HUBLINK_OPTIONS, type HubLinkDeps } from './types.js';
 
 export interface HubLink {
@@ -47,33 +49,17 @@ export function createHubLink(deps: HubLinkDeps): HubLink {
     onListed: (kind, objects) => guard.check(kind, objects),
   });
 
-  async function watchStatus(conn: NatsConnection): Promise<void> {
-    for await (const s of conn.status()) {
-      if (s.type === 'disconnect') deps.metrics.connected.set(0);
-      if (s.type === 'reconnect') deps.metrics.connected.set(1);
-      if (s.type === 'disconnect' || s.type === 'reconnect') logger.info({ event: s.type }, 'NATS connection');
-    }
-  }
-
   return {
     async start() {
-      const { credentials } = deps;
-      nc = await deps.nats.connect({
-        servers: credentials.servers,
-        user: credentials.user,
-        pass: credentials.password,
-        inboxPrefix: credentials.inboxPrefix,
-        name: `flotilla-agent-${deps.clusterName}`,
-        maxReconnectAttempts: -1,
-        reconnectTimeWait: 1000,
-        waitOnFirstConnect: true,
-      });
+      // 1. connect (waiting for NATS as long as it takes) and follow the connection's state;
+      nc = await connectToHub(deps);
       deps.metrics.connected.set(1);
-      void watchStatus(nc).catch(() => undefined);
+      void followConnection(nc, deps.metrics, logger).catch(() => undefined);
       js = jetstream(nc, { checkAPI: false });
+      // 2. consume desired state once the hub has created this cluster's durable consumer;
       consumer = startDesiredConsumer(nc, {
         cluster: deps.clusterName,
-        credentials,
+        credentials: deps.credentials,
         kube: deps.kube,
         logger,
         metrics: deps.metrics,
@@ -85,19 +71,9 @@ export function createHubLink(deps: HubLinkDeps): HubLink {
       await consumer.ready;
       // Stopped while waiting for the hub to create the durable: start nothing more.
       if (stopped) return;
+      // 3. report status, and heartbeats from now on.
       status.start();
-      heartbeat = startHeartbeat({
-        cluster: deps.clusterName,
-        // A new id per start: the hub republishes this cluster's desired objects, which refills
-        // the drift guard's memory of what was applied (lost with the previous process or term).
-        linkId: randomUUID(),
-        agentVersion: deps.agentVersion,
-        kubernetesVersion: () => deps.kube.serverVersion(),
-        managedObjects: () => status.managedCount(),
-        js: () => js,
-        logger,
-        intervalMs: options.heartbeatIntervalMs,
-      });
+      heartbeat = startLinkHeartbeat(deps, options.heartbeatIntervalMs, status, () => js, logger);
       await heartbeat.beat().catch((err: unknown) => logger.warn({ err }, 'first heartbeat failed'));
     },
     async stop() {
@@ -110,4 +86,49 @@ export function createHubLink(deps: HubLinkDeps): HubLink {
     },
     heartbeat: () => heartbeat?.beat() ?? Promise.resolve(),
   };
+}
+
+/** Connects with the cluster's own identity and inbox prefix; reconnects forever. */
+function connectToHub(deps: HubLinkDeps): Promise<NatsConnection> {
+  const { credentials } = deps;
+  return deps.nats.connect({
+    servers: credentials.servers,
+    user: credentials.user,
+    pass: credentials.password,
+    inboxPrefix: credentials.inboxPrefix,
+    name: `flotilla-agent-${deps.clusterName}`,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 1000,
+    waitOnFirstConnect: true,
+  });
+}
+
+/** Keeps the `connected` gauge and the log in step with disconnects and reconnects. */
+async function followConnection(conn: NatsConnection, metrics: HubLinkMetrics, logger: Logger): Promise<void> {
+  for await (const s of conn.status()) {
+    if (s.type === 'disconnect') metrics.connected.set(0);
+    if (s.type === 'reconnect') metrics.connected.set(1);
+    if (s.type === 'disconnect' || s.type === 'reconnect') logger.info({ event: s.type }, 'NATS connection');
+  }
+}
+
+function startLinkHeartbeat(
+  deps: HubLinkDeps,
+  intervalMs: number,
+  status: StatusReporter,
+  js: () => JetStreamClient | undefined,
+  logger: Logger,
+): Heartbeat {
+  return startHeartbeat({
+    cluster: deps.clusterName,
+    // A new id per start: the hub republishes this cluster's desired objects, which refills
+    // the drift guard's memory of what was applied (lost with the previous process or term).
+    linkId: randomUUID(),
+    agentVersion: deps.agentVersion,
+    kubernetesVersion: () => deps.kube.serverVersion(),
+    managedObjects: () => status.managedCount(),
+    js,
+    logger,
+    intervalMs,
+  });
 }

@@ -13,7 +13,7 @@ import { connect } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import type { HubConfig } from '../config.js';
 import { AgentError } from '../errors.js';
-import type { Runnable } from '../runtime/manager.js';
+import type { ComponentRunnable } from '../runtime/component.js';
 import type { KubeRest } from '../runtime/rest.js';
 import { errorText } from './error-text.js';
 import { createHubLink, type HubLink } from './hublink.js';
@@ -109,11 +109,10 @@ async function runLink(link: HubLink, signal: AbortSignal, log: Logger, servers:
   return failure;
 }
 
-/** The hub link runnable (leader only); see the file comment. */
-export function hubLinkRunnable(deps: HubLinkRunnableDeps): Runnable {
+/** The hub link runnable; its component runs it on the leader only (see the file comment). */
+export function hubLinkRunnable(deps: HubLinkRunnableDeps): ComponentRunnable {
   return {
     name: 'hub-link',
-    needLeaderElection: true,
     async start(signal) {
       const kube = createKubeApplier(deps.rest);
       const store = secretCredentialStore(deps.rest, deps.namespace, deps.hub.joinSecret);
