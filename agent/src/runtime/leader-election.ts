@@ -1,4 +1,4 @@
-import { sleep } from '@flotilla/api';
+import { sleep, untilAborted } from '@flotilla/api';
 import type { Logger } from 'pino';
 import { isKubeStatus } from '../errors.js';
 import { systemClock, type Clock } from './clock.js';
@@ -249,9 +249,7 @@ export class LeaderElector {
   async #round(timeoutMs: number): Promise<RoundResult> {
     const timeout = new AbortController();
     const timer = this.#clock.setTimer(() => timeout.abort(), timeoutMs);
-    const timedOut = new Promise<RoundResult>((resolve) =>
-      timeout.signal.addEventListener('abort', () => resolve('failed'), { once: true }),
-    );
+    const timedOut = untilAborted(timeout.signal).then((): RoundResult => 'failed');
     try {
       return await Promise.race([this.#attempt(timeout.signal), timedOut]);
     } finally {

@@ -3,6 +3,7 @@
  * controllers' event loop, or with `--webhook-thread=false` a WebhookServer in the main thread.
  * Both take a certificate, listen, close and count the reviews they served.
  */
+import { sleep } from '@flotilla/api';
 import { Gauge, type Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import type { WebhookConfig } from './config.js';
@@ -63,10 +64,12 @@ function registerThreadLoopMetric(registry: Registry, thread: AdmissionThread): 
     labelNames: ['stat'],
     registers: [registry],
     async collect() {
+      const answered = new AbortController();
       const stats = await Promise.race([
         thread.loopStats().catch(() => undefined),
-        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 1000).unref()),
+        sleep(1000, { signal: answered.signal }).then(() => undefined),
       ]);
+      answered.abort();
       this.reset();
       if (!stats) return;
       this.set({ stat: 'p50' }, stats.p50);

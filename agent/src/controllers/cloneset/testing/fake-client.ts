@@ -2,7 +2,7 @@
  * An in-memory CloneSetClient that records every call, for unit tests of the actors. Failures
  * are injected per call with `failWhen`.
  */
-import type { CloneSetStatus } from '@flotilla/api';
+import { sleep, type CloneSetStatus } from '@flotilla/api';
 import { KubeApiError } from '../../../errors.js';
 import type { CloneSetClient } from '../client.js';
 import type { ControllerRevision, PersistentVolumeClaim, Pod, PodCondition } from '../../../kube/types.js';
@@ -26,7 +26,7 @@ export class FakeClient implements CloneSetClient {
     this.calls.push(call);
     this.#inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.#inFlight);
-    await new Promise((r) => setTimeout(r, 1));
+    await sleep(1);
     this.#inFlight--;
     const err = this.failWhen(call);
     if (err) throw err;
