@@ -3,7 +3,7 @@
  * then publish what they report. Worker status changes enqueue the node again, so results reach
  * the apiserver as they happen rather than on a polling interval.
  */
-import type { NodeImage } from '@flotilla/api';
+import { KRUISE_API_VERSION, type NodeImage } from '@flotilla/api';
 import type { Reconciler } from '../runtime/controller.js';
 import type { Puller } from './puller.js';
 import { nodeImageStatus } from './status.js';
@@ -24,7 +24,7 @@ export function daemonReconciler(deps: DaemonReconcilerDeps): Reconciler {
     const nodeImage = deps.nodeImages.get(undefined, deps.nodeName);
     if (!nodeImage || nodeImage.metadata?.deletionTimestamp) {
       // No NodeImage (yet, or any more): nothing may keep pulling for it.
-      deps.puller.sync({ apiVersion: 'apps.kruise.io/v1alpha1', kind: 'NodeImage', spec: {} });
+      deps.puller.sync({ apiVersion: KRUISE_API_VERSION, kind: 'NodeImage', spec: {} });
       return;
     }
     deps.puller.sync(nodeImage);

@@ -3,7 +3,7 @@
  * Updates are full PUTs carrying the resourceVersion that was read: a concurrent writer (the other
  * controller, the node daemon) makes them fail with 409 instead of being silently overwritten.
  */
-import type { NodeImage } from '@flotilla/api';
+import { KRUISE_API_VERSION, type NodeImage } from '@flotilla/api';
 import { isKubeStatus } from '../errors.js';
 import { resourcePath, Resources } from '../runtime/resource.js';
 import type { KubeRest } from '../runtime/rest.js';
@@ -23,7 +23,7 @@ export interface NodeImageClient {
 /** A NodeImageClient over the raw JSON API. */
 export function kubeNodeImageClient(rest: KubeRest): NodeImageClient {
   const ref = Resources.nodeImages;
-  const body = (n: NodeImage): NodeImage => ({ ...n, apiVersion: 'apps.kruise.io/v1alpha1', kind: 'NodeImage' });
+  const body = (n: NodeImage): NodeImage => ({ ...n, apiVersion: KRUISE_API_VERSION, kind: 'NodeImage' });
   return {
     async get(name) {
       try {

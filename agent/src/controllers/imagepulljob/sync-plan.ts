@@ -5,7 +5,7 @@
  * pull limits and a TTL derived from the job.
  */
 import type { ImagePullJob, ImageTagPullPolicy, ImageTagSpec, NodeImage } from '@flotilla/api';
-import { scaledValue } from '@flotilla/api';
+import { KRUISE_API_VERSION, scaledValue } from '@flotilla/api';
 import type { SecretRef } from './status.js';
 import { type NodeImageRef, sortTags } from '../../kube/nodeimage.js';
 
@@ -147,7 +147,7 @@ export function ownerRef(job: ImagePullJob): {
   uid: string;
 } {
   return {
-    apiVersion: 'apps.kruise.io/v1alpha1',
+    apiVersion: KRUISE_API_VERSION,
     kind: 'ImagePullJob',
     name: job.metadata?.name ?? '',
     namespace: job.metadata?.namespace ?? '',

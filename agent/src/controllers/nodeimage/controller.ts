@@ -3,7 +3,7 @@
  * like it, and keeps its spec and status tidy (planNodeImageSpec / planNodeImageStatus decide,
  * this file only reads and writes in order). Keyed by node name.
  */
-import type { ImagePullJob, NodeImage, ObjectReference } from '@flotilla/api';
+import { KRUISE_API_VERSION, type ImagePullJob, type NodeImage, type ObjectReference } from '@flotilla/api';
 import { isKubeStatus } from '../../errors.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { Reconciler } from '../../runtime/controller.js';
@@ -63,7 +63,7 @@ export function nodeImageReconciler(deps: NodeImageReconcilerDeps): Reconciler {
         return;
       case 'create':
         await deps.client.create({
-          apiVersion: 'apps.kruise.io/v1alpha1',
+          apiVersion: KRUISE_API_VERSION,
           kind: 'NodeImage',
           metadata: { name, labels: action.labels },
           spec: {},
