@@ -1,5 +1,8 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
-import type { LogLevel } from './config.js';
+
+/** pino's levels, as `--log-level` takes them. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
  * Paths whose values never reach the logs: tokens, passwords, credentials and auth headers, at

@@ -3,8 +3,7 @@
  * parent port with a logger of its own (same level and redaction as the agent's root logger).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { LogLevel } from '../../config.js';
-import { createRootLogger } from '../../logger.js';
+import { createRootLogger, type LogLevel } from '../../logger.js';
 import type { ThreadInit } from './protocol.js';
 import { serveAdmissions } from './serve.js';
 
