@@ -7,26 +7,21 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { Command } from 'commander';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { createRootLogger } from '../logger.js';
-import { loadDaemonConfig, type DaemonConfig, type DaemonFlags } from './config.js';
+import { addSettingOptions } from '../settings/options.js';
+import type { Flags } from '../settings/reader.js';
+import { DAEMON_SETTINGS, loadDaemonConfig, type DaemonConfig } from './config.js';
 import { createDaemon } from './run.js';
 
 /** Grace on top of in-flight work before a stuck shutdown is cut short. */
 const HARD_EXIT_MS = 40_000;
 
 export function daemonCommand(): Command {
-  return new Command('daemon')
+  return addSettingOptions(new Command('daemon'), [{ title: 'Daemon', settings: DAEMON_SETTINGS }])
     .description("run the node daemon: pull the images of this node's NodeImage through the CRI")
-    .option('--node <name>', 'name of this node and its NodeImage ($NODE_NAME)')
-    .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG, else in-cluster credentials)')
-    .option('--socket-file <path>', 'CRI runtime socket (default: probe containerd, CRI-O, cri-dockerd)')
-    .option('--run-dir <dir>', 'where to probe for runtime sockets (default /var/run)')
-    .option('--health-host <host>', 'address of /healthz, /readyz and /metrics (default 0.0.0.0)')
-    .option('--health-port <port>', 'port of /healthz, /readyz and /metrics (default: none)')
-    .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent ($FLOTILLA_LOG_LEVEL, default info)')
-    .action((flags: DaemonFlags) => runDaemon(flags));
+    .action((flags: Flags) => runDaemon(flags));
 }
 
-async function runDaemon(flags: DaemonFlags): Promise<void> {
+async function runDaemon(flags: Flags): Promise<void> {
   let config: DaemonConfig;
   try {
     config = loadDaemonConfig(flags, process.env);

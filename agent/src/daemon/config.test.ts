@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { loadDaemonConfig } from './config.js';
 import { resolveRuntimeSocket } from './cri/socket.js';
+import type { ConfigHost } from '../settings/reader.js';
 
 describe('loadDaemonConfig', () => {
+  const host: ConfigHost = { hostname: () => 'node-a', fileExists: (p) => p === '/k', readFile: () => '' };
+
   it('takes the node from the flag or NODE_NAME', () => {
-    expect(loadDaemonConfig({ node: 'n1', kubeconfig: '/k' }, {})).toEqual({
+    expect(loadDaemonConfig({ node: 'n1', kubeconfig: '/k' }, {}, host)).toEqual({
       nodeName: 'n1',
       kubeconfig: '/k',
       socketFile: undefined,
@@ -12,12 +15,32 @@ describe('loadDaemonConfig', () => {
       health: undefined,
       logLevel: 'info',
     });
-    expect(loadDaemonConfig({}, { NODE_NAME: 'n2', KUBERNETES_SERVICE_HOST: '10.0.0.1' }).nodeName).toBe('n2');
+    expect(loadDaemonConfig({}, { NODE_NAME: 'n2', KUBERNETES_SERVICE_HOST: '10.0.0.1' }, host).nodeName).toBe('n2');
+  });
+
+  it('serves health only with a port', () => {
+    expect(loadDaemonConfig({ node: 'n1', kubeconfig: '/k', healthPort: '10221' }, {}, host).health).toEqual({
+      host: '0.0.0.0',
+      port: 10221,
+    });
   });
 
   it('names every problem at once', () => {
-    expect(() => loadDaemonConfig({ node: 'Bad_Node', healthPort: 'x', logLevel: 'loud' }, {})).toThrow(
-      /--node \(NODE_NAME\): "Bad_Node" is not a node name; --kubeconfig \(KUBECONFIG\): required outside a cluster; --log-level: must be one of .*; --health-port: must be a port number/,
+    let message = '';
+    try {
+      loadDaemonConfig({ node: 'Bad_Node', healthPort: 'x', logLevel: 'loud' }, {}, host);
+    } catch (err) {
+      expect(err).toMatchObject({ code: 'DAEMON_ERR_CONFIG' });
+      message = (err as Error).message;
+    }
+    expect(message.split('; ')).toEqual([
+      '--node (NODE_NAME): must be a node name, got "Bad_Node"',
+      '--log-level (FLOTILLA_LOG_LEVEL): must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
+      '--health-port: must be a port number 0-65535, got "x"',
+      '--kubeconfig (KUBECONFIG): required outside a cluster (no KUBERNETES_SERVICE_HOST)',
+    ]);
+    expect(() => loadDaemonConfig({ node: 'n1', kubeconfig: '/missing' }, {}, host)).toThrow(
+      '--kubeconfig (KUBECONFIG): file /missing does not exist',
     );
   });
 });

@@ -1,19 +1,13 @@
 /**
- * The node daemon's configuration: flags first, then the environment (NODE_NAME is what
- * OpenKruise's DaemonSet sets from the downward API), validated once at start.
+ * The node daemon's configuration, in the table form of settings/setting.ts: flags first, then
+ * the environment (NODE_NAME is what OpenKruise's DaemonSet sets from the downward API),
+ * validated once at start.
  */
-import { LOG_LEVELS, type LogLevel } from '../config.js';
-import { AgentError } from '../errors.js';
-
-export interface DaemonFlags {
-  node?: string;
-  kubeconfig?: string;
-  socketFile?: string;
-  runDir?: string;
-  healthHost?: string;
-  healthPort?: string;
-  logLevel?: string;
-}
+import type { LogLevel } from '../logger.js';
+import { dnsSubdomain, port, text } from '../settings/kinds.js';
+import { checkKubeconfig, PROCESS_SETTINGS } from '../settings/process.js';
+import { SettingsReader, realHost, type ConfigHost, type Env, type Flags } from '../settings/reader.js';
+import type { SettingsTable } from '../settings/setting.js';
 
 export interface DaemonConfig {
   nodeName: string;
@@ -26,34 +20,40 @@ export interface DaemonConfig {
   logLevel: LogLevel;
 }
 
+export const DAEMON_SETTINGS = {
+  nodeName: {
+    flag: 'node',
+    env: ['NODE_NAME'],
+    kind: dnsSubdomain('a node name'),
+    required: true,
+    help: 'name of this node and its NodeImage',
+  },
+  ...PROCESS_SETTINGS,
+  socketFile: {
+    flag: 'socket-file',
+    kind: text('path'),
+    defaultHelp: 'default: probe containerd, CRI-O, cri-dockerd',
+    help: 'CRI runtime socket',
+  },
+  runDir: {
+    flag: 'run-dir',
+    kind: text('dir'),
+    default: '/var/run',
+    help: 'where to probe for runtime sockets',
+  },
+  healthPort: {
+    flag: 'health-port',
+    kind: port(),
+    defaultHelp: 'default: none',
+    help: 'port of /healthz, /readyz and /metrics',
+  },
+} satisfies SettingsTable;
+
 /** Validates the flags; throws DAEMON_ERR_CONFIG naming every problem. */
-export function loadDaemonConfig(flags: DaemonFlags, env: Readonly<Record<string, string | undefined>>): DaemonConfig {
-  const problems: string[] = [];
-  const nodeName = flags.node ?? env.NODE_NAME ?? '';
-  if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(nodeName)) {
-    problems.push(
-      nodeName ? `--node (NODE_NAME): ${JSON.stringify(nodeName)} is not a node name` : '--node (NODE_NAME): required',
-    );
-  }
-  const kubeconfig = flags.kubeconfig ?? (env.KUBECONFIG || undefined);
-  if (!kubeconfig && !env.KUBERNETES_SERVICE_HOST)
-    problems.push('--kubeconfig (KUBECONFIG): required outside a cluster');
-  const level = flags.logLevel ?? env.FLOTILLA_LOG_LEVEL ?? 'info';
-  if (!(LOG_LEVELS as readonly string[]).includes(level))
-    problems.push(`--log-level: must be one of ${LOG_LEVELS.join('|')}`);
-  let health: DaemonConfig['health'];
-  if (flags.healthPort !== undefined) {
-    const port = Number(flags.healthPort);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push('--health-port: must be a port number');
-    health = { host: flags.healthHost ?? '0.0.0.0', port };
-  }
-  if (problems.length > 0) throw new AgentError('DAEMON_ERR_CONFIG', problems.join('; '));
-  return {
-    nodeName,
-    kubeconfig,
-    socketFile: flags.socketFile,
-    runDir: flags.runDir ?? '/var/run',
-    health,
-    logLevel: level as LogLevel,
-  };
+export function loadDaemonConfig(flags: Flags, env: Env, host: ConfigHost = realHost): DaemonConfig {
+  const read = new SettingsReader(flags, env, host);
+  const { healthHost, healthPort, ...daemon } = read.read(DAEMON_SETTINGS);
+  checkKubeconfig(read, daemon.kubeconfig);
+  read.check('DAEMON_ERR_CONFIG');
+  return { ...daemon, health: healthPort === undefined ? undefined : { host: healthHost, port: healthPort } };
 }

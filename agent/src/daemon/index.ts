@@ -3,7 +3,7 @@
  * CRI ImageService and reports phase, progress, image id and messages in the NodeImage status.
  */
 export { daemonCommand } from './cli.js';
-export { loadDaemonConfig, type DaemonConfig, type DaemonFlags } from './config.js';
+export { loadDaemonConfig, type DaemonConfig } from './config.js';
 export { createDaemon, type Daemon, type DaemonDeps } from './run.js';
 export { createGrpcImageService, CRI_PROTO_PATH } from './cri/grpc-image-service.js';
 export { FakeImageService } from './cri/fake-image-service.js';
