@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { buildCli } from './cli.js';
-import type { ManagerFlags } from './config.js';
+import type { Flags } from './settings/reader.js';
 
-async function parse(args: string[]): Promise<ManagerFlags> {
-  let got: ManagerFlags | undefined;
+async function parse(args: string[]): Promise<Flags> {
+  let got: Flags | undefined;
   const program = buildCli({
     manager: (flags) => {
       got = flags;

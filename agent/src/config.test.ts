@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig, type ConfigHost } from './config.js';
+import { buildCli } from './cli.js';
+import { loadConfig, MANAGER_SETTINGS_GROUPS } from './config.js';
+import { daemonCommand } from './daemon/cli.js';
+import { DAEMON_SETTINGS } from './daemon/config.js';
+import type { ConfigHost } from './settings/reader.js';
+import type { Setting, SettingsTable } from './settings/setting.js';
 
 const files: Record<string, string> = { '/etc/kube.conf': '', '/run/token': ' boot-123\n', '/run/empty': '' };
 const host: ConfigHost = {
@@ -229,4 +234,41 @@ describe('loadConfig', () => {
     );
     expect(message).not.toContain('secret-tok');
   });
+});
+
+describe('the settings tables', () => {
+  const commands: Record<string, { tables: SettingsTable[]; help: string }> = {
+    manager: {
+      tables: MANAGER_SETTINGS_GROUPS.map((g) => g.settings),
+      help: buildCli({ manager: () => Promise.resolve() })
+        .commands.find((c) => c.name() === 'manager')!
+        .helpInformation(),
+    },
+    daemon: { tables: [DAEMON_SETTINGS], help: daemonCommand().helpInformation() },
+  };
+
+  for (const [name, { tables, help }] of Object.entries(commands)) {
+    const settings: Setting<unknown>[] = tables.flatMap((t) => Object.values(t));
+
+    it(`give \`agent ${name}\` every flag and variable once, each flag in --help`, () => {
+      for (const s of settings) expect(s.flag !== undefined || (s.env ?? []).length > 0).toBe(true);
+      const flags = settings.flatMap((s) => (s.flag === undefined ? [] : [s.flag]));
+      const variables = settings.flatMap((s) => s.env ?? []);
+      expect(new Set(flags).size).toBe(flags.length);
+      expect(new Set(variables).size).toBe(variables.length);
+      for (const s of settings) {
+        if (s.flag !== undefined) expect(help).toContain(s.negatable ? `--no-${s.flag} ` : `--${s.flag} <`);
+      }
+    });
+
+    it(`read each default of \`agent ${name}\` back from the text --help shows`, () => {
+      for (const s of settings.filter((s) => s.default !== undefined)) {
+        const shown = s.kind.show ? s.kind.show(s.default) : String(s.default);
+        expect(
+          s.kind.parse(shown, (m) => expect.fail(`${s.flag}: ${m}`)),
+          String(s.flag),
+        ).toEqual(s.default);
+      }
+    });
+  }
 });

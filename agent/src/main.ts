@@ -8,14 +8,15 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { createAgentManager } from './app.js';
 import { buildCli } from './cli.js';
 import { components } from './components.js';
-import { loadConfig, type ManagerFlags } from './config.js';
+import { loadConfig } from './config.js';
 import { daemonCommand } from './daemon/cli.js';
 import { createRootLogger } from './logger.js';
+import type { Flags } from './settings/reader.js';
 
 /** Time on top of the shutdown timeout before a stuck shutdown is cut short. */
 const HARD_EXIT_GRACE_MS = 10_000;
 
-async function runManager(flags: ManagerFlags): Promise<void> {
+async function runManager(flags: Flags): Promise<void> {
   let config;
   try {
     config = loadConfig(flags, process.env);

@@ -11,7 +11,7 @@
 import { sleep, untilAborted } from '@flotilla/api';
 import { connect } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
-import type { HubConfig } from '../config.js';
+import type { HubConfig } from './config.js';
 import { AgentError } from '../errors.js';
 import type { ComponentRunnable } from '../runtime/component.js';
 import type { KubeRest } from '../runtime/rest.js';

@@ -1,21 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { buildCli } from '../cli.js';
-import { loadConfig, type ConfigHost } from '../config.js';
-import { defaultWebhookConfig, WEBHOOK_SETTINGS, webhookConfigFromFlags } from './config.js';
+import { loadConfig } from '../config.js';
+import { SettingsReader, type ConfigHost, type Env, type Flags } from '../settings/reader.js';
+import { defaultWebhookConfig, WEBHOOK_SETTINGS, webhookConfig } from './config.js';
 
 const host: ConfigHost = { hostname: () => 'node-a', fileExists: () => true, readFile: () => '' };
 
+/** The webhook settings and the problems they have. */
+function read(flags: Flags, env: Env = {}, namespace = 'ns') {
+  const reader = new SettingsReader(flags, env, host);
+  return { config: webhookConfig(reader, namespace), problems: reader.problems };
+}
+
 describe('webhook settings', () => {
   it('take a flag over its FLOTILLA_* variable over the default', () => {
-    const problems: string[] = [];
-    const c = webhookConfigFromFlags(
+    const { config, problems } = read(
       { webhookPort: '9443', webhookFailurePolicy: 'Ignore' },
       { FLOTILLA_WEBHOOK_PORT: '1234', FLOTILLA_WEBHOOK_TIMEOUT_SECONDS: '5' },
       'agents',
-      problems,
     );
     expect(problems).toEqual([]);
-    expect(c).toMatchObject({
+    expect(config).toMatchObject({
       port: 9443,
       failurePolicy: 'Ignore',
       timeoutSeconds: 5,
@@ -25,12 +30,9 @@ describe('webhook settings', () => {
   });
 
   it('name the flag and the variable of every bad value', () => {
-    const problems: string[] = [];
-    webhookConfigFromFlags(
+    const { problems } = read(
       { webhookTimeoutSeconds: '31', webhookUrl: 'https://h/path', webhookManageConfigurations: 'yes' },
       { FLOTILLA_WEBHOOK_FAILURE_POLICY: 'Maybe', FLOTILLA_WEBHOOK_SERVICE_NAME: 'Not_A_Name' },
-      'agents',
-      problems,
     );
     expect(problems).toEqual([
       '--webhook-timeout-seconds (FLOTILLA_WEBHOOK_TIMEOUT_SECONDS): must be an integer 1-30, got "31"',
@@ -42,8 +44,7 @@ describe('webhook settings', () => {
   });
 
   it('read from the environment alone as before (the Helm chart sets the variables)', () => {
-    const problems: string[] = [];
-    const c = webhookConfigFromFlags(
+    const { config, problems } = read(
       {},
       {
         FLOTILLA_WEBHOOK_MANAGE_CONFIGURATIONS: 'false',
@@ -52,11 +53,9 @@ describe('webhook settings', () => {
         FLOTILLA_WEBHOOK_URL: 'https://10.0.0.1:9443',
         FLOTILLA_WEBHOOK_THREAD: 'false',
       },
-      'ns',
-      problems,
     );
     expect(problems).toEqual([]);
-    expect(c).toMatchObject({
+    expect(config).toMatchObject({
       manageConfigurations: false,
       mutatingConfigurationName: 'm',
       patchMetadataDefaultsAllowed: true,
@@ -67,10 +66,6 @@ describe('webhook settings', () => {
   });
 
   it('lower the controllers only beside the admission thread, to a nice value of 0-19', () => {
-    const read = (flags: Record<string, string>, env: Record<string, string> = {}) => {
-      const problems: string[] = [];
-      return { config: webhookConfigFromFlags(flags, env, 'ns', problems), problems };
-    };
     expect(defaultWebhookConfig('ns').controllersNice, 'off unless asked').toBe(0);
     expect(read({}, { FLOTILLA_WEBHOOK_CONTROLLERS_NICE: '10' })).toMatchObject({
       config: { controllersNice: 10, thread: true },
@@ -94,6 +89,6 @@ describe('webhook settings', () => {
     const help = buildCli({ manager: () => Promise.resolve() })
       .commands.find((cmd) => cmd.name() === 'manager')!
       .helpInformation();
-    for (const s of WEBHOOK_SETTINGS) expect(help).toContain(`--${s.flag}`);
+    for (const s of Object.values(WEBHOOK_SETTINGS)) expect(help).toContain(`--${s.flag} `);
   });
 });

@@ -24,7 +24,7 @@ import type { AdmissionThread } from './thread/host.js';
 
 export { WebhookServer } from './server.js';
 export { AdmissionThread } from './thread/host.js';
-export { defaultWebhookConfig, webhookConfigFromFlags, type WebhookConfig } from './config.js';
+export { defaultWebhookConfig, type WebhookConfig } from './config.js';
 export type { AdmissionServer } from './admission-server.js';
 export { revisionNamespace } from './informers.js';
 

@@ -10,11 +10,12 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { createAgentManager } from '../../../agent/src/app.js';
 import { buildCli } from '../../../agent/src/cli.js';
-import { loadConfig, type ManagerFlags } from '../../../agent/src/config.js';
+import { loadConfig } from '../../../agent/src/config.js';
 import { components } from '../../../agent/src/components.js';
 import { cloneSetComponent } from '../../../agent/src/controllers/cloneset/component.js';
 import { registerCloneSetController } from '../../../agent/src/controllers/cloneset/index.js';
 import { createRootLogger } from '../../../agent/src/logger.js';
+import type { Flags } from '../../../agent/src/settings/reader.js';
 
 const [, , watchNamespace, ...args] = process.argv;
 if (!watchNamespace) {
@@ -33,7 +34,7 @@ const scopedCloneSet: typeof cloneSetComponent = {
   },
 };
 
-async function runManager(flags: ManagerFlags): Promise<void> {
+async function runManager(flags: Flags): Promise<void> {
   const config = loadConfig(flags, process.env);
   const logger = createRootLogger(config.logLevel);
   const kubeConfig = new KubeConfig();

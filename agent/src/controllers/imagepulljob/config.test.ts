@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { pullSecretNamespacesFromEnv } from './config.js';
+import { SettingsReader } from '../../settings/reader.js';
+import { IMAGEPULLJOB_SETTINGS } from './config.js';
 
-describe('pullSecretNamespacesFromEnv', () => {
+describe('FLOTILLA_IMAGEPULLJOB_SECRET_NAMESPACES', () => {
   const parse = (value: string | undefined): { names: string[] | undefined; problems: string[] } => {
-    const problems: string[] = [];
-    return {
-      names: pullSecretNamespacesFromEnv({ FLOTILLA_IMAGEPULLJOB_SECRET_NAMESPACES: value }, problems),
-      problems,
-    };
+    const read = new SettingsReader({}, { FLOTILLA_IMAGEPULLJOB_SECRET_NAMESPACES: value });
+    return { names: read.read(IMAGEPULLJOB_SETTINGS).pullSecretNamespaces, problems: read.problems };
   };
 
   it('reads every namespace when unset or *', () => {

@@ -1,26 +1,28 @@
 /**
- * FLOTILLA_IMAGEPULLJOB_SECRET_NAMESPACES: where the ImagePullJob controller may read pull
- * secrets. Unset or `*`: every namespace (OpenKruise's behaviour; needs cluster-wide read access
- * to Secrets). Otherwise a comma-separated list, possibly empty: the controller watches Secrets
- * only there (and in the daemon config namespace), so namespaced Roles are all it needs; the Helm
- * chart sets it from imagePullJob.pullSecretNamespaces and grants exactly that.
+ * The ImagePullJob controller's settings, in the table form of settings/setting.ts.
+ *
+ * FLOTILLA_IMAGEPULLJOB_SECRET_NAMESPACES: where the controller may read pull secrets. Unset or
+ * `*`: every namespace (OpenKruise's behaviour; needs cluster-wide read access to Secrets).
+ * Otherwise a comma-separated list, possibly empty: the controller watches Secrets only there (and
+ * in the daemon config namespace), so namespaced Roles are all it needs; the Helm chart sets it
+ * from imagePullJob.pullSecretNamespaces and grants exactly that.
  */
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-export const PULL_SECRET_NAMESPACES_ENV = 'FLOTILLA_IMAGEPULLJOB_SECRET_NAMESPACES';
+import { isDnsLabel, list } from '../../settings/kinds.js';
+import type { Kind, SettingsTable } from '../../settings/setting.js';
 
-/** The listed namespaces, or undefined for all; problems are pushed to `problems`. */
-export function pullSecretNamespacesFromEnv(
-  env: Readonly<Record<string, string | undefined>>,
-  problems: string[],
-): string[] | undefined {
-  const raw = env[PULL_SECRET_NAMESPACES_ENV];
-  if (raw === undefined || raw.trim() === '*') return undefined;
-  const names = raw
-    .split(',')
-    .map((n) => n.trim())
-    .filter((n) => n !== '');
-  for (const n of names) {
-    if (!DNS_LABEL.test(n)) problems.push(`${PULL_SECRET_NAMESPACES_ENV}: "${n}" is not a namespace name`);
-  }
-  return names;
-}
+const namespaceList = list('namespaces', { test: isDnsLabel, what: 'a namespace name' });
+
+/** A list of namespaces; `*` is every namespace (undefined). */
+const namespaces: Kind<string[] | undefined> = {
+  ...namespaceList,
+  parse: (text, problem) => (text === '*' ? undefined : namespaceList.parse(text, problem)),
+};
+
+export const IMAGEPULLJOB_SETTINGS = {
+  pullSecretNamespaces: {
+    env: ['FLOTILLA_IMAGEPULLJOB_SECRET_NAMESPACES'],
+    kind: namespaces,
+    defaultHelp: 'default *',
+    help: 'namespaces where the ImagePullJob controller reads pull secrets: * for every one, else a comma-separated list, possibly empty',
+  },
+} satisfies SettingsTable;
