@@ -5,6 +5,7 @@ export { HubError, type HubErrorCode } from './errors.js';
 export { createLogger } from './logger.js';
 export { createHubMetrics, type HubMetrics } from './metrics.js';
 export { createDb, type Db } from './db/client.js';
+export { createPool } from './db/pool.js';
 export { runMigrations, DEFAULT_MIGRATIONS_FOLDER } from './db/migrate.js';
 export { createFileCredentialIssuer, signalReloadFromPidFile } from './nats/credentials/file-issuer.js';
 export { externalCredentialIssuer, type NatsCredentialIssuer, type AgentIdentity } from './nats/credentials/issuer.js';
