@@ -76,43 +76,43 @@ export interface AgentConsumersDeps {
   metrics: HubMetrics;
 }
 
+async function info(jsm: JetStreamManager, name: string): Promise<ConsumerInfo | undefined> {
+  try {
+    return await jsm.consumers.info(DESIRED_STREAM, name);
+  } catch (err) {
+    if (isApiError(err, JetStreamApiCodes.ConsumerNotFound)) return undefined;
+    throw err;
+  }
+}
+
+async function deleteConsumer(jsm: JetStreamManager, name: string): Promise<boolean> {
+  try {
+    return await jsm.consumers.delete(DESIRED_STREAM, name);
+  } catch (err) {
+    if (isApiError(err, JetStreamApiCodes.ConsumerNotFound)) return false;
+    throw err;
+  }
+}
+
+/** Creates the durable; another replica creating the same one at the same time is fine. */
+async function create(jsm: JetStreamManager, cluster: string): Promise<void> {
+  try {
+    await jsm.consumers.add(DESIRED_STREAM, agentConsumerConfig(cluster));
+  } catch (err) {
+    const existing = await info(jsm, agentConsumerName(cluster));
+    if (!existing || consumerDrift(cluster, consumerView(existing)).length > 0) throw err;
+  }
+}
+
 export function createAgentConsumers(deps: AgentConsumersDeps): AgentConsumers {
   const { jsm, logger, metrics } = deps;
-
-  async function info(name: string): Promise<ConsumerInfo | undefined> {
-    try {
-      return await jsm.consumers.info(DESIRED_STREAM, name);
-    } catch (err) {
-      if (isApiError(err, JetStreamApiCodes.ConsumerNotFound)) return undefined;
-      throw err;
-    }
-  }
-
-  async function deleteConsumer(name: string): Promise<boolean> {
-    try {
-      return await jsm.consumers.delete(DESIRED_STREAM, name);
-    } catch (err) {
-      if (isApiError(err, JetStreamApiCodes.ConsumerNotFound)) return false;
-      throw err;
-    }
-  }
-
-  /** Creates the durable; another replica creating the same one at the same time is fine. */
-  async function create(cluster: string): Promise<void> {
-    try {
-      await jsm.consumers.add(DESIRED_STREAM, agentConsumerConfig(cluster));
-    } catch (err) {
-      const existing = await info(agentConsumerName(cluster));
-      if (!existing || consumerDrift(cluster, consumerView(existing)).length > 0) throw err;
-    }
-  }
 
   return {
     async ensure(cluster) {
       const name = agentConsumerName(cluster);
-      const existing = await info(name);
+      const existing = await info(jsm, name);
       if (!existing) {
-        await create(cluster);
+        await create(jsm, cluster);
         metrics.agentConsumerChanges.inc({ action: 'created', reason: '' });
         logger.info({ consumer: name }, 'created the agent durable');
         return { action: 'created' };
@@ -121,15 +121,15 @@ export function createAgentConsumers(deps: AgentConsumersDeps): AgentConsumers {
       if (drift.length === 0) return { action: 'unchanged' };
       // A durable's filter, push target and deliver policy cannot all be updated in place; a new
       // one redelivers the latest value of every object, which the agent applies by generation.
-      await deleteConsumer(name);
-      await create(cluster);
+      await deleteConsumer(jsm, name);
+      await create(jsm, cluster);
       metrics.agentConsumerChanges.inc({ action: 'repaired', reason: drift.join('+') });
       logger.warn({ consumer: name, drift }, 'the agent durable was changed behind the hub; created it again');
       return { action: 'repaired', drift };
     },
 
     async remove(name) {
-      const existed = await deleteConsumer(name);
+      const existed = await deleteConsumer(jsm, name);
       if (existed) {
         metrics.agentConsumerChanges.inc({ action: 'deleted', reason: 'not_accepted' });
         logger.info({ consumer: name }, 'deleted the durable of a cluster that is not accepted');

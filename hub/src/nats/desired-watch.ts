@@ -57,57 +57,69 @@ export interface DesiredWatch {
 /** Subjects named in a batch's log line. */
 const LOGGED_SUBJECTS = 10;
 
+/** Deletes the one message; already gone (replaced, or another replica) is fine. */
+async function deleteMessage(jsm: JetStreamManager, seq: number): Promise<void> {
+  try {
+    await jsm.streams.deleteMessage(DESIRED_STREAM, seq, false);
+  } catch (err) {
+    if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.NoMessageFound)) throw err;
+  }
+}
+
+/**
+ * Counts the repairs by reason, and logs one line per batch (a flood must not flood the log)
+ * naming subjects, never payloads: those are whatever was sent there and may be large or hostile.
+ */
+function report(deps: Pick<DesiredWatchDeps, 'logger' | 'metrics'>, bad: readonly Misplaced[]): void {
+  const reasons: Partial<Record<RepairReason, number>> = {};
+  for (const { verdict } of bad) {
+    deps.metrics.desiredRepairs.inc({ reason: verdict.reason });
+    reasons[verdict.reason] = (reasons[verdict.reason] ?? 0) + 1;
+  }
+  deps.logger.warn(
+    { repaired: bad.length, reasons, subjects: bad.slice(0, LOGGED_SUBJECTS).map((b) => b.seen.subject) },
+    'desired-state messages were not what the hub stored; put them right',
+  );
+}
+
+/** Republishes what has a stored value, deletes what the hub never placed, and reports. */
+async function putRight(deps: DesiredWatchDeps, bad: readonly Misplaced[]): Promise<void> {
+  await deps.repair.republish(bad);
+  for (const { seen, verdict } of bad) {
+    if (verdict.action === 'delete') await deleteMessage(deps.jsm, seen.seq);
+  }
+  report(deps, bad);
+}
+
+/** Checks and repairs one batch, retrying until it went through (or the watch stops). */
+async function settle(
+  deps: DesiredWatchDeps,
+  batch: readonly SeenDesired[],
+  watch: { stopped(): boolean; pause(): Promise<void> },
+): Promise<void> {
+  while (!watch.stopped()) {
+    try {
+      const bad = await deps.repair.judge(batch);
+      if (bad.length > 0) await putRight(deps, bad);
+      return;
+    } catch (err) {
+      deps.logger.warn({ err, messages: batch.length }, 'checking desired-state messages failed; retrying');
+      await watch.pause();
+    }
+  }
+}
+
 export function createDesiredWatch(deps: DesiredWatchDeps): DesiredWatch {
   const expires = deps.fetchExpiresMs ?? 1000;
   const retryMs = deps.retryMs ?? 2000;
-  const { logger, metrics } = deps;
+  const { logger } = deps;
   let stopped = false;
   let fetching: ConsumerMessages | undefined;
   let loop: Promise<void> = Promise.resolve();
   // Aborted by stop(): a pause between retries ends at once.
   let stopping = new AbortController();
-  const pause = (ms: number): Promise<void> => sleep(ms, { signal: stopping.signal });
-
-  /** Deletes the one message; already gone (replaced, or another replica) is fine. */
-  async function deleteMessage(seq: number): Promise<void> {
-    try {
-      await deps.jsm.streams.deleteMessage(DESIRED_STREAM, seq, false);
-    } catch (err) {
-      if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.NoMessageFound)) throw err;
-    }
-  }
-
-  async function repair(bad: readonly Misplaced[]): Promise<void> {
-    await deps.repair.republish(bad);
-    for (const { seen, verdict } of bad) {
-      if (verdict.action === 'delete') await deleteMessage(seen.seq);
-    }
-    const reasons: Partial<Record<RepairReason, number>> = {};
-    for (const { verdict } of bad) {
-      metrics.desiredRepairs.inc({ reason: verdict.reason });
-      reasons[verdict.reason] = (reasons[verdict.reason] ?? 0) + 1;
-    }
-    // One line per batch (a flood must not flood the log), naming subjects, never payloads: those
-    // are whatever was sent there and may be large or hostile.
-    logger.warn(
-      { repaired: bad.length, reasons, subjects: bad.slice(0, LOGGED_SUBJECTS).map((b) => b.seen.subject) },
-      'desired-state messages were not what the hub stored; put them right',
-    );
-  }
-
-  /** Checks and repairs one batch, retrying until it went through (or the watch stops). */
-  async function settle(batch: readonly SeenDesired[]): Promise<void> {
-    while (!stopped) {
-      try {
-        const bad = await deps.repair.judge(batch);
-        if (bad.length > 0) await repair(bad);
-        return;
-      } catch (err) {
-        logger.warn({ err, messages: batch.length }, 'checking desired-state messages failed; retrying');
-        await pause(retryMs);
-      }
-    }
-  }
+  const pause = (): Promise<void> => sleep(retryMs, { signal: stopping.signal });
+  const watch = { stopped: () => stopped, pause };
 
   async function fetchBatch(consumer: Consumer): Promise<SeenDesired[]> {
     const batch: SeenDesired[] = [];
@@ -122,11 +134,11 @@ export function createDesiredWatch(deps: DesiredWatchDeps): DesiredWatch {
     while (!stopped) {
       try {
         const batch = await fetchBatch(consumer);
-        if (batch.length > 0) await settle(batch);
+        if (batch.length > 0) await settle(deps, batch, watch);
       } catch (err) {
         if (stopped) return;
         logger.warn({ err }, 'reading the desired-state stream failed; retrying');
-        await pause(retryMs);
+        await pause();
       }
     }
   }

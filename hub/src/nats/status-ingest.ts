@@ -39,6 +39,54 @@ export interface StatusIngest {
 
 const NANOS_PER_MS = 1_000_000;
 
+/** Decodes and checks one batch (CPU only, apart from the cached cluster list). */
+async function classify(deps: StatusIngestDeps, batch: readonly JsMsg[]): Promise<DecodedBatch> {
+  const stopClassify = deps.metrics.statusBatchSeconds.startTimer({ stage: 'classify' });
+  const names = await deps.intake.acceptedClusters();
+  const out: DecodedBatch = { statuses: [], beats: [], drops: new Map() };
+  const isAccepted = (name: string): boolean => names.has(name);
+  for (const m of batch) {
+    const c = classifyMessage(
+      // Sub-millisecond precision kept: heartbeats and reports order by it (isoMicros).
+      {
+        subject: m.subject,
+        data: m.data,
+        storedAtMs: Number(m.info.timestampNanos) / NANOS_PER_MS,
+        streamSequence: m.seq,
+      },
+      { isAccepted, clockSkewMs: deps.clockSkewMs },
+    );
+    if (c.type === 'status') out.statuses.push(c.status);
+    else if (c.type === 'heartbeat') out.beats.push(c.heartbeat);
+    else {
+      tally(out.drops, c.reason);
+      deps.logger.debug({ subject: m.subject, reason: c.reason, detail: c.detail }, 'dropped status message');
+    }
+  }
+  deps.metrics.heartbeats.inc(out.beats.length);
+  stopClassify();
+  return out;
+}
+
+/** Stores a decoded batch, then acknowledges it and counts its drops; a failure naks it for redelivery. */
+async function settle(
+  deps: StatusIngestDeps,
+  batch: readonly JsMsg[],
+  classified: Promise<DecodedBatch>,
+): Promise<void> {
+  try {
+    const decoded = await classified;
+    await deps.intake.store(decoded);
+    const stopAck = deps.metrics.statusBatchSeconds.startTimer({ stage: 'ack' });
+    for (const m of batch) m.ack();
+    stopAck();
+    for (const [reason, n] of decoded.drops) deps.metrics.messagesDropped.inc({ reason }, n);
+  } catch (err) {
+    deps.logger.warn({ err, messages: batch.length }, 'storing status batch failed; redelivering');
+    for (const m of batch) m.nak(1000);
+  }
+}
+
 export function createStatusIngest(deps: StatusIngestDeps): StatusIngest {
   const batchSize = deps.batchSize ?? 2000;
   const flushIntervalMs = deps.flushIntervalMs ?? 25;
@@ -48,35 +96,6 @@ export function createStatusIngest(deps: StatusIngestDeps): StatusIngest {
   let flushing: Promise<void> = Promise.resolve();
   /** Batches taken from the buffer and not yet written (one writing, at most one waiting). */
   let taken = 0;
-
-  /** Decodes and checks one batch (CPU only, apart from the cached cluster list). */
-  async function classify(batch: readonly JsMsg[]): Promise<DecodedBatch> {
-    const stopClassify = deps.metrics.statusBatchSeconds.startTimer({ stage: 'classify' });
-    const names = await deps.intake.acceptedClusters();
-    const out: DecodedBatch = { statuses: [], beats: [], drops: new Map() };
-    const isAccepted = (name: string): boolean => names.has(name);
-    for (const m of batch) {
-      const c = classifyMessage(
-        // Sub-millisecond precision kept: heartbeats and reports order by it (isoMicros).
-        {
-          subject: m.subject,
-          data: m.data,
-          storedAtMs: Number(m.info.timestampNanos) / NANOS_PER_MS,
-          streamSequence: m.seq,
-        },
-        { isAccepted, clockSkewMs: deps.clockSkewMs },
-      );
-      if (c.type === 'status') out.statuses.push(c.status);
-      else if (c.type === 'heartbeat') out.beats.push(c.heartbeat);
-      else {
-        tally(out.drops, c.reason);
-        deps.logger.debug({ subject: m.subject, reason: c.reason, detail: c.detail }, 'dropped status message');
-      }
-    }
-    deps.metrics.heartbeats.inc(out.beats.length);
-    stopClassify();
-    return out;
-  }
 
   function flush(): void {
     if (timer) clearTimeout(timer);
@@ -90,23 +109,12 @@ export function createStatusIngest(deps: StatusIngestDeps): StatusIngest {
     deps.metrics.statusBatchSize.observe(batch.length);
     // Decoding this batch overlaps the write of the one before (the hub's CPU and Postgres work
     // side by side); writes and acks stay one batch at a time, in order.
-    const classified = classify(batch);
-    classified.catch(() => undefined); // handled below, in order
+    const classified = classify(deps, batch);
+    classified.catch(() => undefined); // handled in settle, in order
     flushing = flushing.then(async () => {
-      try {
-        const decoded = await classified;
-        await deps.intake.store(decoded);
-        const stopAck = deps.metrics.statusBatchSeconds.startTimer({ stage: 'ack' });
-        for (const m of batch) m.ack();
-        stopAck();
-        for (const [reason, n] of decoded.drops) deps.metrics.messagesDropped.inc({ reason }, n);
-      } catch (err) {
-        deps.logger.warn({ err, messages: batch.length }, 'storing status batch failed; redelivering');
-        for (const m of batch) m.nak(1000);
-      } finally {
-        taken--;
-        flush();
-      }
+      await settle(deps, batch, classified);
+      taken--;
+      flush();
     });
   }
 

@@ -16,7 +16,7 @@ import { createHandoffCache, type OutboxRecord, type RefusalBackoff } from '../d
 import { releaseRefusedOutbox } from '../repositories/outbox-repo.js';
 import type { HubMetrics } from '../metrics.js';
 import { createRefusalReporter } from './refusal-report.js';
-import { createRelayPass, type OutboxPublisher } from './relay-pass.js';
+import { createRelayPass, type OutboxPublisher, type PassResult } from './relay-pass.js';
 import { createPruner } from './retention.js';
 
 export interface RelayDeps {
@@ -53,6 +53,79 @@ export interface OutboxRelay {
 /** Rows handed over but not yet published; beyond this the relay reads payloads from the table. */
 const MAX_HANDED_OFF = 20_000;
 
+/** Passes until fewer rows than a batch are due; stops early when messages went unanswered. */
+function drainer(pass: () => Promise<PassResult>, batchSize: number, logger: Logger): () => Promise<number> {
+  return async () => {
+    let total = 0;
+    for (;;) {
+      const { read, marked, unacked } = await pass();
+      total += marked.length;
+      if (unacked > 0) {
+        // Left unsent: the next pass (after the interval) sends them again.
+        logger.warn({ unacknowledged: unacked }, 'JetStream did not acknowledge every desired-state message; retrying');
+        return total;
+      }
+      if (read < batchSize) return total;
+    }
+  };
+}
+
+/** Once per hub start: rows refused under earlier limits are due at once. */
+function refusedReleaser(db: Db, logger: Logger): () => Promise<void> {
+  let released = false;
+  return async () => {
+    if (released) return;
+    const n = await releaseRefusedOutbox(db);
+    released = true;
+    if (n > 0) logger.info({ rows: n }, 'outbox rows refused before this start are tried again now');
+  };
+}
+
+/**
+ * Runs `work` every `intervalMs`, one run at a time; a kick while idle runs it at once, a kick
+ * during a run runs it again right after.
+ */
+function passLoop(
+  work: () => Promise<void>,
+  intervalMs: number,
+): { start(): void; kick(): void; stop(): Promise<void>; stopped(): boolean } {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> = Promise.resolve();
+  let stopped = true;
+  let kicked = false;
+  const loop = (): void => {
+    if (stopped) return;
+    timer = undefined;
+    kicked = false;
+    running = work().finally(() => {
+      if (stopped) return;
+      timer = setTimeout(loop, kicked ? 0 : intervalMs);
+    });
+  };
+  return {
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      loop();
+    },
+    kick() {
+      kicked = true;
+      if (stopped || !timer) return;
+      // Only reschedule when idle (waiting on the timer); a running pass sees `kicked` when it ends.
+      clearTimeout(timer);
+      timer = undefined;
+      loop();
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      await running;
+    },
+    stopped: () => stopped,
+  };
+}
+
 export function createOutboxRelay(deps: RelayDeps): OutboxRelay {
   const batchSize = deps.batchSize ?? 2000;
   const handedOff = createHandoffCache<OutboxRecord>(MAX_HANDED_OFF);
@@ -69,86 +142,31 @@ export function createOutboxRelay(deps: RelayDeps): OutboxRelay {
       intervalMs: deps.refusalLogIntervalMs ?? 30_000,
     }),
   });
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
-  let stopped = true;
-  let kicked = false;
-  let refusedReleased = false;
-
-  /** Passes until fewer rows than a batch are due; stops early when messages went unanswered. */
-  const drain = async (): Promise<number> => {
-    let total = 0;
-    for (;;) {
-      const { read, marked, unacked } = await pass();
-      total += marked.length;
-      if (unacked > 0) {
-        // Left unsent: the next pass (after the interval) sends them again.
-        deps.logger.warn(
-          { unacknowledged: unacked },
-          'JetStream did not acknowledge every desired-state message; retrying',
-        );
-        return total;
-      }
-      if (read < batchSize) return total;
-    }
-  };
-
-  /** Once per hub start: rows refused under earlier limits are due at once. */
-  const releaseRefused = async (): Promise<void> => {
-    if (refusedReleased) return;
-    const n = await releaseRefusedOutbox(deps.db);
-    refusedReleased = true;
-    if (n > 0) deps.logger.info({ rows: n }, 'outbox rows refused before this start are tried again now');
-  };
-
+  const drain = drainer(pass, batchSize, deps.logger);
+  const releaseRefused = refusedReleaser(deps.db, deps.logger);
   const pruneDue = createPruner({
     db: deps.db,
     metrics: deps.metrics,
     retentionSeconds: deps.retentionSeconds ?? 3600,
-    stopped: () => stopped,
+    stopped: () => loop.stopped(),
   });
-
-  const loop = (): void => {
-    if (stopped) return;
-    timer = undefined;
-    kicked = false;
-    running = releaseRefused()
-      .then(drain)
-      .then(pruneDue)
-      .catch((err: unknown) => deps.logger.warn({ err }, 'outbox relay pass failed; retrying'))
-      .finally(() => {
-        if (stopped) return;
-        timer = setTimeout(loop, kicked ? 0 : deps.intervalMs);
-      });
-  };
-
-  const kick = (): void => {
-    kicked = true;
-    if (stopped || !timer) return;
-    // Only reschedule when idle (waiting on the timer); a running pass sees `kicked` when it ends.
-    clearTimeout(timer);
-    timer = undefined;
-    loop();
-  };
-
+  const loop = passLoop(
+    () =>
+      releaseRefused()
+        .then(drain)
+        .then(pruneDue)
+        .catch((err: unknown) => deps.logger.warn({ err }, 'outbox relay pass failed; retrying')),
+    deps.intervalMs,
+  );
   return {
-    start() {
-      if (!stopped) return;
-      stopped = false;
-      loop();
-    },
+    start: () => loop.start(),
     handoff(rows) {
       // Past the bound the rows are simply read back from the table, as after a restart.
       if (rows.length > 0) handedOff.add(rows, performance.now());
-      kick();
+      loop.kick();
     },
-    kick,
+    kick: () => loop.kick(),
     drain,
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      timer = undefined;
-      await running;
-    },
+    stop: () => loop.stop(),
   };
 }

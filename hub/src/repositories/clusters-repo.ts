@@ -99,10 +99,7 @@ export async function expirePendingClusters(db: DbOrTx, ttlSeconds: number): Pro
     .update(clusters)
     .set({ state: 'removed', removedAt: sql`now()`, updatedAt: sql`now()` })
     .where(
-      and(
-        eq(clusters.state, 'pending'),
-        lt(clusters.registeredAt, sql`now() - make_interval(secs => ${ttlSeconds})`),
-      ),
+      and(eq(clusters.state, 'pending'), lt(clusters.registeredAt, sql`now() - make_interval(secs => ${ttlSeconds})`)),
     )
     .returning({ name: clusters.name });
   return expired.map((e) => e.name);
@@ -125,7 +122,10 @@ export function countRecentRegistrations(db: DbOrTx, registeredBy: string): Prom
 export function countPendingClusters(db: DbOrTx, registeredBy?: string): Promise<number> {
   return countClusters(
     db,
-    and(registeredBy === undefined ? undefined : eq(clusters.registeredBy, registeredBy), eq(clusters.state, 'pending')),
+    and(
+      registeredBy === undefined ? undefined : eq(clusters.registeredBy, registeredBy),
+      eq(clusters.state, 'pending'),
+    ),
   );
 }
 

@@ -205,3 +205,15 @@ export async function liveWorkloadHeads(db: DbOrTx): Promise<{ workload: Workloa
     .innerJoin(workloadRevisions, currentRevisionJoin)
     .where(isNull(workloads.deletedAt));
 }
+
+/** A workload's row whether deleted or not; `forUpdate` locks it for the transaction. */
+export async function getWorkload(db: DbOrTx, id: string, forUpdate = false): Promise<WorkloadRow | undefined> {
+  const q = db.select().from(workloads).where(eq(workloads.id, id));
+  const [row] = forUpdate ? await q.for('update') : await q;
+  return row;
+}
+
+/** A rollout succeeded: its target becomes the revision clusters get by default. */
+export async function setStableRevision(db: DbOrTx, id: string, revision: number, at: Date): Promise<void> {
+  await db.update(workloads).set({ stableRevision: revision, updatedAt: at }).where(eq(workloads.id, id));
+}

@@ -418,7 +418,7 @@ describe('freezing a plan', () => {
 });
 
 describe('applying an operator control', () => {
-  const p = plan({ waves: [{ name: 'all', selector: {}, maxConcurrency: 2 }] });
+  const p = plan({ waves: [{ name: 'all', maxConcurrency: 2 }] });
   const start = initialState(p, 0);
 
   it('pauses naming the operator and the reason, and resumes to where it was', () => {

@@ -1,0 +1,171 @@
+/**
+ * What the scheduler decides for one rollout at one moment, from what the hub observes of its
+ * workload and member clusters: the engine's next state and actions (engine.ts), and what kind of
+ * change that is: a transition, or new wording only (written at most every few seconds, as each
+ * write is a transaction the ticks that matter would wait for), and whether carrying it out
+ * writes pins and desired state or only the rollout's own rows. Pure.
+ */
+import type { ObjectHealth } from '@flotilla/api';
+import { advance } from './engine.js';
+import { observeCluster, type ObservedDesired } from './observe.js';
+import type { ClusterObservation, FrozenPlan, RolloutAction, RolloutState } from './types.js';
+
+/** A step that would only reword messages is written at most this often per rollout. */
+export const MESSAGE_REFRESH_MS = 3000;
+
+/** The rollout as the scheduler steps it. */
+export interface RolloutRun {
+  workloadId: string;
+  targetRevision: number;
+  plan: FrozenPlan;
+  state: RolloutState;
+}
+
+/** A stored status report as the scheduler reads it. */
+export interface StoredStatus {
+  revision: number;
+  generation: number;
+  health: string;
+  message: string;
+  storedAt: Date;
+}
+
+/** What the hub knows of the rollouts' workloads and member clusters (read in a few queries). */
+export interface FleetView {
+  /** Ids of the workloads that exist. */
+  workloads: ReadonlySet<string>;
+  /** Desired rows and status reports by memberKey(workloadId, cluster). */
+  desired: ReadonlyMap<string, ObservedDesired>;
+  status: ReadonlyMap<string, StoredStatus>;
+  clusters: ReadonlyMap<string, { state: string; lastHeartbeatAt: Date | null }>;
+}
+
+export const memberKey = (workloadId: string, cluster: string): string => `${workloadId}/${cluster}`;
+
+/** How the scheduler judges heartbeats and freshness (see ObserveInput). */
+export interface Liveness {
+  heartbeatTimeoutMs: number;
+  observingSince: Date | undefined;
+  freshnessMs?: number;
+  deafSince?: number;
+}
+
+/**
+ * How the hub judges what it hears now. It has observed since it took the lead; back from
+ * deafness, heartbeats sent meanwhile may still be queued, so observing starts again then.
+ */
+export function livenessOf(input: {
+  heartbeatTimeoutMs: number;
+  freshnessMs: number | undefined;
+  leaderSince: Date | undefined;
+  /** Whether the hub hears NATS, and since when it does (or does not); absent: always. */
+  hearing: { hearing: boolean; since: number } | undefined;
+}): Liveness {
+  const { hearing: h, leaderSince } = input;
+  const observingSince = h?.hearing && leaderSince ? new Date(Math.max(leaderSince.getTime(), h.since)) : leaderSince;
+  return {
+    heartbeatTimeoutMs: input.heartbeatTimeoutMs,
+    observingSince,
+    ...(input.freshnessMs === undefined ? {} : { freshnessMs: input.freshnessMs }),
+    ...(h && !h.hearing ? { deafSince: h.since } : {}),
+  };
+}
+
+/** The observation of every member cluster of the rollout (none when its workload is gone). */
+export function observeMembers(
+  run: RolloutRun,
+  view: FleetView,
+  at: Date,
+  liveness: Liveness,
+): Record<string, ClusterObservation> {
+  const out: Record<string, ClusterObservation> = {};
+  if (!view.workloads.has(run.workloadId)) return out;
+  for (const name of run.plan.waves.flatMap((wave) => wave.members)) {
+    const st = view.status.get(memberKey(run.workloadId, name));
+    const cluster = view.clusters.get(name);
+    out[name] = observeCluster({
+      targetRevision: run.targetRevision,
+      clusterState: cluster?.state ?? 'removed',
+      lastHeartbeatAt: cluster?.lastHeartbeatAt ?? null,
+      desired: view.desired.get(memberKey(run.workloadId, name)),
+      status: st ? { ...st, health: st.health as ObjectHealth } : undefined,
+      now: at,
+      heartbeatTimeoutMs: liveness.heartbeatTimeoutMs,
+      ...(liveness.observingSince ? { observingSince: liveness.observingSince } : {}),
+      ...(liveness.freshnessMs === undefined ? {} : { freshnessMs: liveness.freshnessMs }),
+      ...(liveness.deafSince === undefined ? {} : { deafSince: liveness.deafSince }),
+    });
+  }
+  return out;
+}
+
+function same(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The state without its messages and step time, to tell real transitions from new wording. */
+function transitions(state: RolloutState): unknown {
+  return {
+    ...state,
+    message: '',
+    updatedAt: 0,
+    waves: state.waves.map((w) => ({ ...w, message: '' })),
+    clusters: Object.fromEntries(Object.entries(state.clusters).map(([n, c]) => [n, { ...c, message: '' }])),
+  };
+}
+
+export interface Decision {
+  state: RolloutState;
+  actions: RolloutAction[];
+  /** Anything differs from the committed state. */
+  changed: boolean;
+  /** Actions, or a phase, step or time changed (not only a message). */
+  transition: boolean;
+}
+
+/** The engine's next step for one rollout, and what kind of change it is. */
+export function decide(run: RolloutRun, view: FleetView, at: Date, liveness: Liveness): Decision {
+  const { state, actions } = advance(run.plan, run.state, observeMembers(run, view, at, liveness), at.getTime());
+  const changed = actions.length > 0 || !same({ ...state, updatedAt: 0 }, { ...run.state, updatedAt: 0 });
+  const transition = changed && (actions.length > 0 || !same(transitions(state), transitions(run.state)));
+  return { state, actions, changed, transition };
+}
+
+/** Whether a decision is written now: a transition always, new wording alone every few seconds. */
+export function isDue(d: Decision, run: RolloutRun, at: Date): boolean {
+  return d.transition || (d.changed && at.getTime() - run.state.updatedAt >= MESSAGE_REFRESH_MS);
+}
+
+/** Whether carrying out a step writes pins and desired state (not only the rollout's own rows). */
+export function writesDesired(state: RolloutState, actions: readonly RolloutAction[]): boolean {
+  return actions.some((a) => a.type === 'setRevision') || state.phase === 'Succeeded' || state.phase === 'RolledBack';
+}
+
+/** A tick's rollouts by what stepping them would do. */
+export interface Triage<R> {
+  /** Nothing due: not stepped this tick. */
+  idle: R[];
+  /** Changes of the rollout's own rows only: stepped side by side without the desired-state lock. */
+  stateOnly: R[];
+  /** Changes of pins and desired state: stepped one after the other under the lock. */
+  withDesired: R[];
+}
+
+/**
+ * Sorts the rollouts of a tick by one lock-free observation of all of them; each one that is
+ * due is stepped in its own locked transaction that observes again.
+ */
+export function triage<R extends RolloutRun>(
+  runs: readonly R[],
+  view: FleetView,
+  at: Date,
+  liveness: Liveness,
+): Triage<R> {
+  const out: Triage<R> = { idle: [], stateOnly: [], withDesired: [] };
+  for (const run of runs) {
+    const d = decide(run, view, at, liveness);
+    if (!isDue(d, run, at)) out.idle.push(run);
+    else (writesDesired(d.state, d.actions) ? out.withDesired : out.stateOnly).push(run);
+  }
+  return out;
+}
