@@ -22,6 +22,14 @@ export class Pool {
     this.#values.set(collection, list);
   }
 
+  /** Forgets a value (an object the hub deleted) in every collection. */
+  forget(value: string): void {
+    for (const list of this.#values.values()) {
+      const i = list.indexOf(value);
+      if (i >= 0) list.splice(i, 1);
+    }
+  }
+
   protect(value: string): void {
     this.#protected.add(value);
   }
@@ -57,6 +65,7 @@ export class Pool {
     if (id && 'targetRevision' in x) this.add('rollouts', id);
     else if (id && 'spec' in x && 'kind' in x) {
       this.add('workloads', id);
+      if (x['updatePolicy'] === 'Rollout') this.add('rollout-workloads', id);
       if (typeof x['revision'] === 'number') this.add('revisions', String(x['revision']));
     } else if (id && 'role' in x) this.add('tokens', id);
     else if (typeof x['name'] === 'string' && 'state' in x && 'health' in x) this.add('clusters', x['name']);

@@ -146,12 +146,38 @@ const strategy = shaped(RolloutStrategySchema as JsonSchema, {
   hints: { names: fc.array(clusterName, { maxLength: 3 }) },
 });
 
+/** Strategies the hub accepts: waves over known clusters, the last one taking the rest. */
+const validStrategy = fc
+  .record(
+    {
+      waves: fc.array(
+        fc.record(
+          {
+            clusters: fc.record({ names: fc.subarray(['c1', 'c2', 'c3'], { minLength: 1 }) }),
+            maxConcurrency: fc.oneof(fc.integer({ min: 1, max: 3 }), fc.constantFrom('50%', '100%')),
+            soakSeconds: fc.integer({ min: 0, max: 2 }),
+            approval: fc.constantFrom('None', 'Before', 'After'),
+          },
+          { requiredKeys: ['clusters'] },
+        ),
+        { maxLength: 2 },
+      ),
+      onFailure: fc.constantFrom('Pause', 'Rollback', 'Continue'),
+      offlinePolicy: fc.constantFrom('Skip', 'Fail'),
+    },
+    { requiredKeys: ['waves'] },
+  )
+  .map((s) => ({ ...s, waves: [...s.waves.map((w, i) => ({ name: `wave-${i}`, ...w })), { name: 'rest' }] }));
+
 /** Bodies a careful client would send, by route (`METHOD path`). */
 const DOMAIN_BODIES: Record<string, fc.Arbitrary<unknown>> = {
   'POST /api/v1/workloads': workloadBody(true),
   'PUT /api/v1/workloads/{id}': workloadBody(false),
   'POST /api/v1/workloads/{id}/rollouts': fc.record(
-    { strategy, revision: fc.integer({ min: 1, max: 4 }) },
+    {
+      strategy: fc.oneof({ arbitrary: validStrategy, weight: 3 }, { arbitrary: strategy, weight: 1 }),
+      revision: fc.integer({ min: 1, max: 2 }),
+    },
     { requiredKeys: ['strategy'] },
   ),
   'POST /api/v1/clusters/register': fc.record({ name: clusterName, labels }, { requiredKeys: ['name'] }),

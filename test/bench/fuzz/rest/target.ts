@@ -120,6 +120,22 @@ async function seed(fuzz: FuzzHub, pool: Pool): Promise<void> {
     },
     placement: everywhere,
   });
+  // Workloads rolled out by rollouts, two revisions each and no rollout yet.
+  for (const name of ['roll-a', 'roll-b']) {
+    const w = (await must(fuzz, pool, 'POST', '/api/v1/workloads', {
+      kind: 'CloneSet',
+      name,
+      namespace: 'default',
+      spec: spec('r:v1'),
+      placement: everywhere,
+      updatePolicy: 'Rollout',
+    })) as { id: string };
+    await must(fuzz, pool, 'PUT', `/api/v1/workloads/${w.id}`, {
+      spec: spec('r:v2'),
+      placement: everywhere,
+      updatePolicy: 'Rollout',
+    });
+  }
   await must(fuzz, pool, 'POST', '/api/v1/tokens', { name: 'spare', role: 'viewer' });
 }
 
@@ -155,18 +171,26 @@ function encode(text: string): string {
 }
 
 /** The URL of a request, with existing objects resolved from the pool. */
-function urlOf(fuzz: FuzzHub, pool: Pool, req: FuzzRequest): { url: string; rerouted: boolean; cluster?: string } {
+function urlOf(
+  fuzz: FuzzHub,
+  pool: Pool,
+  req: FuzzRequest,
+): { url: string; rerouted: boolean; cluster?: string; last?: string } {
   let cluster: string | undefined;
+  let last: string | undefined;
   // A raw value that changes the path's shape may reach another route, or none.
   let rerouted = false;
   let i = 0;
   const path = req.route.path.replace(/\{([^}]+)\}/g, (_m, name: string) => {
     const v = req.path[i++]!;
-    const collection = collectionOf(req.route.path, name);
+    // Rollouts are started only on workloads whose updatePolicy is Rollout.
+    const rollable = req.route.path.endsWith('/{id}/rollouts') && pool.size('rollout-workloads') > 0;
+    const collection = rollable ? 'rollout-workloads' : collectionOf(req.route.path, name);
     let value: string;
     if (v.source === 'known') value = collection === 'ui' ? 'index.html' : (pool.pick(collection, v.pick) ?? 'missing');
     else value = v.value;
     if (collection === 'clusters') cluster = value;
+    last = value;
     // `.` and `..` stay as they are when encoded, and the URL parser resolves them.
     if (v.source === 'value' && (value === '.' || value === '..')) rerouted = true;
     if (v.source !== 'value' || !v.raw) return encode(value);
@@ -180,7 +204,12 @@ function urlOf(fuzz: FuzzHub, pool: Pool, req: FuzzRequest): { url: string; rero
   }
   if (req.auth === 'query-token') query.push(['token', fuzz.tokens.admin]);
   const qs = query.map(([k, v]) => `${encode(k)}=${encode(v)}`).join('&');
-  return { url: qs ? `${path}?${qs}` : path, rerouted, ...(cluster !== undefined ? { cluster } : {}) };
+  return {
+    url: qs ? `${path}?${qs}` : path,
+    rerouted,
+    ...(cluster !== undefined ? { cluster } : {}),
+    ...(last !== undefined ? { last } : {}),
+  };
 }
 
 function payloadOf(pool: Pool, req: FuzzRequest, cluster: string | undefined): Partial<InjectOptions> {
@@ -230,7 +259,7 @@ export async function startRestFuzz(): Promise<RestFuzz> {
       }
     };
     const checkOne = async (req: FuzzRequest, findings: Findings): Promise<Violation[]> => {
-      const { url, rerouted, cluster } = urlOf(fuzz, pool, req);
+      const { url, rerouted, cluster, last } = urlOf(fuzz, pool, req);
       const p = payloadOf(pool, req, cluster);
       const headers = { ...authHeader(fuzz, req), ...(p.headers as Record<string, string> | undefined) };
       let answer: Answer;
@@ -250,8 +279,10 @@ export async function startRestFuzz(): Promise<RestFuzz> {
         return [];
       }
       findings.count(`status ${answer.status}`);
+      // A deleted object is no longer worth naming.
+      if ((req.method ?? req.route.method) === 'DELETE' && answer.status < 300 && last !== undefined) pool.forget(last);
       if (performance.now() - started > 1000) findings.count(`slower than 1 s: ${req.route.method} ${req.route.path}`);
-      if (answer.status < 300) findings.count(`2xx ${req.method ?? req.route.method} ${req.route.path}`);
+      findings.count(`${req.method ?? req.route.method} ${req.route.path} → ${answer.status}`);
       if (answer.status < 300 && answer.contentType.includes('json')) {
         try {
           pool.harvest(JSON.parse(answer.body));
