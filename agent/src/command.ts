@@ -1,0 +1,76 @@
+/**
+ * What both `agent` commands (manager, daemon) do around their own work: read the configuration
+ * once, a bad one being exit code 2 with its problems on stderr; make the root logger, the
+ * apiserver credentials and a metrics registry with the process metrics; then run until
+ * SIGTERM/SIGINT, a failure being exit code 1 and a stuck shutdown cut short after a deadline.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { createRootLogger, type LogLevel } from './logger.js';
+
+/** What a command's configuration says about the process. */
+export interface ProcessConfig {
+  logLevel: LogLevel;
+  /** Undefined: in-cluster credentials. */
+  kubeconfig: string | undefined;
+}
+
+/** What a command works with. */
+export interface CommandBase<Config> {
+  config: Config;
+  logger: Logger;
+  kubeConfig: KubeConfig;
+  registry: Registry;
+}
+
+/** Reads the configuration with `load`; undefined (exit code 2, problems on stderr) when it is bad. */
+export function prepareCommand<Config extends ProcessConfig>(
+  name: string,
+  load: () => Config,
+): CommandBase<Config> | undefined {
+  let config: Config;
+  try {
+    config = load();
+  } catch (err) {
+    process.stderr.write(`agent ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 2;
+    return undefined;
+  }
+  const kubeConfig = new KubeConfig();
+  if (config.kubeconfig) kubeConfig.loadFromFile(config.kubeconfig);
+  else kubeConfig.loadFromCluster();
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return { config, logger: createRootLogger(config.logLevel), kubeConfig, registry };
+}
+
+/** What a command runs: start() resolves once stop() has finished a clean shutdown. */
+export interface CommandRun {
+  start(): Promise<void>;
+  stop(reason: string): Promise<void>;
+}
+
+/**
+ * Runs `run` until it stops; SIGTERM or SIGINT stops it, and exits 1 if stopping takes longer than
+ * `hardExitMs`. A failure is logged and sets exit code 1.
+ */
+export async function runCommand(name: string, logger: Logger, run: CommandRun, hardExitMs: number): Promise<void> {
+  const onSignal = (signal: NodeJS.Signals): void => {
+    logger.info({ signal }, 'shutting down');
+    setTimeout(() => {
+      logger.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, hardExitMs).unref();
+    void run.stop(signal);
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  try {
+    await run.start();
+    logger.info(`agent ${name} stopped`);
+  } catch (err) {
+    logger.error({ err }, `agent ${name} failed`);
+    process.exitCode = 1;
+  }
+}
