@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { AgentConfig } from './config.js';
+import { MANAGER_SETTINGS, type AgentConfig } from './config.js';
 import { selectComponents, setupComponents, type Component } from './runtime/component.js';
 import { EventRecorder, kubeEventSink } from './runtime/events.js';
 import { HealthServer } from './runtime/health.js';
@@ -10,6 +10,7 @@ import { kubeLeaseClient } from './runtime/leader-election.js';
 import { Manager, type ManagerLeaderElection } from './runtime/manager.js';
 import { RuntimeMetrics } from './runtime/metrics.js';
 import { createKubeRest, type KubeRest } from './runtime/rest.js';
+import { settingName } from './settings/reader.js';
 
 export type { AgentConfig } from './config.js';
 
@@ -32,8 +33,11 @@ export interface AgentManagerDeps {
  */
 export async function createAgentManager(deps: AgentManagerDeps): Promise<Manager> {
   const { config, logger, registry } = deps;
-  const selected = selectComponents(deps.components, config.components ?? ['*'], '--components (FLOTILLA_COMPONENTS)');
-  const rest = createKubeRest(deps.kubeConfig, { http2: config.kubeApiHttp2 ?? true });
+  // Configurations built by hand (tests) may leave these out: they get the settings' defaults.
+  const { components, kubeApiHttp2 } = MANAGER_SETTINGS;
+  const spec = config.components ?? components.default;
+  const selected = selectComponents(deps.components, spec, settingName(components));
+  const rest = createKubeRest(deps.kubeConfig, { http2: config.kubeApiHttp2 ?? kubeApiHttp2.default });
   const manager = createManager(deps, rest);
   await setupComponents(selected, {
     manager,
