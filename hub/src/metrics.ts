@@ -57,6 +57,11 @@ export interface HubMetrics {
   refusals: Counter<'reason'>;
 }
 
+/**
+ * Registers every hub metric. A declarative table, one entry per metric (name, help, labels,
+ * buckets), longer than a function should be but read top to bottom like the interface above;
+ * splitting it by area would scatter the names operators look up.
+ */
 export function createHubMetrics(registry: Registry, withDefaults = true): HubMetrics {
   if (withDefaults) collectDefaultMetrics({ register: registry, prefix: 'flotilla_hub_' });
   const registers = [registry];

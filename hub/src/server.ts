@@ -31,7 +31,7 @@ import { createDesiredWatch, type DesiredWatch } from './nats/desired-watch.js';
 import { createLinkReconciler, type LinkReconciler } from './nats/link-reconciler.js';
 import { createStatusIngest, type StatusIngest } from './nats/status-ingest.js';
 import { ensureStreams } from './nats/streams.js';
-import { hubSessionName, startOutbox, type OutboxRelay } from './outbox/index.js';
+import { hubSessionName, startOutbox, type HubOutbox, type Outbox, type OutboxRelay } from './outbox/index.js';
 import { acceptedClusterNames } from './repositories/clusters-repo.js';
 import { seedTokens } from './seed.js';
 import { createCredentialSync, type CredentialSync } from './services/credential-sync.js';
@@ -265,6 +265,66 @@ async function startStatusIngest(
   return ingest;
 }
 
+function startHubOutbox(base: Base, deps: { db: Db; nats: Nats; sessionName: string }): HubOutbox {
+  const { config } = base;
+  const hubOutbox = startOutbox({
+    db: deps.db,
+    publish: desiredPublisher(deps.nats.nc),
+    logger: base.logger.child({ component: 'relay' }),
+    metrics: base.metrics,
+    intervalMs: config.relayIntervalMs,
+    retentionSeconds: config.outboxRetentionSeconds ?? 3600,
+    relay: base.options.relay !== false,
+    databaseUrl: config.databaseUrl,
+    sessionName: deps.sessionName,
+  });
+  base.onClose(() => hubOutbox.stop());
+  return hubOutbox;
+}
+
+/** The REST app over the services; it listens unless the options say not to. */
+async function startApp(
+  base: Base,
+  deps: {
+    db: Db;
+    pool: pg.Pool;
+    nats: Nats;
+    link: NatsLink;
+    outbox: Outbox;
+    rolloutNotifier: RolloutNotifier;
+    scheduler: RolloutScheduler;
+    natsAnswers: () => Promise<boolean>;
+  },
+): Promise<{ app: FastifyInstance; url: string | undefined }> {
+  const { config, options } = base;
+  const app = await buildApp({
+    db: deps.db,
+    outbox: deps.outbox,
+    logger: base.logger,
+    metrics: base.metrics,
+    validate: options.validate ?? kruiseSpecValidator,
+    syncCredentials: deps.link.syncCredentials,
+    agentConsumers: deps.link.agentConsumers,
+    onLinkChange: () => deps.link.link.kick(),
+    rolloutNotifier: deps.rolloutNotifier,
+    onRolloutChange: () => deps.scheduler.kick(),
+    ready: allReady([databaseProbe(deps.pool, config.faults.readyTimeoutMs), deps.natsAnswers]),
+    options: {
+      bodyLimitBytes: config.http.bodyLimitBytes,
+      heartbeatTimeoutMs: config.heartbeatTimeoutMs,
+      natsPublicUrls: config.nats.publicUrls,
+      bcryptCost: config.natsAuth?.bcryptCost ?? 10,
+      ...(config.limits ? { limits: config.limits } : {}),
+      ...(config.workloadPolicy ? { workloadPolicy: config.workloadPolicy } : {}),
+      maxDesiredMessageBytes: deps.nats.maxDesiredMessageBytes,
+    },
+  });
+  base.onClose(() => app.close());
+  const url =
+    options.listen === false ? undefined : await app.listen({ host: config.http.host, port: config.http.port });
+  return { app, url };
+}
+
 export async function startHub(options: HubOptions): Promise<RunningHub> {
   const { config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -285,20 +345,9 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
   try {
     const db = await prepareDatabase(pool, config);
     const nats = await connectNats(base);
-    const { syncCredentials, agentConsumers, link } = await startNatsLink(base, db, nats);
-    const hubOutbox = startOutbox({
-      db,
-      publish: desiredPublisher(nats.nc),
-      logger: logger.child({ component: 'relay' }),
-      metrics,
-      intervalMs: config.relayIntervalMs,
-      retentionSeconds: config.outboxRetentionSeconds ?? 3600,
-      relay: options.relay !== false,
-      databaseUrl: config.databaseUrl,
-      sessionName,
-    });
-    base.onClose(() => hubOutbox.stop());
-    const { outbox, relay } = hubOutbox;
+    const natsLink = await startNatsLink(base, db, nats);
+    const { link } = natsLink;
+    const { outbox, relay } = startHubOutbox(base, { db, nats, sessionName });
     const desired = createDesiredChanges(outbox);
     const natsAnswers = natsProbe(nats.nc, config.faults.readyTimeoutMs);
     const hearing = startHearing(base, natsAnswers);
@@ -306,31 +355,8 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
     const scheduler = startScheduler(base, { db, pool, desired, notifier: rolloutNotifier, hearing });
     const desiredWatch = await startDesiredWatch(base, { db, nats, desired });
     const ingest = await startStatusIngest(base, { db, nats, desired, scheduler });
-    const app = await buildApp({
-      db,
-      outbox,
-      logger,
-      metrics,
-      validate: options.validate ?? kruiseSpecValidator,
-      syncCredentials,
-      agentConsumers,
-      onLinkChange: () => link.kick(),
-      rolloutNotifier,
-      onRolloutChange: () => scheduler.kick(),
-      ready: allReady([databaseProbe(pool, config.faults.readyTimeoutMs), natsAnswers]),
-      options: {
-        bodyLimitBytes: config.http.bodyLimitBytes,
-        heartbeatTimeoutMs: config.heartbeatTimeoutMs,
-        natsPublicUrls: config.nats.publicUrls,
-        bcryptCost: config.natsAuth?.bcryptCost ?? 10,
-        ...(config.limits ? { limits: config.limits } : {}),
-        ...(config.workloadPolicy ? { workloadPolicy: config.workloadPolicy } : {}),
-        maxDesiredMessageBytes: nats.maxDesiredMessageBytes,
-      },
-    });
-    base.onClose(() => app.close());
-    const url =
-      options.listen === false ? undefined : await app.listen({ host: config.http.host, port: config.http.port });
+    const deps = { db, pool, nats, link: natsLink, outbox, rolloutNotifier, scheduler, natsAnswers };
+    const { app, url } = await startApp(base, deps);
     const { nc, js } = nats;
     return { app, url, db, pool, nc, js, metrics, relay, ingest, scheduler, link, desiredWatch, close: shutdown.run };
   } catch (err) {

@@ -32,37 +32,38 @@ export interface LinkReconciler {
   stop(): Promise<void>;
 }
 
+/** Runs `step`, logging a failure instead of ending the pass (the next pass retries). */
+async function attempt(logger: Logger, what: string, step: () => Promise<unknown>): Promise<void> {
+  try {
+    await step();
+  } catch (err) {
+    logger.warn({ err, step: what }, 'NATS link reconcile step failed; retrying on the next pass');
+  }
+}
+
+/** Creates missing durables, repairs drifted ones and deletes those of clusters not accepted. */
+async function reconcileConsumers(deps: LinkReconcilerDeps): Promise<ConsumerPlan> {
+  // Listed before the clusters are read: a durable created for a cluster accepted in between
+  // is then never taken for a stale one.
+  const existing = await deps.consumers.list();
+  const plan = planAgentConsumers(await deps.acceptedClusters(), existing);
+  for (const cluster of [...plan.create, ...plan.repair.map((r) => r.cluster)]) {
+    await attempt(deps.logger, `ensure ${cluster}`, () => deps.consumers.ensure(cluster));
+  }
+  for (const name of plan.remove) await attempt(deps.logger, `remove ${name}`, () => deps.consumers.remove(name));
+  return plan;
+}
+
 export function createLinkReconciler(deps: LinkReconcilerDeps): LinkReconciler {
   const { logger } = deps;
   let chain: Promise<unknown> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
   let stopped = true;
 
-  /** Runs `step`, logging a failure instead of ending the pass (the next pass retries). */
-  async function attempt(what: string, step: () => Promise<unknown>): Promise<void> {
-    try {
-      await step();
-    } catch (err) {
-      logger.warn({ err, step: what }, 'NATS link reconcile step failed; retrying on the next pass');
-    }
-  }
-
-  async function reconcileConsumers(): Promise<ConsumerPlan> {
-    // Listed before the clusters are read: a durable created for a cluster accepted in between
-    // is then never taken for a stale one.
-    const existing = await deps.consumers.list();
-    const plan = planAgentConsumers(await deps.acceptedClusters(), existing);
-    for (const cluster of [...plan.create, ...plan.repair.map((r) => r.cluster)]) {
-      await attempt(`ensure ${cluster}`, () => deps.consumers.ensure(cluster));
-    }
-    for (const name of plan.remove) await attempt(`remove ${name}`, () => deps.consumers.remove(name));
-    return plan;
-  }
-
-  async function runPass(): Promise<ConsumerPlan> {
-    await attempt('credentials', deps.syncCredentials);
-    return reconcileConsumers();
-  }
+  const runPass = async (): Promise<ConsumerPlan> => {
+    await attempt(logger, 'credentials', deps.syncCredentials);
+    return reconcileConsumers(deps);
+  };
 
   const pass = (): Promise<ConsumerPlan> => {
     const next = chain.then(runPass);

@@ -21,12 +21,7 @@ export interface OutboxListener {
   stop(): Promise<void>;
 }
 
-/**
- * LISTENs on its own connection, reconnecting with backoff (from `retryMs` up to 30 s) whenever
- * the connection fails or is lost (a Postgres restart); calls `onNotify` per notification, and
- * once after every (re)connect for rows committed while nobody listened.
- */
-export function listenOutbox(options: {
+interface ListenOptions {
   connectionString: string;
   logger: Logger;
   onNotify: () => void;
@@ -35,7 +30,24 @@ export function listenOutbox(options: {
   retryMs?: number;
   /** Called when an established connection is lost (a metric). */
   onConnectionLost?: () => void;
-}): OutboxListener {
+}
+
+/** A client (not yet connected) that wakes the relay on other sessions' notifications. */
+function listeningClient(options: ListenOptions, onError: (err: Error) => void): pg.Client {
+  const c = new pg.Client({ connectionString: options.connectionString, keepAlive: true });
+  c.on('notification', (n) => {
+    if (options.ownSessionName === undefined || n.payload !== options.ownSessionName) options.onNotify();
+  });
+  c.on('error', onError);
+  return c;
+}
+
+/**
+ * LISTENs on its own connection, reconnecting with backoff (from `retryMs` up to 30 s) whenever
+ * the connection fails or is lost (a Postgres restart); calls `onNotify` per notification, and
+ * once after every (re)connect for rows committed while nobody listened.
+ */
+export function listenOutbox(options: ListenOptions): OutboxListener {
   const firstDelay = options.retryMs ?? 500;
   let client: pg.Client | undefined;
   let stopped = false;
@@ -59,15 +71,11 @@ export function listenOutbox(options: {
 
   async function connect(): Promise<void> {
     timer = undefined;
-    const c = new pg.Client({ connectionString: options.connectionString, keepAlive: true });
-    const fail = failedOnce(c);
-    c.on('notification', (n) => {
-      if (options.ownSessionName === undefined || n.payload !== options.ownSessionName) options.onNotify();
-    });
-    c.on('error', (err) => {
+    const c = listeningClient(options, (err) => {
       if (client === c) options.onConnectionLost?.();
       fail(err, 'outbox listener connection lost; reconnecting');
     });
+    const fail = failedOnce(c);
     try {
       await c.connect();
       await listenOnOutboxChannel(c);

@@ -100,31 +100,36 @@ async function liveOf(tx: Tx, w: WorkloadRow, r: RevisionRow, clusterNames?: rea
 
 const seconds = (since: number): number => (performance.now() - since) / 1000;
 
-export function createDesiredChanges(outbox: Outbox): DesiredChanges {
-  /** Plans one workload's rows for `clusters`, writes them and queues their messages. */
-  async function write(
-    tx: Tx,
-    w: WorkloadRow,
-    r: RevisionRow,
-    clusters: readonly ClusterView[],
-    only?: readonly string[],
-  ): Promise<{ changed: number; plannedAt: number }> {
-    const identity = identityOf(w);
-    const current = await currentDesired(tx, identity, only);
-    const changes = planDesired({
-      identity,
-      live: w.deletedAt ? undefined : await liveOf(tx, w, r, only),
-      clusters,
-      current,
-      lastRevision: r.revision,
-    });
-    const plannedAt = performance.now();
-    const now = new Date();
-    await upsertDesired(tx, identity, changes, now);
-    await outbox.appendIn(tx, desiredChangeMessages(identity, changes, now));
-    return { changed: changes.length, plannedAt };
-  }
+/** The clusters a sync plans for; `only`: just these clusters' rows are read (a cluster change). */
+interface SyncScope {
+  clusters: readonly ClusterView[];
+  only?: readonly string[];
+}
 
+/** Plans one workload's rows (`r`: its current revision), writes them and queues their messages. */
+async function write(
+  outbox: Pick<Outbox, 'appendIn'>,
+  tx: Tx,
+  { w, r }: { w: WorkloadRow; r: RevisionRow },
+  { clusters, only }: SyncScope,
+): Promise<{ changed: number; plannedAt: number }> {
+  const identity = identityOf(w);
+  const current = await currentDesired(tx, identity, only);
+  const changes = planDesired({
+    identity,
+    live: w.deletedAt ? undefined : await liveOf(tx, w, r, only),
+    clusters,
+    current,
+    lastRevision: r.revision,
+  });
+  const plannedAt = performance.now();
+  const now = new Date();
+  await upsertDesired(tx, identity, changes, now);
+  await outbox.appendIn(tx, desiredChangeMessages(identity, changes, now));
+  return { changed: changes.length, plannedAt };
+}
+
+export function createDesiredChanges(outbox: Outbox): DesiredChanges {
   return {
     transaction: (work) => outbox.transaction(work),
     lock: lockDesiredState,
@@ -132,14 +137,21 @@ export function createDesiredChanges(outbox: Outbox): DesiredChanges {
     async syncWorkload(tx, w, r) {
       const t0 = performance.now();
       const clusters = (await clusterPlacements(tx)).map(clusterView);
-      const { changed, plannedAt } = await write(tx, w, r, clusters);
+      const { changed, plannedAt } = await write(outbox, tx, { w, r }, { clusters });
       return { changed, planSeconds: (plannedAt - t0) / 1000, storeSeconds: seconds(plannedAt) };
     },
 
     async syncCluster(tx, cluster) {
       let changed = 0;
       for (const { workload, revision } of await liveWorkloadHeads(tx)) {
-        changed += (await write(tx, workload, revision, [clusterView(cluster)], [cluster.name])).changed;
+        changed += (
+          await write(
+            outbox,
+            tx,
+            { w: workload, r: revision },
+            { clusters: [clusterView(cluster)], only: [cluster.name] },
+          )
+        ).changed;
       }
       return changed;
     },

@@ -73,6 +73,21 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
   return results;
 }
 
+/** A step whose failure is logged and retried on the next tick. */
+async function stepLogged(
+  deps: StepDeps,
+  logger: Logger,
+  rolloutId: string,
+  lockDesired: boolean,
+): Promise<StepResult> {
+  try {
+    return await stepRollout(deps, rolloutId, lockDesired);
+  } catch (err) {
+    logger.warn({ err, rollout: rolloutId }, 'rollout step failed; retrying next tick');
+    return { rolloutId, changed: false, desiredChanged: 0 };
+  }
+}
+
 export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutScheduler {
   const now = deps.now ?? ((): Date => new Date());
   const leadership = createLeadership({
@@ -91,14 +106,8 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
     });
   const stepDeps: StepDeps = { desired: deps.desired, now, liveness, metrics: deps.metrics, notifier: deps.notifier };
 
-  async function guardedStep(rolloutId: string, lockDesired: boolean): Promise<StepResult> {
-    try {
-      return await stepRollout(stepDeps, rolloutId, lockDesired);
-    } catch (err) {
-      deps.logger.warn({ err, rollout: rolloutId }, 'rollout step failed; retrying next tick');
-      return { rolloutId, changed: false, desiredChanged: 0 };
-    }
-  }
+  const guardedStep = (rolloutId: string, lockDesired: boolean): Promise<StepResult> =>
+    stepLogged(stepDeps, deps.logger, rolloutId, lockDesired);
 
   async function tick(): Promise<StepOutcome[]> {
     if (!(await leadership.lead())) return [];
