@@ -24,6 +24,7 @@ import {
   toApiException,
   type ExceptionValues,
 } from '../repositories/policy-repo.js';
+import { isClusterScoped } from './workload-validation.js';
 
 export interface PolicyService {
   /** The policy in force: Pod Security Standards baseline, and the system namespaces it keeps workloads out of. */
@@ -47,11 +48,12 @@ export function exceptionScope(
   if (match.name !== undefined && match.kind === undefined) {
     problems.push({ path: 'match.kind', message: 'Required value: an exception for one workload names its kind' });
   }
-  if (match.kind === 'SidecarSet') {
+  if (match.kind !== undefined && isClusterScoped(match.kind)) {
+    // A cluster-scoped workload has no namespace to cover: the exception names the workload.
     if (namespace !== '')
-      problems.push({ path: 'match.namespace', message: 'Forbidden: SidecarSet is cluster-scoped' });
+      problems.push({ path: 'match.namespace', message: `Forbidden: ${match.kind} is cluster-scoped` });
     if (match.name === undefined) {
-      problems.push({ path: 'match.name', message: 'Required value: an exception for SidecarSets names one' });
+      problems.push({ path: 'match.name', message: `Required value: an exception for ${match.kind}s names one` });
     }
   } else if (namespace === '') {
     problems.push({ path: 'match.namespace', message: 'Required value: the namespace the exception covers' });
