@@ -3,6 +3,41 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
+/** Package boundaries (docs/adr/0001): what each workspace package may not import. */
+const PACKAGE_FORBIDDEN = {
+  api: ['hub', 'agent', 'cli', 'test'],
+  hub: ['agent', 'cli', 'test'],
+  agent: ['hub', 'cli', 'test'],
+  cli: ['hub', 'agent', 'test'],
+};
+
+/** @param {string} pkg @param {string[]} forbidden */
+function packagePatterns(pkg, forbidden) {
+  return [
+    {
+      group: forbidden.flatMap((p) => [`@flotilla/${p}`, `@flotilla/${p}/*`]),
+      message: `${pkg}/ may import only ${pkg === 'api' ? 'its own modules' : '@flotilla/api'} (docs/adr/0001).`,
+    },
+    {
+      regex: `^(\\.\\./)+(${forbidden.join('|')})/`,
+      message: `${pkg}/ may not reach into another package's files (docs/adr/0001).`,
+    },
+  ];
+}
+
+/** Hub folders (under hub/src) and the folders and files above them they may not import. */
+const HUB_ENTRY = ['app', 'server', 'main', 'index'];
+const HUB_LAYERS_FORBIDDEN = {
+  db: ['domain', 'repositories', 'services', 'outbox', 'nats', 'health', 'routes', 'plugins', ...HUB_ENTRY],
+  domain: ['db', 'repositories', 'services', 'outbox', 'nats', 'health', 'routes', 'plugins', ...HUB_ENTRY],
+  repositories: ['services', 'outbox', 'nats', 'health', 'routes', 'plugins', ...HUB_ENTRY],
+  outbox: ['services', 'nats', 'routes', 'plugins', ...HUB_ENTRY],
+  services: ['routes', 'plugins', ...HUB_ENTRY],
+  nats: ['routes', 'plugins', ...HUB_ENTRY],
+  plugins: ['db', 'repositories', 'routes', ...HUB_ENTRY],
+  routes: ['db', 'repositories', 'outbox', 'nats', ...HUB_ENTRY],
+};
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**', '.cache/**', 'deploy/**', 'migrations/**'] },
   js.configs.recommended,
@@ -46,25 +81,25 @@ export default tseslint.config(
   // Package boundaries (docs/adr/0001): `api` imports nothing of ours; `hub`, `agent` and `cli` only `api`.
   // tsc -b alone cannot hold this line: npm hoists every workspace into node_modules/@flotilla,
   // so `import '@flotilla/hub'` resolves from the agent as soon as the hub has been built.
-  ...[
-    { pkg: 'api', forbidden: ['hub', 'agent', 'cli', 'test'] },
-    { pkg: 'hub', forbidden: ['agent', 'cli', 'test'] },
-    { pkg: 'agent', forbidden: ['hub', 'cli', 'test'] },
-    { pkg: 'cli', forbidden: ['hub', 'agent', 'test'] },
-  ].map(({ pkg, forbidden }) => ({
+  ...Object.entries(PACKAGE_FORBIDDEN).map(([pkg, forbidden]) => ({
     files: [`${pkg}/**/*.{ts,js}`],
+    rules: { 'no-restricted-imports': ['error', { patterns: packagePatterns(pkg, forbidden) }] },
+  })),
+  // The hub's layers point down: routes → services → repositories/domain → db (hub/README.md,
+  // "Where things go"). The package boundary's patterns are repeated: a later block's options
+  // replace an earlier block's for the same rule.
+  ...Object.entries(HUB_LAYERS_FORBIDDEN).map(([layer, forbidden]) => ({
+    files: [`hub/src/${layer}/**/*.ts`],
+    ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
+            ...packagePatterns('hub', PACKAGE_FORBIDDEN.hub),
             {
-              group: forbidden.flatMap((p) => [`@flotilla/${p}`, `@flotilla/${p}/*`]),
-              message: `${pkg}/ may import only ${pkg === 'api' ? 'its own modules' : '@flotilla/api'} (docs/adr/0001).`,
-            },
-            {
-              regex: `^(\\.\\./)+(${forbidden.join('|')})/`,
-              message: `${pkg}/ may not reach into another package's files (docs/adr/0001).`,
+              regex: `^(\\.\\./)+(${forbidden.join('|')})(/|\\.js$)`,
+              message: `hub/src/${layer}/ may not import ${forbidden.join(', ')}: layers point down (hub/README.md).`,
             },
           ],
         },
