@@ -76,23 +76,21 @@ export interface AgentConsumersDeps {
   metrics: HubMetrics;
 }
 
-async function info(jsm: JetStreamManager, name: string): Promise<ConsumerInfo | undefined> {
+/** `call`'s answer, or `absent` when the consumer does not exist. */
+async function unlessNotFound<T, A>(call: Promise<T>, absent: A): Promise<T | A> {
   try {
-    return await jsm.consumers.info(DESIRED_STREAM, name);
+    return await call;
   } catch (err) {
-    if (isApiError(err, JetStreamApiCodes.ConsumerNotFound)) return undefined;
+    if (isApiError(err, JetStreamApiCodes.ConsumerNotFound)) return absent;
     throw err;
   }
 }
 
-async function deleteConsumer(jsm: JetStreamManager, name: string): Promise<boolean> {
-  try {
-    return await jsm.consumers.delete(DESIRED_STREAM, name);
-  } catch (err) {
-    if (isApiError(err, JetStreamApiCodes.ConsumerNotFound)) return false;
-    throw err;
-  }
-}
+const info = (jsm: JetStreamManager, name: string): Promise<ConsumerInfo | undefined> =>
+  unlessNotFound(jsm.consumers.info(DESIRED_STREAM, name), undefined);
+
+const deleteConsumer = (jsm: JetStreamManager, name: string): Promise<boolean> =>
+  unlessNotFound(jsm.consumers.delete(DESIRED_STREAM, name), false);
 
 /** Creates the durable; another replica creating the same one at the same time is fine. */
 async function create(jsm: JetStreamManager, cluster: string): Promise<void> {

@@ -3,7 +3,7 @@
  * The messages announcing a change are the caller's (services/desired-sync.ts appends them to the
  * outbox in the same transaction).
  */
-import { and, eq, inArray, sql, type SQLWrapper } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client.js';
 import { desiredObjects } from '../db/schema/index.js';
 import type { StoredDesired } from '../domain/desired-check.js';
@@ -11,6 +11,15 @@ import type { StoredDesiredRow } from '../domain/desired-message.js';
 import type { CurrentDesired, DesiredChange } from '../domain/desired-plan.js';
 import type { WorkloadIdentity } from '../domain/manifest.js';
 import { jsonTexts } from './json-param.js';
+
+/** Rows of one object (kind, namespace, name), in any cluster. */
+function sameObject(o: { kind: string; namespace: string; name: string }): SQL | undefined {
+  return and(
+    eq(desiredObjects.kind, o.kind),
+    eq(desiredObjects.namespace, o.namespace),
+    eq(desiredObjects.name, o.name),
+  );
+}
 
 /** Current rows of one object (any workload that ever owned it), keyed by cluster. */
 export async function currentDesired(
@@ -27,12 +36,7 @@ export async function currentDesired(
     })
     .from(desiredObjects)
     .where(
-      and(
-        eq(desiredObjects.kind, identity.kind),
-        eq(desiredObjects.namespace, identity.namespace),
-        eq(desiredObjects.name, identity.name),
-        clusterNames ? inArray(desiredObjects.clusterName, [...clusterNames]) : undefined,
-      ),
+      and(sameObject(identity), clusterNames ? inArray(desiredObjects.clusterName, [...clusterNames]) : undefined),
     );
   return new Map(rows.map((r) => [r.cluster, r]));
 }
@@ -123,13 +127,6 @@ export async function desiredRow(db: DbOrTx, key: DesiredObjectKey): Promise<Sto
   const [row] = await db
     .select()
     .from(desiredObjects)
-    .where(
-      and(
-        eq(desiredObjects.clusterName, key.cluster),
-        eq(desiredObjects.kind, key.kind),
-        eq(desiredObjects.namespace, key.namespace),
-        eq(desiredObjects.name, key.name),
-      ),
-    );
+    .where(and(eq(desiredObjects.clusterName, key.cluster), sameObject(key)));
   return row;
 }
