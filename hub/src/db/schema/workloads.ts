@@ -1,13 +1,13 @@
 import { sql } from 'drizzle-orm';
 import { integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import type { Overrides, Placement, WorkloadMetadata } from '@flotilla/api';
+import { WORKLOAD_KINDS, type Overrides, type Placement, type WorkloadMetadata } from '@flotilla/api';
 
 /** Workloads: kind + template (the current revision) + placement. Soft-deleted to keep history. */
 export const workloads = pgTable(
   'workloads',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    kind: text('kind', { enum: ['CloneSet', 'SidecarSet', 'ImagePullJob'] }).notNull(),
+    kind: text('kind', { enum: WORKLOAD_KINDS }).notNull(),
     namespace: text('namespace').notNull(),
     name: text('name').notNull(),
     placement: jsonb('placement').$type<Placement>().notNull(),
