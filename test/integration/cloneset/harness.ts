@@ -11,7 +11,7 @@ import { EventRecorder, kubeEventSink } from '../../../agent/src/runtime/events.
 import { kubeListWatcher } from '../../../agent/src/runtime/kube-list-watch.js';
 import { Manager } from '../../../agent/src/runtime/manager.js';
 import { RuntimeMetrics } from '../../../agent/src/runtime/metrics.js';
-import { resourcePath, Resources } from '../../../agent/src/runtime/resource.js';
+import { resourcePath, Resources, type ResourceRef } from '../../../agent/src/runtime/resource.js';
 import { createKubeRest, PatchType, type KubeRest } from '../../../agent/src/runtime/rest.js';
 import type { CloneSet } from '@flotilla/api';
 import {
@@ -143,12 +143,7 @@ export function patchPod(e: Env, ns: string, name: string, patch: unknown): Prom
   });
 }
 
-async function list<T>(
-  e: Env,
-  ref: typeof Resources.pods | typeof Resources.persistentVolumeClaims | typeof Resources.controllerRevisions,
-  ns: string,
-  labelSelector?: string,
-): Promise<T[]> {
+async function list<T>(e: Env, ref: ResourceRef, ns: string, labelSelector?: string): Promise<T[]> {
   const body = await e.rest.request<{ items: T[] }>({
     method: 'GET',
     path: resourcePath(ref, ns),
