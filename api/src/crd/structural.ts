@@ -47,12 +47,7 @@ function sortedKeys(node: CrdSchema): CrdSchema {
 export function toCrdSchema(schema: unknown, path = ''): CrdSchema {
   if (!isNode(schema)) throw new Error(`schema at '${path || '.'}' is not an object`);
   const opaque = schema[CRD_HINT] === 'opaque';
-  const out: CrdSchema = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (COPIED_KEYWORDS.includes(key) || key.startsWith('x-kubernetes-')) out[key] = value;
-    else if (!HANDLED_KEYWORDS.includes(key))
-      throw new Error(`schema at '${path || '.'}' uses '${key}', which a CRD cannot express`);
-  }
+  const out = copyKeywords(schema, path);
   if (opaque) {
     out.type = 'object';
     out[PRESERVE_UNKNOWN] = true;
@@ -72,6 +67,17 @@ export function toCrdSchema(schema: unknown, path = ''): CrdSchema {
     out.anyOf = [{ type: 'integer' }, { type: 'string' }];
   }
   return sortedKeys(out);
+}
+
+/** The keywords a CRD takes as they are; throws on one it cannot express. */
+function copyKeywords(schema: CrdSchema, path: string): CrdSchema {
+  const out: CrdSchema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (COPIED_KEYWORDS.includes(key) || key.startsWith('x-kubernetes-')) out[key] = value;
+    else if (!HANDLED_KEYWORDS.includes(key))
+      throw new Error(`schema at '${path || '.'}' uses '${key}', which a CRD cannot express`);
+  }
+  return out;
 }
 
 function convertProperties(schema: CrdSchema, path: string, opaque: boolean): CrdSchema {
@@ -116,40 +122,74 @@ const ALLOWED_KEYWORDS = new Set([
  */
 export function structuralViolations(root: CrdSchema): string[] {
   const problems: string[] = [];
-  const work: Array<[CrdSchema, string, 'root' | 'field' | 'item']> = [[root, '', 'root']];
+  const work: SchemaNode[] = [{ node: root, path: '', level: 'root' }];
   for (let item = work.pop(); item !== undefined; item = work.pop()) {
-    const [node, path, level] = item;
-    const at = path || '.';
-    for (const key of Object.keys(node)) {
-      if (!ALLOWED_KEYWORDS.has(key) && !key.startsWith('x-kubernetes-'))
-        problems.push(`${at}: keyword '${key}' is not allowed`);
-    }
-    const intOrString = node[INT_OR_STRING] === true;
-    const preserve = node[PRESERVE_UNKNOWN] === true;
-    if (node.type === undefined && !intOrString && !preserve) problems.push(`${at}: type must be set`);
-    if (intOrString && preserve) problems.push(`${at}: int-or-string and preserve-unknown-fields are exclusive`);
-    if (node.anyOf !== undefined && !(intOrString && isIntOrStringAnyOf(node.anyOf))) {
-      problems.push(`${at}: anyOf is only allowed as the int-or-string pattern`);
-    }
-    if (intOrString && node.type !== undefined) problems.push(`${at}: int-or-string must not set type`);
-    if (node.type === 'array' && !isNode(node.items)) problems.push(`${at}: arrays must declare items`);
-    if (node.properties !== undefined && node.additionalProperties !== undefined) {
-      problems.push(`${at}: properties and additionalProperties are exclusive`);
-    }
-    if (node.additionalProperties !== undefined && !isNode(node.additionalProperties)) {
-      problems.push(`${at}: additionalProperties must be a schema`);
-    }
+    const { node, path, level } = item;
+    problems.push(...nodeViolations(node, path || '.'));
     if (level === 'root') problems.push(...rootViolations(node));
-    if (isNode(node.items)) work.push([node.items, `${path}[]`, 'item']);
-    if (isNode(node.additionalProperties)) work.push([node.additionalProperties, `${path}{}`, 'field']);
-    if (isNode(node.properties)) {
-      for (const [name, child] of Object.entries(node.properties)) {
-        if (isNode(child)) work.push([child, `${path}.${name}`, 'field']);
-        else problems.push(`${path}.${name}: must be a schema`);
-      }
-    }
+    const children = childNodes(node, path);
+    work.push(...children.nodes);
+    problems.push(...children.problems);
   }
   return problems;
+}
+
+/** A node of the schema being checked, and where it sits. */
+interface SchemaNode {
+  node: CrdSchema;
+  path: string;
+  level: 'root' | 'field' | 'item';
+}
+
+const isIntOrString = (node: CrdSchema): boolean => node[INT_OR_STRING] === true;
+const preservesUnknown = (node: CrdSchema): boolean => node[PRESERVE_UNKNOWN] === true;
+
+/** The rules every node follows, whatever its place: when a node breaks one, and what that is. */
+const NODE_RULES: ReadonlyArray<readonly [(node: CrdSchema) => boolean, string]> = [
+  [(n) => n.type === undefined && !isIntOrString(n) && !preservesUnknown(n), 'type must be set'],
+  [(n) => isIntOrString(n) && preservesUnknown(n), 'int-or-string and preserve-unknown-fields are exclusive'],
+  [
+    (n) => n.anyOf !== undefined && !(isIntOrString(n) && isIntOrStringAnyOf(n.anyOf)),
+    'anyOf is only allowed as the int-or-string pattern',
+  ],
+  [(n) => isIntOrString(n) && n.type !== undefined, 'int-or-string must not set type'],
+  [(n) => n.type === 'array' && !isNode(n.items), 'arrays must declare items'],
+  [
+    (n) => n.properties !== undefined && n.additionalProperties !== undefined,
+    'properties and additionalProperties are exclusive',
+  ],
+  [
+    (n) => n.additionalProperties !== undefined && !isNode(n.additionalProperties),
+    'additionalProperties must be a schema',
+  ],
+];
+
+/** The keywords and NODE_RULES a node breaks. `at` names it in the messages. */
+function nodeViolations(node: CrdSchema, at: string): string[] {
+  const problems: string[] = [];
+  for (const key of Object.keys(node)) {
+    if (!ALLOWED_KEYWORDS.has(key) && !key.startsWith('x-kubernetes-'))
+      problems.push(`${at}: keyword '${key}' is not allowed`);
+  }
+  for (const [breaks, message] of NODE_RULES) if (breaks(node)) problems.push(`${at}: ${message}`);
+  return problems;
+}
+
+/** The schemas below a node, in the order they are checked, and the properties that are no schema. */
+function childNodes(node: CrdSchema, path: string): { nodes: SchemaNode[]; problems: string[] } {
+  const nodes: SchemaNode[] = [];
+  const problems: string[] = [];
+  if (isNode(node.items)) nodes.push({ node: node.items, path: `${path}[]`, level: 'item' });
+  if (isNode(node.additionalProperties)) {
+    nodes.push({ node: node.additionalProperties, path: `${path}{}`, level: 'field' });
+  }
+  if (isNode(node.properties)) {
+    for (const [name, child] of Object.entries(node.properties)) {
+      if (isNode(child)) nodes.push({ node: child, path: `${path}.${name}`, level: 'field' });
+      else problems.push(`${path}.${name}: must be a schema`);
+    }
+  }
+  return { nodes, problems };
 }
 
 function isIntOrStringAnyOf(anyOf: unknown): boolean {

@@ -54,22 +54,37 @@ function evaluate(input: unknown, targetRevision: string | undefined): HealthVer
   const spec = recordAt(input, 'spec', 'spec');
   const strategy = recordAt(spec, 'updateStrategy', 'spec.updateStrategy');
   const status = recordAt(input, 'status', 'status');
+  // In this order: the first verdict that applies wins, and so does the first malformed field.
+  return (
+    generationVerdict(input, status) ??
+    failureCondition(status) ??
+    revisionVerdict(status, targetRevision) ??
+    replicasVerdict(spec, strategy, status)
+  );
+}
 
-  const stale = generationVerdict(input, status);
-  if (stale) return stale;
-
-  const failure = failureCondition(status);
-  if (failure) return failure;
-
+/** Progressing while the status's update revision is not the target. */
+function revisionVerdict(
+  status: Record<string, unknown>,
+  targetRevision: string | undefined,
+): HealthVerdict | undefined {
   const updateRevision = stringAt(status, 'updateRevision', 'status.updateRevision');
-  if (targetRevision !== undefined && (updateRevision === undefined || !sameRevision(updateRevision, targetRevision))) {
-    return verdict(
-      'Progressing',
-      'UpdateRevisionMismatch',
-      `update revision is ${updateRevision ?? 'not set'}, waiting for ${targetRevision}`,
-    );
+  if (targetRevision === undefined || (updateRevision !== undefined && sameRevision(updateRevision, targetRevision))) {
+    return undefined;
   }
+  return verdict(
+    'Progressing',
+    'UpdateRevisionMismatch',
+    `update revision is ${updateRevision ?? 'not set'}, waiting for ${targetRevision}`,
+  );
+}
 
+/** At the target revision: whether the pods are updated, scaled and available as the spec asks. */
+function replicasVerdict(
+  spec: Record<string, unknown>,
+  strategy: Record<string, unknown>,
+  status: Record<string, unknown>,
+): HealthVerdict {
   const desired = countAt(spec, 'replicas', 'spec.replicas', 1);
   const partition = partitionReplicas(
     intOrStringAt(strategy, 'partition', 'spec.updateStrategy.partition'),

@@ -23,26 +23,23 @@ export function quoteGoString(input: string): string {
   return out + s.slice(start) + '"';
 }
 
+/** The code units Go writes with a short escape. */
+const SHORT_ESCAPES: ReadonlyMap<number, string> = new Map([
+  [0x22, '\\"'],
+  [0x5c, '\\\\'],
+  [0x08, '\\b'],
+  [0x0c, '\\f'],
+  [0x0a, '\\n'],
+  [0x0d, '\\r'],
+  [0x09, '\\t'],
+]);
+
+/** <, > and &, escaped as \u00XX for HTML safety. */
+const HTML_UNITS: ReadonlySet<number> = new Set([0x3c, 0x3e, 0x26]);
+
 function escapeUnit(c: number): string | undefined {
-  if (c >= 0x20 && c !== 0x22 && c !== 0x5c && c !== 0x3c && c !== 0x3e && c !== 0x26) {
-    return c === 0x2028 || c === 0x2029 ? `\\u${c.toString(16)}` : undefined;
+  if (c < 0x20 || c === 0x22 || c === 0x5c || HTML_UNITS.has(c)) {
+    return SHORT_ESCAPES.get(c) ?? `\\u00${HEX[c >> 4]}${HEX[c & 0xf]}`;
   }
-  switch (c) {
-    case 0x22:
-      return '\\"';
-    case 0x5c:
-      return '\\\\';
-    case 0x08:
-      return '\\b';
-    case 0x0c:
-      return '\\f';
-    case 0x0a:
-      return '\\n';
-    case 0x0d:
-      return '\\r';
-    case 0x09:
-      return '\\t';
-    default:
-      return `\\u00${HEX[c >> 4]}${HEX[c & 0xf]}`;
-  }
+  return c === 0x2028 || c === 0x2029 ? `\\u${c.toString(16)}` : undefined;
 }

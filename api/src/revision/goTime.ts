@@ -14,21 +14,24 @@ export function roundTripGoTime(text: string): string | null | undefined {
     number,
   ];
   const fraction = m[7] ?? '';
-  const zone = m[8] ?? 'Z';
   if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return undefined;
   if (hour > 23 || minute > 59 || second > 59) return undefined;
-  let offsetMinutes = 0;
-  if (zone !== 'Z') {
-    const zoneHours = Number(zone.slice(1, 3));
-    const zoneMinutes = Number(zone.slice(4, 6));
-    if (zoneHours > 23 || zoneMinutes > 59) return undefined;
-    offsetMinutes = (zone[0] === '-' ? -1 : 1) * (zoneHours * 60 + zoneMinutes);
-  }
+  const offsetMinutes = zoneOffsetMinutes(m[8] ?? 'Z');
+  if (offsetMinutes === undefined) return undefined;
   const date = new Date(0);
   date.setUTCFullYear(year, month - 1, day);
   date.setUTCHours(hour, minute - offsetMinutes, second, 0);
   const isZero = date.getTime() === GO_ZERO_TIME && !/[1-9]/.test(fraction);
   return isZero ? null : formatUtc(date);
+}
+
+/** Minutes east of UTC of `Z` or `±hh:mm`; undefined when Go's parser rejects the offset. */
+function zoneOffsetMinutes(zone: string): number | undefined {
+  if (zone === 'Z') return 0;
+  const zoneHours = Number(zone.slice(1, 3));
+  const zoneMinutes = Number(zone.slice(4, 6));
+  if (zoneHours > 23 || zoneMinutes > 59) return undefined;
+  return (zone[0] === '-' ? -1 : 1) * (zoneHours * 60 + zoneMinutes);
 }
 
 // Go's RFC 3339 parser takes any number of fractional-second digits (after "." or, in its

@@ -181,16 +181,23 @@ function canonicalize(value: Decimal, requested: Format): string {
     const withinKi = compareDecimal(abs(value), { mantissa: 1024n, exponent: 0 }) < 0;
     if (withinKi || !isInteger(value)) format = 'DecimalSI';
   }
-  if (format === 'BinarySI') {
-    let integer = toInteger(value);
-    let power = 0;
-    while ((integer >= 1024n || integer <= -1024n) && integer % 1024n === 0n) {
-      integer /= 1024n;
-      power += 10;
-    }
-    const suffix = Object.entries(BINARY_SUFFIXES).find(([, exp]) => exp === power)?.[0] ?? '';
-    return integer.toString() + suffix;
+  return format === 'BinarySI' ? canonicalBinary(value) : canonicalDecimal(value, format);
+}
+
+/** An integer with as many factors of 1024 as its suffix can take (Ki … Ei). */
+function canonicalBinary(value: Decimal): string {
+  let integer = toInteger(value);
+  let power = 0;
+  while ((integer >= 1024n || integer <= -1024n) && integer % 1024n === 0n) {
+    integer /= 1024n;
+    power += 10;
   }
+  const suffix = Object.entries(BINARY_SUFFIXES).find(([, exp]) => exp === power)?.[0] ?? '';
+  return integer.toString() + suffix;
+}
+
+/** The mantissa with the exponent at a multiple of 3, as an SI suffix or `e<n>`. */
+function canonicalDecimal(value: Decimal, format: Format): string {
   let { mantissa, exponent } = value;
   while (mantissa % 10n === 0n) {
     mantissa /= 10n;

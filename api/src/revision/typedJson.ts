@@ -36,51 +36,75 @@ const INT_RANGES: Readonly<Record<string, readonly [number, number]>> = {
   int64: [-(2 ** 63), 2 ** 63 - 1],
 };
 
+/** The prefix of a pointer, slice or map type (`*T`, `[]T`, `map[]T`: string keys only), if it is one. */
+function compositePrefix(type: string): '*' | '[]' | 'map[]' | undefined {
+  if (type.startsWith('*')) return '*';
+  if (type.startsWith('[]')) return '[]';
+  return type.startsWith('map[]') ? 'map[]' : undefined;
+}
+
 class TypedEncoder {
   constructor(private readonly table: GoStructTable) {}
 
   /** Go JSON text for `value` as `type`, or undefined when an omitempty field is empty. */
   encode(type: string, value: unknown, omitEmpty: boolean, path: string): string | undefined {
     const absent = value === undefined || value === null;
-    if (type.startsWith('*')) {
-      if (absent) return omitEmpty ? undefined : 'null';
-      return this.encode(type.slice(1), value, false, path);
+    // Pointers, slices and maps: nil is null, or nothing when omitempty.
+    const composite = compositePrefix(type);
+    if (composite !== undefined && absent) return omitEmpty ? undefined : 'null';
+    const elem = type.slice(composite?.length ?? 0);
+    switch (composite) {
+      case '*':
+        return this.encode(elem, value, false, path);
+      case '[]':
+        return this.encodeSlice(elem, value, omitEmpty, path);
+      case 'map[]':
+        return this.encodeMap(elem, value, omitEmpty, path);
+      default:
+        return this.encodeValue(type, value, omitEmpty, path);
     }
-    if (type.startsWith('[]')) {
-      if (absent) return omitEmpty ? undefined : 'null';
-      if (!Array.isArray(value)) throw mismatch(path, 'array', value);
-      if (value.length === 0 && omitEmpty) return undefined;
-      const elem = type.slice(2);
-      return `[${value.map((item: unknown, i) => this.encode(elem, item, false, `${path}[${i}]`)).join(',')}]`;
-    }
-    if (type.startsWith('map[]')) {
-      if (absent) return omitEmpty ? undefined : 'null';
-      return this.encodeMap(type.slice(5), value, omitEmpty, path);
-    }
+  }
+
+  /** A value of a scalar type, a Kubernetes special type or a struct. */
+  private encodeValue(type: string, value: unknown, omitEmpty: boolean, path: string): string | undefined {
     switch (type) {
       case 'string':
         return this.encodeString(value, omitEmpty, path);
       case 'bool':
-        if (absent) return omitEmpty ? undefined : 'false';
-        if (typeof value !== 'boolean') throw mismatch(path, 'boolean', value);
-        return value || !omitEmpty ? String(value) : undefined;
+        return this.encodeBool(value, omitEmpty, path);
       case 'int32':
       case 'int64':
         return this.encodeInteger(type, value, omitEmpty, path);
       case 'quantity':
         return this.encodeQuantity(value, path);
       case 'intOrString':
-        if (absent) return '0';
-        if (typeof value === 'string') return quoteGoString(value);
-        return this.encodeInteger('int32', value, false, path);
+        return this.encodeIntOrString(value, path);
       case 'time':
         return this.encodeTime(value, path);
       case 'raw':
         // FieldsV1 keeps its raw bytes; only managedFields use it, which never matter to a hash.
-        return absent ? 'null' : goJsonMarshal(value);
+        return value === undefined || value === null ? 'null' : goJsonMarshal(value);
       default:
         return this.encodeStruct(type, value, path);
     }
+  }
+
+  private encodeSlice(elem: string, value: unknown, omitEmpty: boolean, path: string): string | undefined {
+    if (!Array.isArray(value)) throw mismatch(path, 'array', value);
+    if (value.length === 0 && omitEmpty) return undefined;
+    return `[${value.map((item: unknown, i) => this.encode(elem, item, false, `${path}[${i}]`)).join(',')}]`;
+  }
+
+  private encodeBool(value: unknown, omitEmpty: boolean, path: string): string | undefined {
+    if (value === undefined || value === null) return omitEmpty ? undefined : 'false';
+    if (typeof value !== 'boolean') throw mismatch(path, 'boolean', value);
+    return value || !omitEmpty ? String(value) : undefined;
+  }
+
+  private encodeIntOrString(value: unknown, path: string): string | undefined {
+    if (value === undefined || value === null) return '0';
+    if (typeof value === 'string') return quoteGoString(value);
+    return this.encodeInteger('int32', value, false, path);
   }
 
   private encodeString(value: unknown, omitEmpty: boolean, path: string): string | undefined {

@@ -23,6 +23,26 @@ function percentAtMost100(value: IntOrString | undefined, path: string): FieldEr
 function validateWave(strategy: RolloutStrategy, index: number): FieldError[] {
   const wave = strategy.waves[index]!;
   const path = indexPath('waves', index);
+  const errors = validateWaveLimits(wave, index, path);
+  if (wave.clusters) {
+    errors.push(...validateWaveClusters(wave.clusters, childPath(path, 'clusters')));
+  } else if (index !== strategy.waves.length - 1) {
+    errors.push(
+      required(childPath(path, 'clusters'), 'only the last wave may omit clusters (it takes all remaining ones)'),
+    );
+  }
+  wave.canarySteps?.forEach((step, i) => {
+    errors.push(
+      ...percentAtMost100(step.partition, childPath(indexPath(childPath(path, 'canarySteps'), i), 'partition')),
+    );
+  });
+  return errors;
+}
+
+type Wave = RolloutStrategy['waves'][number];
+
+/** maxConcurrency and failureBudget of the wave at `index`. */
+function validateWaveLimits(wave: Wave, index: number, path: string): FieldError[] {
   const errors: FieldError[] = [];
   errors.push(...percentAtMost100(wave.maxConcurrency, childPath(path, 'maxConcurrency')));
   errors.push(...percentAtMost100(wave.failureBudget, childPath(path, 'failureBudget')));
@@ -43,38 +63,27 @@ function validateWave(strategy: RolloutStrategy, index: number): FieldError[] {
       );
     }
   }
-  const clusters = wave.clusters;
-  if (clusters) {
-    const cpath = childPath(path, 'clusters');
-    if (clusters.names && clusters.selector) {
-      errors.push(invalid(cpath, 'names and selector', 'give either names or a selector, not both'));
-    } else if (clusters.names) {
-      if (clusters.names.length === 0)
-        errors.push(required(childPath(cpath, 'names'), 'a wave needs at least one cluster'));
-      const seen = new Set<string>();
-      clusters.names.forEach((n, i) => {
-        if (seen.has(n))
-          errors.push({
-            path: indexPath(childPath(cpath, 'names'), i),
-            code: 'Duplicate',
-            message: `Duplicate value: "${n}"`,
-          });
-        seen.add(n);
-      });
-    } else if (clusters.selector) {
-      errors.push(...validateLabelSelector(clusters.selector, childPath(cpath, 'selector')));
-    } else {
-      errors.push(required(cpath, 'names or selector (omit clusters to take every remaining cluster)'));
-    }
-  } else if (index !== strategy.waves.length - 1) {
-    errors.push(
-      required(childPath(path, 'clusters'), 'only the last wave may omit clusters (it takes all remaining ones)'),
-    );
+  return errors;
+}
+
+/** A wave's clusters: names or a selector, not both. */
+function validateWaveClusters(clusters: NonNullable<Wave['clusters']>, path: string): FieldError[] {
+  if (clusters.names && clusters.selector) {
+    return [invalid(path, 'names and selector', 'give either names or a selector, not both')];
   }
-  wave.canarySteps?.forEach((step, i) => {
-    errors.push(
-      ...percentAtMost100(step.partition, childPath(indexPath(childPath(path, 'canarySteps'), i), 'partition')),
-    );
+  if (clusters.selector) return validateLabelSelector(clusters.selector, childPath(path, 'selector'));
+  if (!clusters.names) return [required(path, 'names or selector (omit clusters to take every remaining cluster)')];
+  const errors: FieldError[] = [];
+  if (clusters.names.length === 0) errors.push(required(childPath(path, 'names'), 'a wave needs at least one cluster'));
+  const seen = new Set<string>();
+  clusters.names.forEach((n, i) => {
+    if (seen.has(n))
+      errors.push({
+        path: indexPath(childPath(path, 'names'), i),
+        code: 'Duplicate',
+        message: `Duplicate value: "${n}"`,
+      });
+    seen.add(n);
   });
   return errors;
 }

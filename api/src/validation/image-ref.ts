@@ -43,19 +43,25 @@ export function parseImageReference(image: string): ParsedImageReference {
       : { ok: false, reason: 'invalid reference format' };
   }
   const [, name = '', tag, digest] = match;
-  if (name.length > NAME_MAX_LENGTH) {
-    return { ok: false, reason: `repository name must not be more than ${NAME_MAX_LENGTH} characters` };
-  }
-  if (/^[a-f0-9]{64}$/.test(name)) {
-    return { ok: false, reason: 'cannot specify 64-byte hexadecimal strings as a repository name' };
-  }
-  if (digest !== undefined) {
-    const [algorithm = '', hex = ''] = digest.split(':');
-    const length = DIGEST_HEX_LENGTH[algorithm];
-    if (length === undefined) return { ok: false, reason: `unsupported digest algorithm ${JSON.stringify(algorithm)}` };
-    if (hex.length !== length) return { ok: false, reason: `invalid ${algorithm} digest length` };
-  }
+  const reason = nameProblem(name) ?? (digest === undefined ? undefined : digestProblem(digest));
+  if (reason !== undefined) return { ok: false, reason };
   return { ok: true, name, ...(tag === undefined ? {} : { tag }), ...(digest === undefined ? {} : { digest }) };
+}
+
+/** What is wrong with a repository name the pattern accepted, if anything. */
+function nameProblem(name: string): string | undefined {
+  if (name.length > NAME_MAX_LENGTH) return `repository name must not be more than ${NAME_MAX_LENGTH} characters`;
+  if (/^[a-f0-9]{64}$/.test(name)) return 'cannot specify 64-byte hexadecimal strings as a repository name';
+  return undefined;
+}
+
+/** What is wrong with an `algorithm:hex` digest the pattern accepted, if anything. */
+function digestProblem(digest: string): string | undefined {
+  const [algorithm = '', hex = ''] = digest.split(':');
+  const length = DIGEST_HEX_LENGTH[algorithm];
+  if (length === undefined) return `unsupported digest algorithm ${JSON.stringify(algorithm)}`;
+  if (hex.length !== length) return `invalid ${algorithm} digest length`;
+  return undefined;
 }
 
 /**

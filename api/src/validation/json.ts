@@ -57,33 +57,46 @@ export interface JsonDifference {
 export function firstDifference(a: unknown, b: unknown): JsonDifference | undefined {
   // Paths are kept as parent links and only spelled out for the answer, so deep documents cost
   // linear time.
-  const work: Array<[unknown, unknown, PathLink | undefined]> = [[a, b, undefined]];
+  const work: Pair[] = [[a, b, undefined]];
   for (let item = work.pop(); item !== undefined; item = work.pop()) {
     const [x, y, at] = item;
     if (Object.is(x, y) || (typeof x === 'number' && x === y)) continue;
-    if (Array.isArray(x) && Array.isArray(y)) {
-      const children: Array<[unknown, unknown, PathLink]> = [];
-      for (let i = 0; i < Math.max(x.length, y.length); i++) {
-        if (i >= y.length) return { path: spell({ parent: at, segment: i }), op: 'remove' };
-        if (i >= x.length) return { path: spell({ parent: at, segment: i }), op: 'add' };
-        children.push([x[i], y[i], { parent: at, segment: i }]);
-      }
-      pushReversed(work, children);
-    } else if (isRecord(x) && isRecord(y)) {
-      const children: Array<[unknown, unknown, PathLink]> = [];
-      for (const key of Object.keys(x)) {
-        if (!Object.hasOwn(y, key)) return { path: spell({ parent: at, segment: key }), op: 'remove' };
-        children.push([x[key], y[key], { parent: at, segment: key }]);
-      }
-      for (const key of Object.keys(y)) {
-        if (!Object.hasOwn(x, key)) return { path: spell({ parent: at, segment: key }), op: 'add' };
-      }
-      pushReversed(work, children);
-    } else {
-      return { path: spell(at), op: 'replace' };
-    }
+    const level = compareLevel(x, y, at);
+    if (!Array.isArray(level)) return level;
+    pushReversed(work, level);
   }
   return undefined;
+}
+
+/** Two values to compare, and where they sit. */
+type Pair = [unknown, unknown, PathLink | undefined];
+
+/**
+ * One level of two unequal values: the difference found at this level (a key or an item added
+ * or removed, or values of different kinds), or the pairs of children to compare next.
+ */
+function compareLevel(x: unknown, y: unknown, at: PathLink | undefined): JsonDifference | Pair[] {
+  if (Array.isArray(x) && Array.isArray(y)) {
+    const children: Pair[] = [];
+    for (let i = 0; i < Math.max(x.length, y.length); i++) {
+      if (i >= y.length) return { path: spell({ parent: at, segment: i }), op: 'remove' };
+      if (i >= x.length) return { path: spell({ parent: at, segment: i }), op: 'add' };
+      children.push([x[i], y[i], { parent: at, segment: i }]);
+    }
+    return children;
+  }
+  if (isRecord(x) && isRecord(y)) {
+    const children: Pair[] = [];
+    for (const key of Object.keys(x)) {
+      if (!Object.hasOwn(y, key)) return { path: spell({ parent: at, segment: key }), op: 'remove' };
+      children.push([x[key], y[key], { parent: at, segment: key }]);
+    }
+    for (const key of Object.keys(y)) {
+      if (!Object.hasOwn(x, key)) return { path: spell({ parent: at, segment: key }), op: 'add' };
+    }
+    return children;
+  }
+  return { path: spell(at), op: 'replace' };
 }
 
 interface PathLink {

@@ -91,20 +91,27 @@ export function selectorMatches(selector: LabelSelectorLike, labels: Readonly<Re
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
     if (!Object.hasOwn(labels, key) || labels[key] !== value) return false;
   }
-  for (const { key, operator, values = [] } of selector.matchExpressions ?? []) {
-    const has = Object.hasOwn(labels, key);
-    const value = labels[key] ?? '';
-    const matched =
-      operator === 'In'
-        ? has && values.includes(value)
-        : operator === 'NotIn'
-          ? !has || !values.includes(value)
-          : operator === 'Exists'
-            ? has
-            : operator === 'DoesNotExist'
-              ? !has
-              : false;
-    if (!matched) return false;
+  return (selector.matchExpressions ?? []).every((expression) => expressionMatches(expression, labels));
+}
+
+type SelectorExpression = NonNullable<LabelSelectorLike['matchExpressions']>[number];
+
+function expressionMatches(
+  { key, operator, values = [] }: SelectorExpression,
+  labels: Readonly<Record<string, string>>,
+): boolean {
+  const has = Object.hasOwn(labels, key);
+  const value = labels[key] ?? '';
+  switch (operator) {
+    case 'In':
+      return has && values.includes(value);
+    case 'NotIn':
+      return !has || !values.includes(value);
+    case 'Exists':
+      return has;
+    case 'DoesNotExist':
+      return !has;
+    default:
+      return false;
   }
-  return true;
 }

@@ -92,7 +92,6 @@ function validateScaleStrategy(spec: CloneSetSpec): FieldError[] {
 function validateUpdateStrategy(spec: CloneSetSpec): FieldError[] {
   const path = 'spec.updateStrategy';
   const strategy = spec.updateStrategy ?? {};
-  const replicas = spec.replicas ?? 0;
   const errors: FieldError[] = [];
   const type = strategy.type ?? '';
   if (!(CLONESET_UPDATE_STRATEGY_TYPES as readonly string[]).includes(type)) {
@@ -109,9 +108,23 @@ function validateUpdateStrategy(spec: CloneSetSpec): FieldError[] {
     if (problems.length > 0) malformed.add(name);
     errors.push(...problems);
   }
+  errors.push(...validateSurge(strategy, spec.replicas ?? 0, malformed));
+  errors.push(...validatePriorityStrategy(strategy.priorityStrategy, childPath(path, 'priorityStrategy')));
+  errors.push(...validateScatterStrategy(strategy.scatterStrategy, childPath(path, 'scatterStrategy')));
+  return errors;
+}
+
+/** maxSurge and maxUnavailable together, skipping those already reported `malformed`. */
+function validateSurge(
+  strategy: NonNullable<CloneSetSpec['updateStrategy']>,
+  replicas: number,
+  malformed: ReadonlySet<string>,
+): FieldError[] {
+  const path = 'spec.updateStrategy';
+  const errors: FieldError[] = [];
   const maxUnavailable = scaledValue(strategy.maxUnavailable ?? 0, replicas, true) ?? 0;
   const maxSurge = scaledValue(strategy.maxSurge ?? 0, replicas, true) ?? 0;
-  if (!malformed.has('maxSurge') && type === 'InPlaceOnly' && maxSurge > 0) {
+  if (!malformed.has('maxSurge') && strategy.type === 'InPlaceOnly' && maxSurge > 0) {
     errors.push(
       invalid(childPath(path, 'maxSurge'), strategy.maxSurge, 'can not use maxSurge with strategy type InPlaceOnly'),
     );
@@ -131,8 +144,6 @@ function validateUpdateStrategy(spec: CloneSetSpec): FieldError[] {
       ),
     );
   }
-  errors.push(...validatePriorityStrategy(strategy.priorityStrategy, childPath(path, 'priorityStrategy')));
-  errors.push(...validateScatterStrategy(strategy.scatterStrategy, childPath(path, 'scatterStrategy')));
   return errors;
 }
 

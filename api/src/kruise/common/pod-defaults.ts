@@ -55,19 +55,27 @@ function roundListAt(holder: unknown, key: string): void {
 
 /** The defaults of one container, as SetDefaultPodSpec / setDefaultContainer apply them. */
 export function defaultContainer(container: Container, options: ContainerDefaultOptions): void {
-  if (options.kubernetesContainerDefaults) {
-    if (isUnset(container.imagePullPolicy)) {
-      container.imagePullPolicy = effectiveImageTag(container.image ?? '') === 'latest' ? 'Always' : 'IfNotPresent';
-    }
-    if (isUnset(container.terminationMessagePath)) container.terminationMessagePath = '/dev/termination-log';
-    if (isUnset(container.terminationMessagePolicy)) container.terminationMessagePolicy = 'File';
-  }
+  if (options.kubernetesContainerDefaults) defaultKubernetesContainer(container);
   for (const port of container.ports ?? []) {
     if (isUnset(port.protocol)) port.protocol = 'TCP';
   }
   for (const env of container.env ?? []) defaultFieldRef(env.valueFrom?.fieldRef);
   roundListAt(container.resources, 'limits');
   roundListAt(container.resources, 'requests');
+  defaultHandlers(container, options);
+}
+
+/** SetDefaults_Container. */
+function defaultKubernetesContainer(container: Container): void {
+  if (isUnset(container.imagePullPolicy)) {
+    container.imagePullPolicy = effectiveImageTag(container.image ?? '') === 'latest' ? 'Always' : 'IfNotPresent';
+  }
+  if (isUnset(container.terminationMessagePath)) container.terminationMessagePath = '/dev/termination-log';
+  if (isUnset(container.terminationMessagePolicy)) container.terminationMessagePolicy = 'File';
+}
+
+/** The container's probes and the HTTP actions of its lifecycle hooks. */
+function defaultHandlers(container: Container, options: ContainerDefaultOptions): void {
   if (container.livenessProbe) defaultProbe(container.livenessProbe);
   if (container.readinessProbe) defaultProbe(container.readinessProbe);
   if (options.startupProbe && container.startupProbe) defaultProbe(container.startupProbe);
@@ -120,42 +128,57 @@ function defaultDownwardApiItems(items: unknown): void {
   for (const item of items) if (isRecord(item)) defaultFieldRef(item.fieldRef);
 }
 
+type Unset = (value: unknown) => boolean;
+
+/**
+ * The plain defaults of each volume source (SetDefaults_HostPathVolumeSource and the like): field,
+ * value, and what counts as unset there (nil for a Go pointer, the zero value for a plain field).
+ */
+const SOURCE_DEFAULTS: Readonly<Record<string, ReadonlyArray<readonly [string, unknown, Unset]>>> = {
+  hostPath: [['type', '', isNil]],
+  secret: [['defaultMode', DEFAULT_VOLUME_MODE, isNil]],
+  configMap: [['defaultMode', DEFAULT_VOLUME_MODE, isNil]],
+  downwardAPI: [['defaultMode', DEFAULT_VOLUME_MODE, isNil]],
+  projected: [['defaultMode', DEFAULT_VOLUME_MODE, isNil]],
+  iscsi: [['iscsiInterface', 'default', isUnset]],
+  rbd: [
+    ['pool', 'rbd', isUnset],
+    ['user', 'admin', isUnset],
+    ['keyring', '/etc/ceph/keyring', isUnset],
+  ],
+  azureDisk: [
+    ['cachingMode', 'ReadWrite', isNil],
+    ['fsType', 'ext4', isNil],
+    ['readOnly', false, isNil],
+    ['kind', 'Shared', isNil],
+  ],
+  scaleIO: [
+    ['storageMode', 'ThinProvisioned', isUnset],
+    ['fsType', 'xfs', isUnset],
+  ],
+};
+
 /** SetDefaults_Volume and the defaults of each volume source (SetDefaultPodVolumes). */
 export function defaultVolume(volume: Record<string, unknown>): void {
   if (VOLUME_SOURCES.every((source) => isNil(volume[source]))) volume.emptyDir = {};
-  const { hostPath, secret, configMap, downwardAPI, projected, iscsi, rbd, azureDisk, scaleIO } = volume;
-  if (isRecord(hostPath)) setIfUnset(hostPath, 'type', '', isNil);
-  if (isRecord(secret)) setIfUnset(secret, 'defaultMode', DEFAULT_VOLUME_MODE, isNil);
-  if (isRecord(configMap)) setIfUnset(configMap, 'defaultMode', DEFAULT_VOLUME_MODE, isNil);
-  if (isRecord(downwardAPI)) {
-    setIfUnset(downwardAPI, 'defaultMode', DEFAULT_VOLUME_MODE, isNil);
-    defaultDownwardApiItems(downwardAPI.items);
+  for (const [source, defaults] of Object.entries(SOURCE_DEFAULTS)) {
+    const holder = volume[source];
+    if (!isRecord(holder)) continue;
+    for (const [key, value, unset] of defaults) setIfUnset(holder, key, value, unset);
   }
-  if (isRecord(projected)) {
-    setIfUnset(projected, 'defaultMode', DEFAULT_VOLUME_MODE, isNil);
-    for (const source of Array.isArray(projected.sources) ? projected.sources : []) {
-      if (!isRecord(source)) continue;
-      if (isRecord(source.downwardAPI)) defaultDownwardApiItems(source.downwardAPI.items);
-      if (isRecord(source.serviceAccountToken)) {
-        setIfUnset(source.serviceAccountToken, 'expirationSeconds', DEFAULT_TOKEN_EXPIRATION_SECONDS, isNil);
-      }
+  const { downwardAPI, projected } = volume;
+  if (isRecord(downwardAPI)) defaultDownwardApiItems(downwardAPI.items);
+  if (isRecord(projected)) defaultProjectedSources(projected.sources);
+}
+
+/** The downward API items and service account tokens of a projected volume. */
+function defaultProjectedSources(sources: unknown): void {
+  for (const source of Array.isArray(sources) ? sources : []) {
+    if (!isRecord(source)) continue;
+    if (isRecord(source.downwardAPI)) defaultDownwardApiItems(source.downwardAPI.items);
+    if (isRecord(source.serviceAccountToken)) {
+      setIfUnset(source.serviceAccountToken, 'expirationSeconds', DEFAULT_TOKEN_EXPIRATION_SECONDS, isNil);
     }
-  }
-  if (isRecord(iscsi)) setIfUnset(iscsi, 'iscsiInterface', 'default');
-  if (isRecord(rbd)) {
-    setIfUnset(rbd, 'pool', 'rbd');
-    setIfUnset(rbd, 'user', 'admin');
-    setIfUnset(rbd, 'keyring', '/etc/ceph/keyring');
-  }
-  if (isRecord(azureDisk)) {
-    setIfUnset(azureDisk, 'cachingMode', 'ReadWrite', isNil);
-    setIfUnset(azureDisk, 'fsType', 'ext4', isNil);
-    setIfUnset(azureDisk, 'readOnly', false, isNil);
-    setIfUnset(azureDisk, 'kind', 'Shared', isNil);
-  }
-  if (isRecord(scaleIO)) {
-    setIfUnset(scaleIO, 'storageMode', 'ThinProvisioned');
-    setIfUnset(scaleIO, 'fsType', 'xfs');
   }
 }
 

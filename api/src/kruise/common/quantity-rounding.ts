@@ -25,25 +25,56 @@ const MAX_EXPONENT = 64;
 
 /** The quantity rounded up to milli-units, or the same value when no rounding is needed. */
 export function roundUpToMilli(quantity: Quantity): Quantity {
-  const text = typeof quantity === 'number' ? String(quantity) : quantity;
+  const parts = quantityParts(typeof quantity === 'number' ? String(quantity) : quantity);
+  if (!parts) return quantity;
+  const milli = roundedMillis(parts);
+  if (milli === undefined) return quantity;
+  const sign = parts.negative ? '-' : '';
+  if (parts.exponentForm) return `${sign}${milli}e-3`;
+  if (parts.binary > 0 && milli % 1000n === 0n) return binaryText(milli / 1000n, parts.negative);
+  return `${sign}${milli}m`;
+}
+
+/** A quantity as digits × 2^binary × 10^decimal. */
+interface QuantityParts {
+  negative: boolean;
+  /** The digits before and after the point, without it. */
+  digits: string;
+  binary: number;
+  /** The suffix's decimal exponent less the digits after the point. */
+  decimal: number;
+  /** Written with an e/E exponent. */
+  exponentForm: boolean;
+}
+
+/** The parts of a quantity's text; undefined when it does not parse or has no digits. */
+function quantityParts(text: string): QuantityParts | undefined {
   const match = QUANTITY.exec(text);
-  if (!match) return quantity;
+  if (!match) return undefined;
   const [, sign = '', whole = '', fraction = '', suffix = ''] = match;
-  if (whole === '' && fraction === '') return quantity;
-  const binary = BINARY_EXPONENT[suffix] ?? 0;
-  const decimal =
-    suffix.startsWith('e') || suffix.startsWith('E') ? Number(suffix.slice(1)) : (DECIMAL_EXPONENT[suffix] ?? 0);
-  // value in milli-units = digits × 2^binary × 10^(decimal − fraction digits + 3)
-  const scale = decimal - fraction.length + 3;
-  if (scale >= 0 || Math.abs(scale) > MAX_EXPONENT) return quantity;
-  const numerator = BigInt(`${whole}${fraction}` || '0') * 2n ** BigInt(binary);
+  if (whole === '' && fraction === '') return undefined;
+  const exponentForm = suffix.startsWith('e') || suffix.startsWith('E');
+  const decimal = exponentForm ? Number(suffix.slice(1)) : (DECIMAL_EXPONENT[suffix] ?? 0);
+  return {
+    negative: sign === '-',
+    digits: `${whole}${fraction}`,
+    binary: BINARY_EXPONENT[suffix] ?? 0,
+    decimal: decimal - fraction.length,
+    exponentForm,
+  };
+}
+
+/**
+ * The quantity in milli-units, rounded up, or undefined when it is already a whole number of
+ * milli-units (or the exponent is beyond any real quantity).
+ */
+function roundedMillis({ digits, binary, decimal }: QuantityParts): bigint | undefined {
+  const scale = decimal + 3;
+  if (scale >= 0 || Math.abs(scale) > MAX_EXPONENT) return undefined;
+  const numerator = BigInt(digits || '0') * 2n ** BigInt(binary);
   const denominator = 10n ** BigInt(-scale);
-  if (numerator % denominator === 0n) return quantity;
-  const milli = numerator / denominator + 1n;
-  const negative = sign === '-';
-  if (suffix.startsWith('e') || suffix.startsWith('E')) return `${negative ? '-' : ''}${milli}e-3`;
-  if (binary > 0 && milli % 1000n === 0n) return binaryText(milli / 1000n, negative);
-  return `${negative ? '-' : ''}${milli}m`;
+  if (numerator % denominator === 0n) return undefined;
+  return numerator / denominator + 1n;
 }
 
 /** A whole number of bytes written with the largest binary suffix that divides it. */

@@ -28,10 +28,7 @@ function defaultSidecarContainer(container: SidecarContainer, injectPolicy: stri
 export function defaultSidecarSet(sidecarSet: SidecarSet): SidecarSet {
   const out = cloneJson(sidecarSet);
   const spec = out.spec;
-  const strategy = (spec.updateStrategy ??= {});
-  if (!strategy.type) strategy.type = 'RollingUpdate';
-  strategy.maxUnavailable ??= DEFAULT_SIDECARSET_MAX_UNAVAILABLE;
-  strategy.partition ??= 0;
+  defaultUpdateStrategy((spec.updateStrategy ??= {}));
   for (const container of spec.initContainers ?? []) defaultSidecarContainer(container, 'AfterAppContainer');
   for (const container of spec.containers ?? []) defaultSidecarContainer(container, 'BeforeAppContainer');
   for (const volume of spec.volumes ?? []) defaultVolume(volume);
@@ -42,4 +39,10 @@ export function defaultSidecarSet(sidecarSet: SidecarSet): SidecarSet {
   const revision = spec.injectionStrategy?.revision;
   if (revision && !revision.policy) revision.policy = 'Always';
   return out;
+}
+
+function defaultUpdateStrategy(strategy: NonNullable<SidecarSet['spec']['updateStrategy']>): void {
+  if (!strategy.type) strategy.type = 'RollingUpdate';
+  strategy.maxUnavailable ??= DEFAULT_SIDECARSET_MAX_UNAVAILABLE;
+  strategy.partition ??= 0;
 }
