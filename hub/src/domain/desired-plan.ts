@@ -80,35 +80,51 @@ function withPartition(
 
 /** Returns the changes in cluster-name order (a stable order keeps outbox ids predictable). */
 export function planDesired(input: PlanInput): DesiredChange[] {
-  const changes: DesiredChange[] = [];
   const sorted = [...input.clusters].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const cluster of sorted) {
+  return sorted.flatMap((cluster) => {
     const current = input.current.get(cluster.name);
-    const nextGeneration = (current?.generation ?? 0) + 1;
-    if (input.live && targets(input.live, cluster)) {
-      const pin = input.live.pinned?.get(cluster.name);
-      const content = pin?.content ?? input.live.content;
-      const manifest = withPartition(renderManifest(input.live.identity, content, cluster.name), pin?.partition);
-      const manifestHash = contentHash(manifest);
-      if (current && !current.deleted && current.manifestHash === manifestHash) continue;
-      changes.push({
-        cluster: cluster.name,
-        generation: nextGeneration,
-        revision: content.revision,
-        deleted: false,
-        manifest,
-        manifestHash,
-      });
-    } else if (current && !current.deleted) {
-      changes.push({
-        cluster: cluster.name,
-        generation: nextGeneration,
-        revision: input.live?.content.revision ?? input.lastRevision,
-        deleted: true,
-        manifest: null,
-        manifestHash: TOMBSTONE_HASH,
-      });
-    }
-  }
-  return changes;
+    const change =
+      input.live && targets(input.live, cluster)
+        ? liveChange(input.live, cluster.name, current)
+        : tombstoneChange(input, cluster.name, current);
+    return change ? [change] : [];
+  });
+}
+
+/** The cluster's manifest as it should be now; undefined when the current row already has it. */
+function liveChange(
+  live: LiveWorkload,
+  cluster: string,
+  current: CurrentDesired | undefined,
+): DesiredChange | undefined {
+  const pin = live.pinned?.get(cluster);
+  const content = pin?.content ?? live.content;
+  const manifest = withPartition(renderManifest(live.identity, content, cluster), pin?.partition);
+  const manifestHash = contentHash(manifest);
+  if (current && !current.deleted && current.manifestHash === manifestHash) return undefined;
+  return {
+    cluster,
+    generation: (current?.generation ?? 0) + 1,
+    revision: content.revision,
+    deleted: false,
+    manifest,
+    manifestHash,
+  };
+}
+
+/** A tombstone for a cluster no longer targeted; undefined when it has no live row. */
+function tombstoneChange(
+  input: PlanInput,
+  cluster: string,
+  current: CurrentDesired | undefined,
+): DesiredChange | undefined {
+  if (!current || current.deleted) return undefined;
+  return {
+    cluster,
+    generation: current.generation + 1,
+    revision: input.live?.content.revision ?? input.lastRevision,
+    deleted: true,
+    manifest: null,
+    manifestHash: TOMBSTONE_HASH,
+  };
 }

@@ -20,10 +20,8 @@
  */
 export function createSseParser() {
   let buffer = '';
-  let lastId = '';
-  /** @type {string[]} */
-  let data = [];
-  let event = '';
+  /** The event being read: its fields so far, and the `id:` carried over from earlier ones. */
+  const pending = { id: '', event: '', /** @type {string[]} */ data: [] };
   return (chunk) => {
     buffer += chunk;
     /** @type {SseEvent[]} */
@@ -35,21 +33,37 @@ export function createSseParser() {
       if (buffer[nl] === '\r' && nl === buffer.length - 1) break;
       const line = buffer.slice(0, nl);
       buffer = buffer.slice(nl + (buffer.startsWith('\r\n', nl) ? 2 : 1));
-      if (line === '') {
-        if (data.length > 0) out.push({ id: lastId, event: event || 'message', data: data.join('\n') });
-        data = [];
-        event = '';
-        continue;
-      }
-      if (line.startsWith(':')) continue;
-      const colon = line.indexOf(':');
-      const field = colon < 0 ? line : line.slice(0, colon);
-      let value = colon < 0 ? '' : line.slice(colon + 1);
-      if (value.startsWith(' ')) value = value.slice(1);
-      if (field === 'data') data.push(value);
-      else if (field === 'event') event = value;
-      else if (field === 'id' && !value.includes('\0')) lastId = value;
+      const done = readLine(pending, line);
+      if (done) out.push(done);
     }
     return out;
   };
+}
+
+/**
+ * Applies one line to the event being read. A blank line completes it: returns the event when
+ * it has data (and starts the next one), else undefined.
+ * @param {{ id: string, event: string, data: string[] }} pending
+ * @param {string} line
+ * @returns {SseEvent | undefined}
+ */
+function readLine(pending, line) {
+  if (line === '') {
+    const done =
+      pending.data.length > 0
+        ? { id: pending.id, event: pending.event || 'message', data: pending.data.join('\n') }
+        : undefined;
+    pending.data = [];
+    pending.event = '';
+    return done;
+  }
+  if (line.startsWith(':')) return undefined;
+  const colon = line.indexOf(':');
+  const field = colon < 0 ? line : line.slice(0, colon);
+  let value = colon < 0 ? '' : line.slice(colon + 1);
+  if (value.startsWith(' ')) value = value.slice(1);
+  if (field === 'data') pending.data.push(value);
+  else if (field === 'event') pending.event = value;
+  else if (field === 'id' && !value.includes('\0')) pending.id = value;
+  return undefined;
 }

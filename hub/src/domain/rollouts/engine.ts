@@ -286,18 +286,7 @@ class Step {
     const i = this.s.currentWave;
     const w = this.plan.waves[i]!;
     const ws = this.s.waves[i]!;
-    if (ws.phase === 'Pending') {
-      if (needsBefore(w) && !ws.approvedBefore)
-        return this.waitApproval(w, ws, `wave "${w.name}" waits for approval to start`);
-      // A hub that cannot hear NATS would start a wave it cannot watch.
-      if (w.members.some((m) => this.observe(m).hubDeaf)) {
-        this.s.message = `wave "${w.name}" waits: the hub cannot hear NATS`;
-        return false;
-      }
-      ws.phase = 'Progressing';
-      ws.startedAt = this.now;
-      this.event('info', `wave "${w.name}" started (${w.members.length} cluster(s))`, w.name);
-    }
+    if (ws.phase === 'Pending' && !this.startWave(w, ws)) return false;
     if (ws.phase === 'WaitingApproval') {
       this.s.phase = 'WaitingApproval';
       return false;
@@ -311,6 +300,30 @@ class Step {
     const exceeded = this.budgetExceeded(w, ws);
     if (exceeded && ws.message !== exceeded && this.onBudgetExceeded(w, ws, exceeded)) return false;
     if (!w.members.every((m) => DONE.has(this.s.clusters[m]!.phase))) return false;
+    return this.finishWave(w, ws);
+  }
+
+  /** Starts a pending wave; returns false while it waits for approval or for the hub to hear NATS. */
+  startWave(w: FrozenWave, ws: WaveState): boolean {
+    if (needsBefore(w) && !ws.approvedBefore) {
+      return this.waitApproval(w, ws, `wave "${w.name}" waits for approval to start`);
+    }
+    // A hub that cannot hear NATS would start a wave it cannot watch.
+    if (w.members.some((m) => this.observe(m).hubDeaf)) {
+      this.s.message = `wave "${w.name}" waits: the hub cannot hear NATS`;
+      return false;
+    }
+    ws.phase = 'Progressing';
+    ws.startedAt = this.now;
+    this.event('info', `wave "${w.name}" started (${w.members.length} cluster(s))`, w.name);
+    return true;
+  }
+
+  /**
+   * Closes a wave whose clusters are all done, once approved when it needs approval after; returns
+   * true when the next wave may start.
+   */
+  finishWave(w: FrozenWave, ws: WaveState): boolean {
     const succeeded = w.members.filter((m) => this.s.clusters[m]!.phase === 'Succeeded').length;
     const failed = this.failed(w.members).length;
     // A wave whose clusters were all skipped proved nothing; failures are the budgets' business.
@@ -318,8 +331,9 @@ class Step {
       const reason = `no cluster of wave "${w.name}" reached the target revision`;
       if (ws.message !== reason && this.onBudgetExceeded(w, ws, reason)) return false;
     }
-    if (needsAfter(w) && !ws.approvedAfter)
+    if (needsAfter(w) && !ws.approvedAfter) {
       return this.waitApproval(w, ws, `wave "${w.name}" finished; waits for approval`);
+    }
     ws.phase = failed - ws.failuresAccepted > w.failureBudget || succeeded === 0 ? 'Failed' : 'Succeeded';
     ws.finishedAt = this.now;
     ws.message = `${succeeded} succeeded, ${failed} failed, ${w.members.length - succeeded - failed} skipped`;
