@@ -86,7 +86,24 @@ export function calculateInPlaceSpec(
   const oldTemplate = templateOf(oldData);
   const newTemplate = templateOf(newData);
   if (!oldTemplate || !newTemplate) return undefined;
-  const spec: UpdateSpec = { revision, containerImages: {} };
+  const changes = inPlaceChanges(oldData, newData, oldTemplate);
+  if (!changes) return undefined;
+  const spec: UpdateSpec = { revision, containerImages: changes.containerImages };
+  if (changes.metadataChanged) spec.metaDataPatch = metadataPatchOf(oldTemplate, newTemplate);
+  if (graceSeconds > 0) spec.graceSeconds = graceSeconds;
+  return spec;
+}
+
+/**
+ * The new image of each container whose image changed, and whether the template metadata did;
+ * undefined when any other part of the pod spec changed.
+ */
+function inPlaceChanges(
+  oldData: unknown,
+  newData: unknown,
+  oldTemplate: Template,
+): { containerImages: Record<string, string>; metadataChanged: boolean } | undefined {
+  const containerImages: Record<string, string> = {};
   let metadataChanged = false;
   for (const op of createJsonPatch(oldData, newData)) {
     const path = op.path.replace('/spec/template', '');
@@ -98,15 +115,16 @@ export function calculateInPlaceSpec(
     const index = IMAGE_PATH.exec(path)?.[1];
     const container = index === undefined ? undefined : oldTemplate.spec?.containers?.[Number(index)];
     if (!container || typeof op.value !== 'string') return undefined;
-    spec.containerImages[container.name] = op.value;
+    containerImages[container.name] = op.value;
   }
-  if (metadataChanged) {
-    const labels = mapDiff(oldTemplate.metadata?.labels, newTemplate.metadata?.labels);
-    const annotations = mapDiff(oldTemplate.metadata?.annotations, newTemplate.metadata?.annotations);
-    spec.metaDataPatch = { ...(labels ? { labels } : {}), ...(annotations ? { annotations } : {}) };
-  }
-  if (graceSeconds > 0) spec.graceSeconds = graceSeconds;
-  return spec;
+  return { containerImages, metadataChanged };
+}
+
+/** The label and annotation changes between two templates. */
+function metadataPatchOf(oldTemplate: Template, newTemplate: Template): MetadataPatch {
+  const labels = mapDiff(oldTemplate.metadata?.labels, newTemplate.metadata?.labels);
+  const annotations = mapDiff(oldTemplate.metadata?.annotations, newTemplate.metadata?.annotations);
+  return { ...(labels ? { labels } : {}), ...(annotations ? { annotations } : {}) };
 }
 
 function applyMap(target: Record<string, string>, patch: Record<string, string | null> | undefined): void {

@@ -120,15 +120,53 @@ function opposite(a: number, b: number): boolean {
   return (a < 0 && b > 0) || (a > 0 && b < 0);
 }
 
+/** The strategy resolved and the pods counted by revision: what calculateDiffs works from. */
+interface Counted {
+  s: ResolvedStrategy;
+  old: RevisionCounts;
+  neu: RevisionCounts;
+  /** The pods given (DiffInput.pods), both revisions. */
+  pods: number;
+  /** Pods preparing deletion or unavailable, both revisions. */
+  unavailable: number;
+}
+
+/**
+ * How far each revision's active pods are from what the partition asks: oldDiff > 0 old pods too
+ * many (to update), newDiff < 0 new pods too few; the other signs only with partitionRollback.
+ */
+interface RevisionDiffs {
+  oldDiff: number;
+  newDiff: number;
+}
+
+type Surge = Pick<Diffs, 'useSurge' | 'useSurgeOldRevision'>;
+
+function countByRevision(input: DiffInput, options: PlanOptions): Counted {
+  const { cs, pods, now } = input;
+  const asUpdated = input.forScale === true && options.preparingUpdateAsUpdate === true;
+  const newPods = pods.filter((p) => isPodUpdated(p, input.updateRevision, asUpdated));
+  const oldPods = pods.filter((p) => !isPodUpdated(p, input.updateRevision, asUpdated));
+  const neu = countPods(newPods, cs, now);
+  const old = countPods(oldPods, cs, now);
+  const unavailable = old.preDeleting + neu.preDeleting + old.unavailable + neu.unavailable;
+  return { s: resolveStrategy(cs), old, neu, pods: pods.length, unavailable };
+}
+
+function revisionDiffs(input: DiffInput, c: Counted, options: PlanOptions): RevisionDiffs {
+  let oldDiff = c.old.active - c.s.partition;
+  let newDiff = c.neu.active - (c.s.replicas - c.s.partition);
+  // Forward only, unless partition rollback is enabled and there are two revisions to move between.
+  if (input.updateRevision === input.currentRevision || !options.partitionRollback) {
+    oldDiff = Math.max(oldDiff, 0);
+    newDiff = Math.min(newDiff, 0);
+  }
+  return { oldDiff, newDiff };
+}
+
 /** How much surge to use, for specified deletes or for the update (never both at once). */
-function surge(
-  s: ResolvedStrategy,
-  old: RevisionCounts,
-  neu: RevisionCounts,
-  update: { oldDiff: number; newDiff: number },
-): { useSurge: number; useSurgeOldRevision: number } {
+function surge({ s, old, neu, unavailable: totalUnavailable }: Counted, update: RevisionDiffs): Surge {
   if (s.maxSurge <= 0) return { useSurge: 0, useSurgeOldRevision: 0 };
-  const totalUnavailable = old.preDeleting + neu.preDeleting + old.unavailable + neu.unavailable;
 
   // Replace specified pods before deleting them when deleting would exceed maxUnavailable.
   let scaleSurge = 0;
@@ -162,50 +200,44 @@ function surge(
  * `cs` must be defaulted.
  */
 export function calculateDiffs(input: DiffInput): Diffs {
-  const { cs, pods, now } = input;
   const options = input.options ?? {};
-  const s = resolveStrategy(cs);
-  const asUpdated = input.forScale === true && options.preparingUpdateAsUpdate === true;
-  const newPods = pods.filter((p) => isPodUpdated(p, input.updateRevision, asUpdated));
-  const oldPods = pods.filter((p) => !isPodUpdated(p, input.updateRevision, asUpdated));
-  const neu = countPods(newPods, cs, now);
-  const old = countPods(oldPods, cs, now);
+  const counted = countByRevision(input, options);
+  const move = revisionDiffs(input, counted, options);
+  const surged = surge(counted, move);
+  return {
+    ...scaleDiffs(counted, surged, excludesPreparingDelete(input.cs, options)),
+    ...surged,
+    ...updateDiffs(counted, move),
+  };
+}
 
-  let oldDiff = old.active - s.partition;
-  let newDiff = neu.active - (s.replicas - s.partition);
-  // Forward only, unless partition rollback is enabled and there are two revisions to move between.
-  if (input.updateRevision === input.currentRevision || !options.partitionRollback) {
-    oldDiff = Math.max(oldDiff, 0);
-    newDiff = Math.min(newDiff, 0);
-  }
-  const totalUnavailable = old.preDeleting + neu.preDeleting + old.unavailable + neu.unavailable;
-  const { useSurge, useSurgeOldRevision } = surge(s, old, neu, { oldDiff, newDiff });
-
-  let currentTotal = pods.length;
+/** Pods to create and delete, and the limits on doing it now. */
+function scaleDiffs(
+  c: Counted,
+  surged: Surge,
+  excludePreparingDelete: boolean,
+): Omit<Diffs, keyof Surge | 'updateNum' | 'updateMaxUnavailable'> {
+  const { s, old, neu } = c;
+  let currentTotal = c.pods;
   let currentOld = old.total;
-  if (excludesPreparingDelete(cs, options)) {
+  if (excludePreparingDelete) {
     currentTotal -= old.preDeleting + neu.preDeleting;
     currentOld -= old.preDeleting;
   }
-  const expectedTotal = s.replicas + useSurge;
-  const expectedOld = s.partition + useSurgeOldRevision;
-
-  const diffs: Diffs = {
+  const expectedTotal = s.replicas + surged.useSurge;
+  const expectedOld = s.partition + surged.useSurgeOldRevision;
+  const diffs = {
     scaleUpNum: 0,
     scaleUpNumOldRevision: 0,
     scaleUpLimit: 0,
     scaleDownNum: 0,
     scaleDownNumOldRevision: 0,
     deleteReadyLimit: 0,
-    useSurge,
-    useSurgeOldRevision,
-    updateNum: 0,
-    updateMaxUnavailable: 0,
   };
   if (expectedTotal - currentTotal > 0) {
     diffs.scaleUpNum = expectedTotal - currentTotal;
     diffs.scaleUpNumOldRevision = Math.max(expectedOld - currentOld, 0);
-    diffs.scaleUpLimit = Math.min(diffs.scaleUpNum, Math.max(s.scaleMaxUnavailable - totalUnavailable, 0));
+    diffs.scaleUpLimit = Math.min(diffs.scaleUpNum, Math.max(s.scaleMaxUnavailable - c.unavailable, 0));
   }
   const down = currentTotal - old.toDelete - neu.toDelete - expectedTotal;
   if (down > 0) {
@@ -213,10 +245,14 @@ export function calculateDiffs(input: DiffInput): Diffs {
     diffs.scaleDownNumOldRevision = Math.max(currentOld - old.toDelete - expectedOld, 0);
   }
   if (neu.toDelete > 0 || old.toDelete > 0 || diffs.scaleDownNum > 0) {
-    diffs.deleteReadyLimit = Math.max(s.maxUnavailable + (pods.length - s.replicas) - totalUnavailable, 0);
+    diffs.deleteReadyLimit = Math.max(s.maxUnavailable + (c.pods - s.replicas) - c.unavailable, 0);
   }
-  const updateNum = Math.abs(oldDiff) <= Math.abs(newDiff) ? oldDiff : -newDiff;
-  diffs.updateNum = updateNum === 0 ? 0 : updateNum; // never -0
-  if (diffs.updateNum !== 0) diffs.updateMaxUnavailable = s.maxUnavailable + pods.length - s.replicas;
   return diffs;
+}
+
+/** Pods to move between revisions, and how many of the target revision may be unavailable meanwhile. */
+function updateDiffs(c: Counted, move: RevisionDiffs): Pick<Diffs, 'updateNum' | 'updateMaxUnavailable'> {
+  const updateNum = Math.abs(move.oldDiff) <= Math.abs(move.newDiff) ? move.oldDiff : -move.newDiff;
+  if (updateNum === 0) return { updateNum: 0, updateMaxUnavailable: 0 }; // never -0
+  return { updateNum, updateMaxUnavailable: c.s.maxUnavailable + c.pods - c.s.replicas };
 }

@@ -83,40 +83,60 @@ function conditions(
 
 /** The status the CloneSet should have. */
 export function calculateStatus(input: StatusInput): CloneSetStatus {
-  const { cs, pods, now } = input;
-  const minReady = cs.spec.minReadySeconds ?? 0;
+  const { cs, now } = input;
   const replicas = cs.spec.replicas ?? 1;
   const status: CloneSetStatus = {
     observedGeneration: cs.metadata?.generation ?? 0,
-    replicas: 0,
-    readyReplicas: 0,
-    availableReplicas: 0,
-    updatedReplicas: 0,
-    updatedReadyReplicas: 0,
-    updatedAvailableReplicas: 0,
+    ...countReplicas(input),
     expectedUpdatedReplicas: replicas - partitionReplicas(cs.spec.updateStrategy?.partition, replicas),
     updateRevision: input.updateRevision,
     currentRevision: input.currentRevision,
     collisionCount: input.collisionCount,
     labelSelector: selectorString(cs.spec.selector),
   };
-  for (const pod of pods) {
-    const ready = isPodUpdateReady(pod, 0, now);
-    const available = isPodAvailable(pod, minReady, now);
-    const updated = hasRevision(pod, input.updateRevision);
-    status.replicas++;
-    if (ready) status.readyReplicas++;
-    if (available) status.availableReplicas++;
-    if (updated) status.updatedReplicas++;
-    if (updated && ready) status.updatedReadyReplicas++;
-    if (updated && available) status.updatedAvailableReplicas!++;
-  }
   if (status.updatedReplicas === status.replicas && status.replicas === replicas) {
     status.currentRevision = input.updateRevision;
   }
   const conds = conditions(cs.status?.conditions, input.failures, now);
   if (conds) status.conditions = conds;
   return status;
+}
+
+type ReplicaCounts = Required<
+  Pick<
+    CloneSetStatus,
+    | 'replicas'
+    | 'readyReplicas'
+    | 'availableReplicas'
+    | 'updatedReplicas'
+    | 'updatedReadyReplicas'
+    | 'updatedAvailableReplicas'
+  >
+>;
+
+/** The pods counted by readiness, availability (minReadySeconds) and revision. */
+function countReplicas({ cs, pods, now, updateRevision }: StatusInput): ReplicaCounts {
+  const minReady = cs.spec.minReadySeconds ?? 0;
+  const counts: ReplicaCounts = {
+    replicas: 0,
+    readyReplicas: 0,
+    availableReplicas: 0,
+    updatedReplicas: 0,
+    updatedReadyReplicas: 0,
+    updatedAvailableReplicas: 0,
+  };
+  for (const pod of pods) {
+    const ready = isPodUpdateReady(pod, 0, now);
+    const available = isPodAvailable(pod, minReady, now);
+    const updated = hasRevision(pod, updateRevision);
+    counts.replicas++;
+    if (ready) counts.readyReplicas++;
+    if (available) counts.availableReplicas++;
+    if (updated) counts.updatedReplicas++;
+    if (updated && ready) counts.updatedReadyReplicas++;
+    if (updated && available) counts.updatedAvailableReplicas++;
+  }
+  return counts;
 }
 
 const COMPARED = [

@@ -134,6 +134,11 @@ export function planPodUpdate(input: PodUpdateInput): PodUpdate {
     }
     return { kind: 'recreate' };
   }
+  return inPlaceStep(cs, pod, spec);
+}
+
+/** The step of an in-place update for the pod's lifecycle state (and the inPlaceUpdate hook). */
+function inPlaceStep(cs: CloneSet, pod: Pod, spec: UpdateSpec): PodUpdate {
   const hook = cs.spec.lifecycle?.inPlaceUpdate;
   const state = lifecycleState(pod);
   switch (state) {
