@@ -12,12 +12,19 @@ import type { ResourceVersionExpectations, ScaleExpectations } from '../../runti
 import { formatTime, parseTime } from '../../runtime/kube-time.js';
 import type { JobClient, SecretClient } from './client.js';
 import { syncJobSecrets, type SecretLister } from './secret-sync.js';
-import { calculateStatus, type SecretRef } from './status.js';
-import { addJobToNodeImage, nodesToSync, parallelismOf, tagPullPolicy, type TtlMargin } from './sync-plan.js';
+import { calculateStatus } from './status.js';
+import {
+  addJobToNodeImage,
+  nodesToSync,
+  parallelismOf,
+  tagPullPolicy,
+  type TagRequest,
+  type TtlMargin,
+} from './sync-plan.js';
 import { targetNodeImages, type TargetSources } from './targets.js';
 import { retryOnConflict } from '../../runtime/conflict.js';
 import type { NodeImageClient } from '../../kube/nodeimage-client.js';
-import { type NodeImageScope, toNodeImageRef, type NodeImageRef } from '../../kube/nodeimage.js';
+import { type NodeImageScope, toNodeImageRef } from '../../kube/nodeimage.js';
 import type { EventRecording } from '../../runtime/events.js';
 import type { Lister } from '../../runtime/cache.js';
 import { sameJson } from '../../runtime/kube-object.js';
@@ -101,7 +108,7 @@ async function syncRunning(
   const targets = targetNodeImages(job, deps.targets);
   const { status, notSynced } = calculateStatus(job, image, targets, secrets, now);
   const toSync = nodesToSync(notSynced, parallelismOf(job, status.desired), status.active ?? 0);
-  await syncNodeImages(job, image, toSync, secrets, deps, ctx);
+  await syncNodeImages({ job, image, secrets }, toSync, deps, ctx);
   const result = await writeStatus(cached, status, deps, ctx);
   const deadline = job.spec.completionPolicy?.activeDeadlineSeconds;
   if (job.spec.completionPolicy?.type !== 'Never' && deadline !== undefined && !status.completionTime) {
@@ -113,26 +120,24 @@ async function syncRunning(
 
 /** Adds the job's tag to each NodeImage in `names`, reading each afresh (the daemon writes too). */
 async function syncNodeImages(
-  job: ImagePullJob,
-  image: NodeImageRef,
+  pull: Pick<TagRequest, 'job' | 'image' | 'secrets'>,
   names: readonly string[],
-  secrets: readonly SecretRef[],
   deps: ImagePullJobReconcilerDeps,
   ctx: ReconcileContext,
 ): Promise<void> {
   if (names.length === 0) return;
-  const pullPolicy = tagPullPolicy(job, deps.options.ttlMargin, deps.random);
-  const key = jobKey(job);
+  const pullPolicy = tagPullPolicy(pull.job, deps.options.ttlMargin, deps.random);
+  const key = jobKey(pull.job);
   for (const name of names) {
     await retryOnConflict(async () => {
       const live = await deps.nodeImages.get(name);
       if (!live) return;
-      const next = addJobToNodeImage(live, { job, image, secrets, pullPolicy, now: formatTime(deps.clock.now()) });
+      const next = addJobToNodeImage(live, { ...pull, pullPolicy, now: formatTime(deps.clock.now()) });
       if (!next) return;
       deps.resourceVersions.expectUpdated(key, await deps.nodeImages.update(next));
     });
   }
-  ctx.log.info({ nodes: names, image: `${image.name}:${image.tag}` }, 'handed the image to nodes');
+  ctx.log.info({ nodes: names, image: `${pull.image.name}:${pull.image.tag}` }, 'handed the image to nodes');
 }
 
 async function writeStatus(

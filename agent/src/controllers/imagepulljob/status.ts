@@ -44,23 +44,8 @@ export function calculateStatus(
   const desired = targets.length;
   const done = groups.succeeded.length + groups.failed.length;
   const always = job.spec.completionPolicy?.type !== 'Never';
-  const deadline = job.spec.completionPolicy?.activeDeadlineSeconds;
-  if (always && deadline !== undefined && done !== desired && nowMs - parseTime(startTime)! >= deadline * 1000) {
-    // Whatever has not finished by the deadline has failed.
-    const failedNodes = [...groups.failed, ...groups.pulling, ...groups.notSynced].sort();
-    return {
-      status: {
-        startTime,
-        completionTime: now,
-        desired,
-        active: 0,
-        succeeded: groups.succeeded.length,
-        failed: failedNodes.length,
-        failedNodes,
-        message: MESSAGE_DEADLINE,
-      },
-      notSynced: [],
-    };
+  if (always && done !== desired && deadlinePassed(job, startTime, nowMs)) {
+    return { status: failedAtDeadline(groups, startTime, now, desired), notSynced: [] };
   }
   const status: ImagePullJobStatus = {
     startTime,
@@ -75,6 +60,37 @@ export function calculateStatus(
   return { status, notSynced: groups.notSynced };
 }
 
+/** Whether activeDeadlineSeconds has passed since the job started. */
+function deadlinePassed(job: ImagePullJob, startTime: string, nowMs: number): boolean {
+  const deadline = job.spec.completionPolicy?.activeDeadlineSeconds;
+  return deadline !== undefined && nowMs - parseTime(startTime)! >= deadline * 1000;
+}
+
+/** The final status at the deadline: whatever has not finished by then has failed. */
+function failedAtDeadline(
+  groups: Record<NodeState, string[]>,
+  startTime: string,
+  now: string,
+  desired: number,
+): ImagePullJobStatus {
+  const failedNodes = [...groups.failed, ...groups.pulling, ...groups.notSynced].sort();
+  return {
+    startTime,
+    completionTime: now,
+    desired,
+    active: 0,
+    succeeded: groups.succeeded.length,
+    failed: failedNodes.length,
+    failedNodes,
+    message: MESSAGE_DEADLINE,
+  };
+}
+
+/** Whether `listed` holds the pull secret copy `secret`. */
+export function listsSecret(listed: readonly { namespace?: string; name?: string }[], secret: SecretRef): boolean {
+  return listed.some((l) => l.namespace === secret.namespace && l.name === secret.name);
+}
+
 function nodeState(
   ni: NodeImage,
   jobUid: string | undefined,
@@ -84,7 +100,7 @@ function nodeState(
   const spec = ni.spec.images?.[image.name];
   if (!spec) return 'notSynced';
   const listed = spec.pullSecrets ?? [];
-  if (!secrets.every((s) => listed.some((l) => l.namespace === s.namespace && l.name === s.name))) return 'notSynced';
+  if (!secrets.every((s) => listsSecret(listed, s))) return 'notSynced';
   const tag = spec.tags.find((t) => t.tag === image.tag);
   if (!tag || !tag.ownerReferences?.some((ref) => ref.uid === jobUid)) return 'notSynced';
   const reported = ni.status?.imageStatuses?.[image.name]?.tags.find((t) => t.tag === image.tag);

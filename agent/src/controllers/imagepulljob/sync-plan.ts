@@ -6,7 +6,7 @@
  */
 import type { ImagePullJob, ImageTagPullPolicy, ImageTagSpec, NodeImage } from '@flotilla/api';
 import { KRUISE_API_VERSION, scaledValue } from '@flotilla/api';
-import type { SecretRef } from './status.js';
+import { listsSecret, type SecretRef } from './status.js';
 import { type NodeImageRef, sortTags } from '../../kube/nodeimage.js';
 
 const DEFAULT_TIMEOUT_SECONDS = 600;
@@ -90,32 +90,11 @@ export interface TagRequest {
 export function addJobToNodeImage(ni: NodeImage, req: TagRequest): NodeImage | undefined {
   const { job, image } = req;
   const current = ni.spec.images?.[image.name];
-  const secrets = [...(current?.pullSecrets ?? [])];
-  let secretsAdded = false;
-  for (const s of req.secrets) {
-    if (!secrets.some((l) => l.namespace === s.namespace && l.name === s.name)) {
-      secrets.push({ namespace: s.namespace, name: s.name });
-      secretsAdded = true;
-    }
-  }
-  const tags = [...(current?.tags ?? [])];
-  const i = tags.findIndex((t) => t.tag === image.tag);
-  const owner = ownerRef(job);
-  const owned = i >= 0 && (tags[i]!.ownerReferences ?? []).some((r) => r.uid === owner.uid);
-  if (owned && !secretsAdded) return undefined;
-  if (!owned && i >= 0) {
-    const t = tags[i]!;
-    tags[i] = {
-      ...t,
-      version: (t.version ?? 0) + 1,
-      ownerReferences: [...(t.ownerReferences ?? []), owner],
-      createdAt: req.now,
-      imagePullPolicy: job.spec.imagePullPolicy,
-    };
-  } else if (!owned) {
-    const reported = ni.status?.imageStatuses?.[image.name]?.tags.find((t) => t.tag === image.tag)?.version;
-    tags.push(newTag(req, owner, (reported ?? -1) + 1));
-  }
+  const listed = current?.pullSecrets ?? [];
+  const secrets = [...listed];
+  for (const s of req.secrets) if (!listsSecret(secrets, s)) secrets.push({ namespace: s.namespace, name: s.name });
+  const tags = withJobTag(ni, req, secrets.length > listed.length);
+  if (!tags) return undefined;
   // The job's sandboxConfig replaces the image's, even when absent (OpenKruise does the same).
   const { sandboxConfig: _previous, ...rest } = current ?? { tags: [] };
   const entry = {
@@ -125,6 +104,40 @@ export function addJobToNodeImage(ni: NodeImage, req: TagRequest): NodeImage | u
     tags: sortTags(tags),
   };
   return { ...ni, spec: { ...ni.spec, images: { ...ni.spec.images, [image.name]: entry } } };
+}
+
+/**
+ * The image's tags with the job as an owner of its tag; undefined when it already owns it and no
+ * secret was added (`secretsAdded`), so the NodeImage needs no write.
+ */
+function withJobTag(ni: NodeImage, req: TagRequest, secretsAdded: boolean): ImageTagSpec[] | undefined {
+  const { job, image } = req;
+  const tags = [...(ni.spec.images?.[image.name]?.tags ?? [])];
+  const i = tags.findIndex((t) => t.tag === image.tag);
+  const existing = tags[i];
+  const owner = ownerRef(job);
+  if (existing && (existing.ownerReferences ?? []).some((r) => r.uid === owner.uid)) {
+    return secretsAdded ? tags : undefined;
+  }
+  if (existing) tags[i] = withOwner(existing, req, owner);
+  else tags.push(newTag(req, owner, lastReportedVersion(ni, image) + 1));
+  return tags;
+}
+
+/** A tag another job asked for, as a new pull round (`version + 1`) this job owns too. */
+function withOwner(tag: ImageTagSpec, req: TagRequest, owner: ReturnType<typeof ownerRef>): ImageTagSpec {
+  return {
+    ...tag,
+    version: (tag.version ?? 0) + 1,
+    ownerReferences: [...(tag.ownerReferences ?? []), owner],
+    createdAt: req.now,
+    imagePullPolicy: req.job.spec.imagePullPolicy,
+  };
+}
+
+/** The version of the image's tag the node last reported on; -1 when it never did. */
+function lastReportedVersion(ni: NodeImage, image: NodeImageRef): number {
+  return ni.status?.imageStatuses?.[image.name]?.tags.find((t) => t.tag === image.tag)?.version ?? -1;
 }
 
 function newTag(req: TagRequest, owner: ReturnType<typeof ownerRef>, version: number): ImageTagSpec {

@@ -50,18 +50,24 @@ export function nodeImageAction(
   nowMs: number,
   creationDelayMs: number,
 ): NodeImageAction {
-  if (!node || node.metadata?.deletionTimestamp) {
-    if (!nodeImage || nodeImage.metadata?.deletionTimestamp) return { type: 'none' };
-    return nodeImage.metadata?.labels?.[LABEL_FAKE_NODEIMAGE] !== undefined ? { type: 'sync' } : { type: 'delete' };
-  }
-  if (!nodeImage) {
-    const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
-    if (ready?.status !== 'True') return { type: 'none' };
-    const since = parseTime(ready.lastTransitionTime) ?? 0;
-    const left = since + creationDelayMs - nowMs;
-    return left > 0 ? { type: 'wait', afterMs: left } : { type: 'create', labels: { ...node.metadata?.labels } };
-  }
+  if (!node || node.metadata?.deletionTimestamp) return actionWithoutNode(nodeImage);
+  if (!nodeImage) return actionForNewNode(node, nowMs, creationDelayMs);
   return nodeImage.metadata?.deletionTimestamp ? { type: 'none' } : { type: 'sync' };
+}
+
+/** The Node is gone or going: so is its NodeImage, unless it is a test's fake one. */
+function actionWithoutNode(nodeImage: NodeImage | undefined): NodeImageAction {
+  if (!nodeImage || nodeImage.metadata?.deletionTimestamp) return { type: 'none' };
+  return nodeImage.metadata?.labels?.[LABEL_FAKE_NODEIMAGE] !== undefined ? { type: 'sync' } : { type: 'delete' };
+}
+
+/** A Node without a NodeImage gets one once it has been Ready for `creationDelayMs`. */
+function actionForNewNode(node: NodeLike, nowMs: number, creationDelayMs: number): NodeImageAction {
+  const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+  if (ready?.status !== 'True') return { type: 'none' };
+  const since = parseTime(ready.lastTransitionTime) ?? 0;
+  const left = since + creationDelayMs - nowMs;
+  return left > 0 ? { type: 'wait', afterMs: left } : { type: 'create', labels: { ...node.metadata?.labels } };
 }
 
 /** Whether the ImagePullJob an owner reference names still exists with the same uid. */
@@ -98,17 +104,33 @@ export function planNodeImageSpec(
   let requeueAfterMs: number | undefined;
   const images: Record<string, ImageSpec> = {};
   for (const [name, image] of Object.entries(nodeImage.spec.images ?? {})) {
-    const tags: ImageTagSpec[] = [];
-    for (const tag of image.tags) {
-      const verdict = tagVerdict(name, tag, nodeImage.status?.imageStatuses?.[name], ownerAlive, nowMs);
-      if (verdict.message) messages.push(verdict.message);
-      if (verdict.keep) tags.push(verdict.keep);
-      if (verdict.waitMs !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, verdict.waitMs);
-    }
-    if (tags.length > 0) images[name] = { ...image, tags: sortTags(tags) };
+    const kept = keptTags(name, image, nodeImage.status?.imageStatuses?.[name], ownerAlive, nowMs);
+    messages.push(...kept.messages);
+    if (kept.waitMs !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, kept.waitMs);
+    if (kept.tags.length > 0) images[name] = { ...image, tags: sortTags(kept.tags) };
     else messages.push(`no longer has ${name} image spec`);
   }
   return { changed: messages.length > 0, labels, images, messages, requeueAfterMs };
+}
+
+/** The tags of one image that stay, why the others go, and when the next TTL runs out. */
+function keptTags(
+  name: string,
+  image: ImageSpec,
+  status: ImageStatus | undefined,
+  ownerAlive: OwnerAlive,
+  nowMs: number,
+): { tags: ImageTagSpec[]; messages: string[]; waitMs: number | undefined } {
+  const tags: ImageTagSpec[] = [];
+  const messages: string[] = [];
+  let waitMs: number | undefined;
+  for (const tag of image.tags) {
+    const verdict = tagVerdict(name, tag, status, ownerAlive, nowMs);
+    if (verdict.message) messages.push(verdict.message);
+    if (verdict.keep) tags.push(verdict.keep);
+    if (verdict.waitMs !== undefined) waitMs = Math.min(waitMs ?? Infinity, verdict.waitMs);
+  }
+  return { tags, messages, waitMs };
 }
 
 interface TagVerdict {
@@ -177,7 +199,6 @@ export function planNodeImageStatus(nodeImage: NodeImage, nowMs: number, respons
   const statuses: Record<string, ImageStatus> = structuredClone(old?.imageStatuses ?? {});
   const failed: StatusPlan['failed'] = [];
   let requeueAfterMs: number | undefined;
-  const wait = (ms: number): void => void (requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, ms));
   const now = formatTime(nowMs);
   for (const [name, image] of Object.entries(nodeImage.spec.images ?? {})) {
     for (const tag of image.tags) {
@@ -185,29 +206,34 @@ export function planNodeImageStatus(nodeImage: NodeImage, nowMs: number, respons
       if (createdMs === undefined) continue;
       const tags = (statuses[name] ??= { tags: [] }).tags;
       const current = tags.find((s) => s.tag === tag.tag);
-      if (!current || current.version !== tag.version) {
-        const left = createdMs + responseTimeoutMs - nowMs;
-        if (left > 0) {
-          wait(left);
-          continue;
-        }
-        upsertTag(tags, failedTag(tag, now, NOT_RESPONDED_MESSAGE));
-        failed.push({ image: name, tag, message: NOT_RESPONDED_MESSAGE });
-        continue;
-      }
-      const deadline = tag.pullPolicy?.activeDeadlineSeconds;
-      if (current.completionTime || deadline === undefined) continue;
-      const left = createdMs + deadline * 1000 + responseTimeoutMs - nowMs;
-      if (left > 0) {
-        wait(left);
-        continue;
-      }
-      Object.assign(current, failedTag(tag, now, DEADLINE_MESSAGE));
-      failed.push({ image: name, tag, message: DEADLINE_MESSAGE });
+      const timeout = tagTimeout(tag, current, createdMs + responseTimeoutMs - nowMs);
+      if (timeout?.kind === 'wait') requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, timeout.ms);
+      if (timeout?.kind !== 'failed') continue;
+      upsertTag(tags, failedTag(tag, now, timeout.message));
+      failed.push({ image: name, tag, message: timeout.message });
     }
   }
   const status = recount(nodeImage.spec.images ?? {}, statuses, old);
   return { status: sameJson(status, old) ? undefined : status, failed, requeueAfterMs };
+}
+
+/**
+ * Whether a tag has timed out, or how long until it may; undefined when it cannot any more.
+ * `current` is the node's report on the tag; `leftMs` what is left of the response timeout since
+ * the tag was created.
+ */
+function tagTimeout(
+  tag: ImageTagSpec,
+  current: ImageTagStatus | undefined,
+  leftMs: number,
+): { kind: 'wait'; ms: number } | { kind: 'failed'; message: string } | undefined {
+  if (!current || current.version !== tag.version) {
+    return leftMs > 0 ? { kind: 'wait', ms: leftMs } : { kind: 'failed', message: NOT_RESPONDED_MESSAGE };
+  }
+  const deadline = tag.pullPolicy?.activeDeadlineSeconds;
+  if (current.completionTime || deadline === undefined) return undefined;
+  const left = leftMs + deadline * 1000;
+  return left > 0 ? { kind: 'wait', ms: left } : { kind: 'failed', message: DEADLINE_MESSAGE };
 }
 
 function failedTag(tag: ImageTagSpec, now: string, message: string): ImageTagStatus {
