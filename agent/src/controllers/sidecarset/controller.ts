@@ -22,7 +22,7 @@ import { isKubeStatus } from '../../errors.js';
 import { injectedSidecarSets } from './control/annotations.js';
 import { sidecarSetPodMatcher } from './control/match.js';
 import { registerLatestRevision } from './history.js';
-import { planUpgrade } from './plan.js';
+import { planUpgrade, type UpgradePlan } from './plan.js';
 import { isHotUpgrade, isInHotUpgrade } from './control/hot-upgrade.js';
 import {
   hasAllSidecars,
@@ -115,68 +115,109 @@ export function sidecarSetReconciler(
     }
     const ss = structuredClone(cached);
     const pods = matchedPods(deps, ss);
-    const revisions = deps.revisions.list(deps.revisionNamespace, {
-      matchLabels: { 'kruise.io/sidecarset-name': key },
-    });
-    const latest = await registerLatestRevision(deps.rest, deps.revisionNamespace, ss, revisions, pods);
-    const status = calculateStatus(ss, pods, latest.name, latest.collisionCount);
-    if (statusChanged(ss.status, status)) {
-      await deps.rest.request({
-        method: 'PATCH',
-        path: resourcePath(Resources.sidecarSets, undefined, key, 'status'),
-        body: { status },
-        contentType: PatchType.merge,
-      });
-    }
+    const status = await syncStatus(deps, key, ss, pods);
     ss.status = status;
 
     const pending = expectations.get(key) ?? new Map<string, string>();
-    for (const [podKey, rv] of pending) {
-      const seen = deps.pods.getByKey(podKey)?.metadata.resourceVersion;
-      if (seen === undefined || isAtLeast(seen, rv)) pending.delete(podKey);
-    }
+    forgetObserved(deps.pods, pending);
     if (pending.size > 0) return { requeueAfter: 1000 };
     const strategy = ss.spec.updateStrategy ?? {};
     if (strategy.type === 'NotUpdate' || strategy.paused) return;
+    const round: Round = { deps, ss, key, now, pending };
     const finishing = podsFinishingHotUpgrade(ss, pods);
     if (finishing.length > 0) {
-      for (const pod of finishing) {
-        const rv = await writePod(deps.rest, pod, (fresh) => finishHotUpgrade(ss, fresh, now()));
-        if (!rv) continue;
-        pending.set(`${pod.metadata.namespace}/${pod.metadata.name}`, rv);
-        deps.events.event(
-          { ...pod, apiVersion: 'v1', kind: 'Pod' },
-          'Normal',
-          'ResetContainerSucceed',
-          'reset sidecar container image empty successfully',
-        );
-      }
+      await finishHotUpgrades(round, finishing);
       expectations.set(key, pending);
       return { requeueAfter: 1000 };
     }
     if (status.updatedPods >= status.matchedPods) return;
 
     const plan = planUpgrade(ss, pods);
-    for (const pod of plan.notUpgradable) {
-      await writeCondition(deps.rest, pod, upgradableCondition(pod, key, false, now()));
-    }
-    if (plan.notUpgradable.length > 0) {
-      deps.events.event(
-        { ...ss, apiVersion: KRUISE_API_VERSION, kind: 'SidecarSet' },
-        'Normal',
-        'NotUpgradablePods',
-        `SidecarSet in-place update detected ${plan.notUpgradable.length} not upgradable pod(s) in this round, will skip them.`,
-      );
-    }
-    for (const pod of plan.upgrade) {
-      const rv = await writePod(deps.rest, pod, (fresh) => upgradePod(ss, fresh, now()));
-      if (rv) pending.set(`${pod.metadata.namespace}/${pod.metadata.name}`, rv);
-      await writeCondition(deps.rest, pod, upgradableCondition(pod, key, true, now()));
-    }
+    await upgradePods(round, plan);
     expectations.set(key, pending);
     ctx.log.debug({ upgraded: plan.upgrade.length, notUpgradable: plan.notUpgradable.length }, 'sidecarset synced');
     return pending.size > 0 ? { requeueAfter: 1000 } : undefined;
   };
+}
+
+/** One reconcile's writes to pods: what they need, and the expectations they add to. */
+interface Round {
+  deps: SidecarSetControllerDeps;
+  ss: SidecarSet;
+  key: string;
+  now: () => string;
+  pending: Expectations;
+}
+
+/**
+ * Steps 2 and 3: registers the latest revision, writes the status when it changed; returns it.
+ * `key` is the SidecarSet's name (it is cluster-scoped).
+ */
+async function syncStatus(
+  deps: SidecarSetControllerDeps,
+  key: string,
+  ss: SidecarSet,
+  pods: readonly Pod[],
+): Promise<NonNullable<SidecarSet['status']>> {
+  const revisions = deps.revisions.list(deps.revisionNamespace, {
+    matchLabels: { 'kruise.io/sidecarset-name': key },
+  });
+  const latest = await registerLatestRevision(deps.rest, deps.revisionNamespace, ss, revisions, pods);
+  const status = calculateStatus(ss, pods, latest.name, latest.collisionCount);
+  if (statusChanged(ss.status, status)) {
+    await deps.rest.request({
+      method: 'PATCH',
+      path: resourcePath(Resources.sidecarSets, undefined, key, 'status'),
+      body: { status },
+      contentType: PatchType.merge,
+    });
+  }
+  return status;
+}
+
+/** Drops the expected pod versions the cache has caught up with (or whose pods are gone). */
+function forgetObserved(pods: Informer<Pod>, pending: Expectations): void {
+  for (const [podKey, rv] of pending) {
+    const seen = pods.getByKey(podKey)?.metadata.resourceVersion;
+    if (seen === undefined || isAtLeast(seen, rv)) pending.delete(podKey);
+  }
+}
+
+/** Step 5: puts the old container of each finished hot upgrade back on the empty image. */
+async function finishHotUpgrades(round: Round, pods: readonly Pod[]): Promise<void> {
+  const { deps, ss } = round;
+  for (const pod of pods) {
+    const rv = await writePod(deps.rest, pod, (fresh) => finishHotUpgrade(ss, fresh, round.now()));
+    if (!rv) continue;
+    round.pending.set(`${pod.metadata.namespace}/${pod.metadata.name}`, rv);
+    deps.events.event(
+      { ...pod, apiVersion: 'v1', kind: 'Pod' },
+      'Normal',
+      'ResetContainerSucceed',
+      'reset sidecar container image empty successfully',
+    );
+  }
+}
+
+/** Step 6: marks the not-upgradable pods, then upgrades the planned ones in place. */
+async function upgradePods(round: Round, plan: UpgradePlan): Promise<void> {
+  const { deps, ss, key } = round;
+  for (const pod of plan.notUpgradable) {
+    await writeCondition(deps.rest, pod, upgradableCondition(pod, key, false, round.now()));
+  }
+  if (plan.notUpgradable.length > 0) {
+    deps.events.event(
+      { ...ss, apiVersion: KRUISE_API_VERSION, kind: 'SidecarSet' },
+      'Normal',
+      'NotUpgradablePods',
+      `SidecarSet in-place update detected ${plan.notUpgradable.length} not upgradable pod(s) in this round, will skip them.`,
+    );
+  }
+  for (const pod of plan.upgrade) {
+    const rv = await writePod(deps.rest, pod, (fresh) => upgradePod(ss, fresh, round.now()));
+    if (rv) round.pending.set(`${pod.metadata.namespace}/${pod.metadata.name}`, rv);
+    await writeCondition(deps.rest, pod, upgradableCondition(pod, key, true, round.now()));
+  }
 }
 
 /**

@@ -25,8 +25,8 @@ export function sidecarSetForNewPod(
   revisions: readonly ControllerRevision[],
   random: () => number,
 ): SidecarSet {
-  const info = ss.spec.injectionStrategy?.revision;
-  if (!info || (info.revisionName === undefined && info.customVersion === undefined)) return ss;
+  const info = requestedRevision(ss);
+  if (!info) return ss;
   const rev = findInjectionRevision(revisions, info);
   if (!rev && info.revisionName !== undefined) {
     throw new AgentError(
@@ -36,12 +36,35 @@ export function sidecarSetForNewPod(
   }
   if (!rev) return ss;
   const specific = restoreSidecarSet(ss, rev);
+  return getsNamedRevision(ss, info.policy, podLabels, random) ? specific : ss;
+}
+
+type RevisionInfo = NonNullable<NonNullable<SidecarSet['spec']['injectionStrategy']>['revision']>;
+
+/** injectionStrategy.revision when it names a revision (by name or custom version). */
+function requestedRevision(ss: SidecarSet): RevisionInfo | undefined {
+  const info = ss.spec.injectionStrategy?.revision;
+  if (!info || (info.revisionName === undefined && info.customVersion === undefined)) return undefined;
+  return info;
+}
+
+/**
+ * Whether a new pod gets the named revision rather than the latest: always while paused or under
+ * policy Always; under Partial, pods outside updateStrategy.selector do, and pods inside it with
+ * probability partition% (an integer partition: never).
+ */
+function getsNamedRevision(
+  ss: SidecarSet,
+  policy: RevisionInfo['policy'],
+  podLabels: Record<string, string> | undefined,
+  random: () => number,
+): boolean {
   const strategy = ss.spec.updateStrategy ?? {};
-  if (strategy.paused || info.policy !== 'Partial') return specific;
-  if (strategy.selector && !labelSelectorMatcher(strategy.selector)(podLabels ?? {})) return specific;
+  if (strategy.paused || policy !== 'Partial') return true;
+  if (strategy.selector && !labelSelectorMatcher(strategy.selector)(podLabels ?? {})) return true;
   const partition = strategy.partition === undefined ? undefined : parseIntOrPercent(strategy.partition);
-  if (partition?.kind !== 'percent') return ss;
-  return random() <= partition.value / 100 ? specific : ss;
+  if (partition?.kind !== 'percent') return false;
+  return random() <= partition.value / 100;
 }
 
 /**
@@ -52,9 +75,8 @@ export function missingInjectionRevision(
   ss: SidecarSet,
   revisions: readonly ControllerRevision[],
 ): { path: string; message: string } | undefined {
-  const info = ss.spec.injectionStrategy?.revision;
-  if (!info || (info.revisionName === undefined && info.customVersion === undefined)) return undefined;
-  if (findInjectionRevision(revisions, info)) return undefined;
+  const info = requestedRevision(ss);
+  if (!info || findInjectionRevision(revisions, info)) return undefined;
   return info.revisionName !== undefined
     ? {
         path: 'spec.injectionStrategy.revision.revisionName',

@@ -55,14 +55,44 @@ export interface InjectionResult {
   conflicts: InjectionConflict[];
 }
 
+/** A sidecar to inject, and where it goes among the pod's containers. */
+type Placed = { c: SidecarContainer; policy: string };
+
 interface Collected {
-  containers: { c: SidecarContainer; policy: string }[];
-  initContainers: { c: SidecarContainer; policy: string }[];
+  containers: Placed[];
+  initContainers: Placed[];
   volumes: Volume[];
   secrets: { name?: string }[];
 }
 
+/** An injection under way: the pod copy, what the SidecarSets bring, and the records to write. */
+interface Injection {
+  pod: MutablePod;
+  annotations: Record<string, string>;
+  collected: Collected;
+  conflicts: InjectionConflict[];
+  /** Container name → the SidecarSet that injected it. */
+  owner: Map<string, string>;
+  hashes: ReturnType<typeof readUpgradeSpecs>;
+  hashesWithoutImage: ReturnType<typeof readUpgradeSpecs>;
+  injectedNames: Set<string>;
+  /** Hot-upgrade sidecar → its working container (control/hot-upgrade.ts). */
+  working: ReturnType<typeof workingContainers>;
+  now: string;
+}
+
+/** Where a sidecar goes: the list it joins, its default placement, and whether it is an init container. */
+interface Slot {
+  list: 'containers' | 'initContainers';
+  policy: string;
+  init: boolean;
+}
+
+const CONTAINER_SLOT: Slot = { list: 'containers', policy: 'BeforeAppContainer', init: false };
+const INIT_CONTAINER_SLOT: Slot = { list: 'initContainers', policy: 'AfterAppContainer', init: true };
+
 const nameOf = (ss: SidecarSet): string => ss.metadata?.name ?? '';
+const compareNames = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * Injects `sidecarSets` (already matched to the pod and resolved to the revision to inject) into
@@ -70,83 +100,107 @@ const nameOf = (ss: SidecarSet): string => ss.metadata?.name ?? '';
  */
 export function injectSidecars(pod: MutablePod, sidecarSets: readonly SidecarSet[], now: string): InjectionResult {
   const out = structuredClone(pod);
-  const ordered = [...sidecarSets].sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : nameOf(a) > nameOf(b) ? 1 : 0));
+  const ordered = [...sidecarSets].sort((a, b) => compareNames(nameOf(a), nameOf(b)));
   if (ordered.length === 0) return { pod: out, changed: false, conflicts: [] };
-  const metadata = (out.metadata ??= {});
-  const annotations = (metadata.annotations ??= {});
+  const annotations = ((out.metadata ??= {}).annotations ??= {});
   let changed = false;
   for (const ss of ordered) changed = patchPodAnnotations(annotations, ss.spec.patchPodMetadata) || changed;
 
-  const collected: Collected = { containers: [], initContainers: [], volumes: [], secrets: [] };
-  const conflicts: InjectionConflict[] = [];
-  const owner = new Map<string, string>();
-  const hashes = readUpgradeSpecs(out, ANNOTATION_SIDECARSET_HASH);
-  const hashesWithoutImage = readUpgradeSpecs(out, ANNOTATION_SIDECARSET_HASH_WITHOUT_IMAGE);
-  const injectedNames = injectedSidecarSets(out);
-  const working = workingContainers(out);
-  /** Hot sidecars become two containers; native init sidecars only (OpenKruise's rule). */
-  const isHot = (sidecar: SidecarContainer, init: boolean): boolean =>
-    isHotUpgrade(sidecar) && (!init || sidecar.restartPolicy === 'Always');
-  for (const ss of ordered) {
-    injectedNames.add(nameOf(ss));
-    const volumes = new Map((ss.spec.volumes ?? []).map((v) => [v.name, v]));
-    const take = (sidecar: SidecarContainer, policy: string, into: Collected['containers'], init = false): boolean => {
-      const hot = isHot(sidecar, init);
-      const names = hot ? hotUpgradeNames(sidecar.name) : [sidecar.name];
-      const keptFrom = names.map((n) => owner.get(n)).find((o) => o !== undefined);
-      if (keptFrom !== undefined) {
-        conflicts.push({ container: sidecar.name, keptFrom, skippedFrom: nameOf(ss) });
-        return false;
-      }
-      for (const n of names) owner.set(n, nameOf(ss));
-      for (const m of sidecar.volumeMounts ?? []) {
-        const v = volumes.get(m.name);
-        if (v) collected.volumes.push(v);
-      }
-      const prepared = sidecarForPod(sidecar, out);
-      const at = sidecar.podInjectPolicy ?? policy;
-      if (!hot) {
-        into.push({ c: prepared, policy: at });
-        return true;
-      }
-      const pair = hotUpgradePair(prepared, working);
-      for (const c of pair.containers) into.push({ c, policy: at });
-      Object.assign(annotations, pair.annotations);
-      return true;
-    };
-    const inits = [...(ss.spec.initContainers ?? [])].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    let injecting = false;
-    const sidecarList = new Set<string>();
-    for (const init of inits) {
-      if (init.restartPolicy === 'Always') sidecarList.add(init.name);
-      injecting = take(init, 'AfterAppContainer', collected.initContainers, true) || injecting;
-    }
-    collected.secrets.push(...(ss.spec.imagePullSecrets ?? []));
-    for (const sidecar of ss.spec.containers ?? []) {
-      sidecarList.add(sidecar.name);
-      injecting = take(sidecar, 'BeforeAppContainer', collected.containers) || injecting;
-    }
-    if (!injecting) continue;
-    const list = [...sidecarList].sort();
-    hashes.set(nameOf(ss), {
-      updateTimestamp: now,
-      hash: sidecarSetHashOf(ss),
-      sidecarSetName: nameOf(ss),
-      sidecarList: list,
-      ...(ss.status?.latestRevision ? { controllerRevision: ss.status.latestRevision } : {}),
-    });
-    hashesWithoutImage.set(nameOf(ss), {
-      updateTimestamp: now,
-      hash: sidecarSetHashWithoutImageOf(ss),
-      sidecarSetName: nameOf(ss),
-      sidecarList: list,
-    });
-  }
+  const injection: Injection = {
+    pod: out,
+    annotations,
+    collected: { containers: [], initContainers: [], volumes: [], secrets: [] },
+    conflicts: [],
+    owner: new Map(),
+    hashes: readUpgradeSpecs(out, ANNOTATION_SIDECARSET_HASH),
+    hashesWithoutImage: readUpgradeSpecs(out, ANNOTATION_SIDECARSET_HASH_WITHOUT_IMAGE),
+    injectedNames: injectedSidecarSets(out),
+    working: workingContainers(out),
+    now,
+  };
+  for (const ss of ordered) collectSidecarSet(injection, ss);
+  const { collected, conflicts } = injection;
   if (collected.containers.length === 0 && collected.initContainers.length === 0) {
     return { pod: out, changed, conflicts };
   }
+  writeInjection(injection);
+  return { pod: out, changed: true, conflicts };
+}
 
-  const spec = (out.spec ??= {});
+/** Takes one SidecarSet's init containers (by name) and containers; records its hashes if any went in. */
+function collectSidecarSet(injection: Injection, ss: SidecarSet): void {
+  injection.injectedNames.add(nameOf(ss));
+  const volumes = new Map((ss.spec.volumes ?? []).map((v) => [v.name, v]));
+  let injecting = false;
+  const sidecarList = new Set<string>();
+  for (const init of [...(ss.spec.initContainers ?? [])].sort((a, b) => compareNames(a.name, b.name))) {
+    if (init.restartPolicy === 'Always') sidecarList.add(init.name);
+    injecting = takeSidecar(injection, { ss, volumes }, init, INIT_CONTAINER_SLOT) || injecting;
+  }
+  injection.collected.secrets.push(...(ss.spec.imagePullSecrets ?? []));
+  for (const sidecar of ss.spec.containers ?? []) {
+    sidecarList.add(sidecar.name);
+    injecting = takeSidecar(injection, { ss, volumes }, sidecar, CONTAINER_SLOT) || injecting;
+  }
+  if (injecting) recordHashes(injection, ss, [...sidecarList].sort());
+}
+
+/**
+ * Prepares one sidecar for the pod and collects it with the volumes its mounts name; false when
+ * an earlier SidecarSet already injected a container of its name (a conflict).
+ */
+function takeSidecar(
+  injection: Injection,
+  from: { ss: SidecarSet; volumes: Map<string, Volume> },
+  sidecar: SidecarContainer,
+  slot: Slot,
+): boolean {
+  // Hot sidecars become two containers; native init sidecars only (OpenKruise's rule).
+  const hot = isHotUpgrade(sidecar) && (!slot.init || sidecar.restartPolicy === 'Always');
+  const names = hot ? hotUpgradeNames(sidecar.name) : [sidecar.name];
+  const keptFrom = names.map((n) => injection.owner.get(n)).find((o) => o !== undefined);
+  if (keptFrom !== undefined) {
+    injection.conflicts.push({ container: sidecar.name, keptFrom, skippedFrom: nameOf(from.ss) });
+    return false;
+  }
+  for (const n of names) injection.owner.set(n, nameOf(from.ss));
+  for (const m of sidecar.volumeMounts ?? []) {
+    const v = from.volumes.get(m.name);
+    if (v) injection.collected.volumes.push(v);
+  }
+  const prepared = sidecarForPod(sidecar, injection.pod);
+  const policy = sidecar.podInjectPolicy ?? slot.policy;
+  const into = injection.collected[slot.list];
+  if (!hot) {
+    into.push({ c: prepared, policy });
+    return true;
+  }
+  const pair = hotUpgradePair(prepared, injection.working);
+  for (const c of pair.containers) into.push({ c, policy });
+  Object.assign(injection.annotations, pair.annotations);
+  return true;
+}
+
+/** The SidecarSet's records in the hash and hash-without-image annotations. */
+function recordHashes(injection: Injection, ss: SidecarSet, sidecarList: string[]): void {
+  injection.hashes.set(nameOf(ss), {
+    updateTimestamp: injection.now,
+    hash: sidecarSetHashOf(ss),
+    sidecarSetName: nameOf(ss),
+    sidecarList,
+    ...(ss.status?.latestRevision ? { controllerRevision: ss.status.latestRevision } : {}),
+  });
+  injection.hashesWithoutImage.set(nameOf(ss), {
+    updateTimestamp: injection.now,
+    hash: sidecarSetHashWithoutImageOf(ss),
+    sidecarSetName: nameOf(ss),
+    sidecarList,
+  });
+}
+
+/** Writes what was collected into the pod copy: containers, volumes, pull secrets, annotations. */
+function writeInjection({ pod, collected, annotations, ...records }: Injection): void {
+  const spec = (pod.spec ??= {});
   spec.initContainers = mergeContainers(spec.initContainers ?? [], collected.initContainers);
   if (spec.initContainers.length === 0) delete spec.initContainers;
   spec.containers = mergeContainers(spec.containers ?? [], collected.containers);
@@ -154,14 +208,13 @@ export function injectSidecars(pod: MutablePod, sidecarSets: readonly SidecarSet
   if (volumes.length > 0) spec.volumes = volumes;
   const secrets = mergeByName(spec.imagePullSecrets ?? [], collected.secrets);
   if (secrets.length > 0) spec.imagePullSecrets = secrets;
-  annotations[ANNOTATION_SIDECARSET_HASH] = writeUpgradeSpecs(hashes);
-  annotations[ANNOTATION_SIDECARSET_HASH_WITHOUT_IMAGE] = writeUpgradeSpecs(hashesWithoutImage);
-  annotations[ANNOTATION_SIDECARSET_INJECTED_LIST] = formatInjectedList(injectedNames);
-  return { pod: out, changed: true, conflicts };
+  annotations[ANNOTATION_SIDECARSET_HASH] = writeUpgradeSpecs(records.hashes);
+  annotations[ANNOTATION_SIDECARSET_HASH_WITHOUT_IMAGE] = writeUpgradeSpecs(records.hashesWithoutImage);
+  annotations[ANNOTATION_SIDECARSET_INJECTED_LIST] = formatInjectedList(records.injectedNames);
 }
 
 /** mergeSidecarContainers: same name replaces in place; the rest go before or after the pod's. */
-function mergeContainers(origins: readonly Container[], injected: Collected['containers']): Container[] {
+function mergeContainers(origins: readonly Container[], injected: readonly Placed[]): Container[] {
   const index = new Map(origins.map((c, i) => [c.name, i]));
   const result = [...origins];
   const before: Container[] = [];

@@ -29,16 +29,27 @@ export function transferEnvs(sidecar: SidecarContainer, pod: MutablePod): EnvVar
   for (const c of pod.spec?.containers ?? []) for (const e of c.env ?? []) byKey.set(`${c.name}/${e.name}`, e);
   const out: EnvVar[] = [];
   for (const t of sidecar.transferEnv ?? []) {
-    const names = [...new Set([...(t.envName ? [t.envName] : []), ...(t.envNames ?? [])])].sort();
-    const fieldPath = t.sourceContainerNameFrom?.fieldRef?.fieldPath;
-    const source = fieldPath !== undefined ? containerNameFromFieldPath(fieldPath, pod) : t.sourceContainerName;
+    const source = transferSource(t, pod);
     if (source === undefined) continue;
-    for (const name of names) {
+    for (const name of transferNames(t)) {
       const env = byKey.get(`${source}/${name}`);
       if (env) out.push(env);
     }
   }
   return out;
+}
+
+type TransferEnv = NonNullable<SidecarContainer['transferEnv']>[number];
+
+/** The container a transferEnv entry copies from: named, or through a pod label/annotation. */
+function transferSource(t: TransferEnv, pod: MutablePod): string | undefined {
+  const fieldPath = t.sourceContainerNameFrom?.fieldRef?.fieldPath;
+  return fieldPath !== undefined ? containerNameFromFieldPath(fieldPath, pod) : t.sourceContainerName;
+}
+
+/** The env var names a transferEnv entry copies (envName and envNames), sorted, once each. */
+function transferNames(t: TransferEnv): string[] {
+  return [...new Set([...(t.envName ? [t.envName] : []), ...(t.envNames ?? [])])].sort();
 }
 
 /** With shareVolumePolicy enabled: the app containers' mounts and the env vars their subPathExpr needs. */
