@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countsOf, reportDigest, statusReport } from './object-status.js';
+import { countsOf, goneReport, lastReported, reportDigest, statusReport } from './object-status.js';
 
 const ref = { kind: 'CloneSet' as const, namespace: 'apps', name: 'web' };
 
@@ -59,5 +59,65 @@ describe('statusReport', () => {
     const a = statusReport('c1', ref, obj, new Date(1));
     const b = statusReport('c1', ref, obj, new Date(2));
     expect(reportDigest(a)).toBe(reportDigest(b));
+  });
+});
+
+describe('goneReport', () => {
+  const previous = statusReport(
+    'c1',
+    ref,
+    {
+      metadata: {
+        generation: 3,
+        annotations: { 'flotilla.io/workload': 'w1', 'flotilla.io/revision': '2', 'flotilla.io/generation': '5' },
+      },
+      status: { observedGeneration: 3 },
+    },
+    new Date(0),
+  );
+
+  it('takes the identity of the desired message that removed the object, and the last observed generation', () => {
+    expect(lastReported({ workloadId: 'w1', revision: 3, generation: 6 }, previous)).toEqual({
+      workloadId: 'w1',
+      revision: 3,
+      generation: 6,
+      observedGeneration: 3,
+    });
+  });
+
+  it('falls back to the last report, then to zero values', () => {
+    expect(lastReported(undefined, previous)).toEqual({
+      workloadId: 'w1',
+      revision: 2,
+      generation: 5,
+      observedGeneration: 3,
+    });
+    expect(lastReported(undefined, undefined)).toEqual({
+      workloadId: '',
+      revision: 0,
+      generation: 0,
+      observedGeneration: 0,
+    });
+  });
+
+  it('reports zero counts and says why the object is gone', () => {
+    const last = lastReported(undefined, previous);
+    const deleted = goneReport('c1', ref, { last, health: 'Deleted' }, new Date('2026-01-01T00:00:00Z'));
+    expect(deleted).toMatchObject({
+      cluster: 'c1',
+      kind: 'CloneSet',
+      name: 'web',
+      generation: 5,
+      health: 'Deleted',
+      message: 'deleted as the hub asked',
+      reportedAt: '2026-01-01T00:00:00.000Z',
+    });
+    expect(deleted.counts.replicas).toBe(0);
+    expect(goneReport('c1', ref, { last, health: 'Missing' }, new Date()).message).toBe(
+      'the object is missing from the cluster',
+    );
+    expect(goneReport('c1', ref, { last, health: 'Missing', message: 'not managed' }, new Date()).message).toBe(
+      'not managed',
+    );
   });
 });

@@ -94,25 +94,50 @@ export function statusReport(cluster: string, ref: ObjectRef, obj: KubeObject, n
   };
 }
 
+/** What the desired message that removed an object says about it. */
+export interface GoneAbout {
+  workloadId: string;
+  revision: number;
+  generation: number;
+}
+
+/** The fields of the last report a gone report repeats. */
+export type LastReported = Pick<StatusMessage, 'workloadId' | 'revision' | 'generation' | 'observedGeneration'>;
+
+/**
+ * What a gone report says of the object: the removing desired message's identity (`about`), so
+ * the report sorts after earlier ones, else the last report's.
+ */
+export function lastReported(about: GoneAbout | undefined, prev: StatusMessage | undefined): LastReported {
+  return {
+    workloadId: about?.workloadId ?? prev?.workloadId ?? '',
+    revision: about?.revision ?? prev?.revision ?? 0,
+    generation: about?.generation ?? prev?.generation ?? 0,
+    observedGeneration: prev?.observedGeneration ?? 0,
+  };
+}
+
+/** Why an object is gone: Deleted (pruned by the hub) or Missing, and a message when the default says too little. */
+export interface Gone {
+  last: LastReported;
+  health: 'Deleted' | 'Missing';
+  message?: string;
+}
+
 /** A report for an object that is gone (pruned by the hub, or deleted behind its back). */
-export function goneReport(
-  cluster: string,
-  ref: ObjectRef,
-  last: { workloadId: string; revision: number; generation: number; observedGeneration: number },
-  health: 'Deleted' | 'Missing',
-  now: Date,
-  message?: string,
-): StatusMessage {
+export function goneReport(cluster: string, ref: ObjectRef, gone: Gone, now: Date): StatusMessage {
   return {
     v: PROTOCOL_VERSION,
     cluster,
     kind: ref.kind,
     namespace: ref.namespace,
     name: ref.name,
-    ...last,
+    ...gone.last,
     counts: { replicas: 0, readyReplicas: 0, updatedReplicas: 0, updatedReadyReplicas: 0, availableReplicas: 0 },
-    health,
-    message: message ?? (health === 'Deleted' ? 'deleted as the hub asked' : 'the object is missing from the cluster'),
+    health: gone.health,
+    message:
+      gone.message ??
+      (gone.health === 'Deleted' ? 'deleted as the hub asked' : 'the object is missing from the cluster'),
     reportedAt: now.toISOString(),
   };
 }

@@ -9,7 +9,7 @@ import { WORKLOAD_KINDS, encodeMessage, statusSubject, type StatusMessage, type 
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import type { HubLinkMetrics } from './metrics.js';
-import { goneReport, reportDigest, statusReport } from './object-status.js';
+import { goneReport, lastReported, reportDigest, statusReport, type GoneAbout } from './object-status.js';
 import { errorText } from './error-text.js';
 import type { KubeApplier, KubeObject, ObjectRef } from './types.js';
 
@@ -43,12 +43,6 @@ export interface StatusReporter {
   stop(): Promise<void>;
 }
 
-export interface GoneAbout {
-  workloadId: string;
-  revision: number;
-  generation: number;
-}
-
 const keyOf = (r: ObjectRef): string => `${r.kind}/${r.namespace}/${r.name}`;
 
 export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
@@ -73,21 +67,29 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
       const listed = await deps.kube.listManaged(kind);
       // Before publishing: drift is repaired even while NATS is unreachable.
       await deps.onListed?.(kind, listed);
-      for (const obj of listed) {
-        const ref: ObjectRef = { kind, namespace: obj.metadata?.namespace ?? '', name: obj.metadata?.name ?? '' };
-        if (ref.name === '') continue;
-        const key = keyOf(ref);
-        seen.add(key);
-        const report = statusReport(deps.cluster, ref, obj, now());
-        const prev = sent.get(key);
-        if (prev && prev.digest === reportDigest(report) && Date.now() - prev.at < deps.resyncMs) continue;
-        await publish(report);
-      }
+      for (const obj of listed) await reportObject(kind, obj, seen);
     }
     managed = seen.size;
+    await reportMissing(seen);
+  }
+
+  /** Publishes the object's report when it changed or the resync period passed; adds its key to `seen`. */
+  async function reportObject(kind: WorkloadKind, obj: KubeObject, seen: Set<string>): Promise<void> {
+    const ref: ObjectRef = { kind, namespace: obj.metadata?.namespace ?? '', name: obj.metadata?.name ?? '' };
+    if (ref.name === '') return;
+    const key = keyOf(ref);
+    seen.add(key);
+    const report = statusReport(deps.cluster, ref, obj, now());
+    const prev = sent.get(key);
+    if (prev && prev.digest === reportDigest(report) && Date.now() - prev.at < deps.resyncMs) return;
+    await publish(report);
+  }
+
+  /** Reports as Missing the objects reported before and not `seen` in this pass (once). */
+  async function reportMissing(seen: ReadonlySet<string>): Promise<void> {
     for (const [key, s] of sent) {
       if (seen.has(key) || s.last.health === 'Deleted' || s.last.health === 'Missing') continue;
-      await publish(goneReport(deps.cluster, s.last, s.last, 'Missing', now()));
+      await publish(goneReport(deps.cluster, s.last, { last: s.last, health: 'Missing' }, now()));
     }
   }
 
@@ -114,14 +116,8 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
       schedule(50);
     },
     async reportGone(ref, health, about, message) {
-      const prev = sent.get(keyOf(ref))?.last;
-      const last = {
-        workloadId: about?.workloadId ?? prev?.workloadId ?? '',
-        revision: about?.revision ?? prev?.revision ?? 0,
-        generation: about?.generation ?? prev?.generation ?? 0,
-        observedGeneration: prev?.observedGeneration ?? 0,
-      };
-      await publish(goneReport(deps.cluster, ref, last, health, now(), message));
+      const last = lastReported(about, sent.get(keyOf(ref))?.last);
+      await publish(goneReport(deps.cluster, ref, { last, health, message }, now()));
     },
     managedCount: () => managed,
     async stop() {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { applyJsonPatch, createJsonPatch, pointer } from './admission/json-patch.js';
 import { denyInvalid, parseAdmissionReview, reviewResponse } from './admission/review.js';
-import { planRotation, type RotationPolicy } from './certs/rotation.js';
+import { planRotation, type ObservedCerts, type RotationInput, type RotationPolicy } from './certs/rotation.js';
+import type { CertState } from './certs/state.js';
 import { injectKruiseReadinessGate } from './mutating/readiness-gate.js';
 
 describe('json patch', () => {
@@ -63,22 +64,25 @@ describe('certificate rotation plan', () => {
   const ca = { certPem: 'CA', keyPem: 'k' };
   const next = { certPem: 'NEXT', keyPem: 'k' };
   const servingOk = { notBefore: 0, notAfter: 50, hosts: ['h'], signedByCa: true };
+  /** The step for host h under `policy`, unless `more` says otherwise. */
+  const plan = (state: CertState, observed: ObservedCerts, now: number, more: Partial<RotationInput> = {}) =>
+    planRotation({ state, observed, policy, wantedHosts: ['h'], now, ...more });
 
   it('steps through create, announce, promote (only once published), retire', () => {
-    expect(planRotation({ bundle: [] }, {}, policy, ['h'], 0, undefined)).toEqual({ action: 'create' });
+    expect(plan({ bundle: [] }, {}, 0)).toEqual({ action: 'create' });
     const fresh = { ca: { notBefore: 0, notAfter: 100 }, serving: servingOk };
-    expect(planRotation({ ca, bundle: ['CA'] }, fresh, policy, ['h'], 10, undefined)).toEqual({ action: 'none' });
-    expect(planRotation({ ca, bundle: ['CA'] }, fresh, policy, ['h'], 60, undefined)).toEqual({
+    expect(plan({ ca, bundle: ['CA'] }, fresh, 10)).toEqual({ action: 'none' });
+    expect(plan({ ca, bundle: ['CA'] }, fresh, 60)).toEqual({
       action: 'announce-ca',
     });
     const announced = { ca, nextCa: next, bundle: ['CA', 'NEXT'], bundleChangedAt: 60 };
     const young = { ...fresh, serving: { ...servingOk, notBefore: 60, notAfter: 110 } };
-    expect(planRotation(announced, young, policy, ['h'], 80, undefined).action).toBe('wait');
-    expect(planRotation(announced, fresh, policy, ['h'], 75, 61)).toEqual({ action: 'promote-ca' });
+    expect(plan(announced, young, 80).action).toBe('wait');
+    expect(plan(announced, fresh, 75, { publishedAt: 61 })).toEqual({ action: 'promote-ca' });
     const promoted = { ca: next, bundle: ['NEXT', 'CA'], bundleChangedAt: 75 };
     const after = { ca: { notBefore: 60, notAfter: 160 }, serving: { ...servingOk, notBefore: 75, notAfter: 125 } };
-    expect(planRotation(promoted, after, policy, ['h'], 80, undefined).action).toBe('wait');
-    expect(planRotation(promoted, after, policy, ['h'], 96, undefined)).toEqual({ action: 'retire-ca' });
+    expect(plan(promoted, after, 80).action).toBe('wait');
+    expect(plan(promoted, after, 96)).toEqual({ action: 'retire-ca' });
   });
 
   it('renews the serving certificate when expiring, unsigned by the CA or missing a host', () => {
@@ -87,24 +91,22 @@ describe('certificate rotation plan', () => {
       ca: { notBefore: 0, notAfter: 100 },
       serving: { ...servingOk, ...s },
     });
-    expect(planRotation(state, observed({}), policy, ['h'], 30, undefined).action).toBe('renew-serving');
-    expect(planRotation(state, observed({ signedByCa: false }), policy, ['h'], 1, undefined).action).toBe(
-      'renew-serving',
-    );
-    expect(planRotation(state, observed({}), policy, ['h', 'other'], 1, undefined).action).toBe('renew-serving');
+    expect(plan(state, observed({}), 30).action).toBe('renew-serving');
+    expect(plan(state, observed({ signedByCa: false }), 1).action).toBe('renew-serving');
+    expect(plan(state, observed({}), 1, { wantedHosts: ['h', 'other'] }).action).toBe('renew-serving');
   });
 
   it('renews an expiring serving certificate under the current CA while the next CA waits to propagate', () => {
     const announced = { ca, nextCa: next, bundle: ['CA', 'NEXT'], bundleChangedAt: 60 };
     const fresh = { ca: { notBefore: 0, notAfter: 100 }, serving: { ...servingOk, notBefore: 40, notAfter: 90 } };
     // Not yet published by this replica: promotion waits, the serving certificate is still young.
-    expect(planRotation(announced, fresh, policy, ['h'], 62, undefined).action).toBe('wait');
+    expect(plan(announced, fresh, 62).action).toBe('wait');
     // Still waiting when less than half of the serving lifetime is left: renew it now.
-    expect(planRotation(announced, fresh, policy, ['h'], 70, undefined)).toEqual({
+    expect(plan(announced, fresh, 70)).toEqual({
       action: 'renew-serving',
       reason: 'expiring while the next CA propagates',
     });
     // Once promotion is due it wins: the new CA signs the next serving certificate anyway.
-    expect(planRotation(announced, fresh, policy, ['h'], 75, 61)).toEqual({ action: 'promote-ca' });
+    expect(plan(announced, fresh, 75, { publishedAt: 61 })).toEqual({ action: 'promote-ca' });
   });
 });

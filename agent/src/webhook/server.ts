@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { parseAdmissionReview, reviewResponse } from './admission/review.js';
-import type { AdmissionHandler } from './admission/types.js';
+import type { AdmissionDecision, AdmissionHandler, AdmissionRequest } from './admission/types.js';
 import { AgentError, hasCode } from '../errors.js';
 import { promWebhookMetrics, type WebhookServerMetrics } from './metrics.js';
 
@@ -206,58 +206,77 @@ export class WebhookServer {
 
   async #serve(req: Request, res: Response): Promise<void> {
     const path = new URL(req.url ?? '/', 'https://localhost').pathname;
-    if (req.method === 'GET' && path === '/healthz') {
-      res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok\n');
-      return;
-    }
-    const handler = this.#handlers.get(path);
-    if (!handler) {
-      res.writeHead(404, { 'Content-Type': 'text/plain' }).end(`no webhook at ${path}\n`);
-      return;
-    }
-    if (req.method !== 'POST') {
-      res.writeHead(405, { Allow: 'POST' }).end();
-      return;
-    }
+    const handler = this.#route(req, res, path);
+    if (!handler) return;
     const started = performance.now();
     // An overloaded agent reads reviews the apiserver has already given up on (its call timed out
     // and closed the connection); deciding them would only take time from the ones still awaited.
     let gone = false;
     res.once('close', () => (gone = !res.writableEnded));
-    let request;
+    const request = await this.#readReview(req, res, path);
+    if (!request) return;
+    if (gone) {
+      this.#metrics?.abandoned();
+      return;
+    }
+    const decision = await this.#decide(handler, request, path);
+    const body = JSON.stringify(reviewResponse(request.uid, decision));
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
+    this.#served++;
+    this.#metrics?.observe(path, decision.allowed, (performance.now() - started) / 1000);
+  }
+
+  /**
+   * The handler registered for `path`; undefined when the request was answered here already
+   * (health check, unknown path, a method other than POST).
+   */
+  #route(req: Request, res: Response, path: string): AdmissionHandler | undefined {
+    if (req.method === 'GET' && path === '/healthz') {
+      res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok\n');
+      return undefined;
+    }
+    const handler = this.#handlers.get(path);
+    if (!handler) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end(`no webhook at ${path}\n`);
+      return undefined;
+    }
+    if (req.method !== 'POST') {
+      res.writeHead(405, { Allow: 'POST' }).end();
+      return undefined;
+    }
+    return handler;
+  }
+
+  /** The admission request in the body; undefined when the body was too large or no review (answered 413/400). */
+  async #readReview(req: Request, res: Response, path: string): Promise<AdmissionRequest | undefined> {
     try {
-      request = parseAdmissionReview(await readBody(req, this.#o.maxBodyBytes ?? DEFAULT_MAX_BODY));
+      return parseAdmissionReview(await readBody(req, this.#o.maxBodyBytes ?? DEFAULT_MAX_BODY));
     } catch (err) {
       const status = hasCode(err, 'WEBHOOK_ERR_BODY_TOO_LARGE') ? 413 : 400;
       this.#log.warn({ path, err }, 'rejected a malformed admission review');
       res
         .writeHead(status, { 'Content-Type': 'text/plain' })
         .end(`${err instanceof Error ? err.message : 'bad request'}\n`);
-      return;
+      return undefined;
     }
-    if (gone) {
-      this.#metrics?.abandoned();
-      return;
-    }
-    let decision;
+  }
+
+  /** The handler's decision; a handler that throws denies the request with 500. */
+  async #decide(handler: AdmissionHandler, request: AdmissionRequest, path: string): Promise<AdmissionDecision> {
     try {
-      decision = await handler(request);
+      return await handler(request);
     } catch (err) {
       this.#log.error(
         { err, path, kind: request.kind.kind, namespace: request.namespace, name: request.name },
         'admission handler failed; denying',
       );
-      decision = {
-        allowed: false as const,
+      return {
+        allowed: false,
         code: 500,
         reason: 'InternalError',
         message: `flotilla webhook ${path} failed: ${err instanceof Error ? err.message : String(err)}`,
       };
     }
-    const body = JSON.stringify(reviewResponse(request.uid, decision));
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
-    this.#served++;
-    this.#metrics?.observe(path, decision.allowed, (performance.now() - started) / 1000);
   }
 }
 

@@ -54,7 +54,14 @@ export class CertManager {
     const now = this.#clock.now();
     const publishedAt =
       state.nextCa && this.#published?.bundle.includes(state.nextCa.certPem) ? this.#published.at : undefined;
-    const step = planRotation(state, await observe(state), this.#o.policy, this.#o.hosts, now, publishedAt);
+    const step = planRotation({
+      state,
+      observed: await observe(state),
+      policy: this.#o.policy,
+      wantedHosts: this.#o.hosts,
+      now,
+      publishedAt,
+    });
     let current = state;
     if (step.action !== 'none' && step.action !== 'wait') {
       const next = await this.#apply(step, state, now);

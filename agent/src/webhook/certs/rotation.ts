@@ -46,44 +46,60 @@ function dueForRenewal(cert: { notBefore: number; notAfter: number }, fraction: 
   return cert.notAfter - now < (cert.notAfter - cert.notBefore) * fraction;
 }
 
-/**
- * The next step. `publishedAt` is when this replica last applied a bundle containing the next CA
- * to the webhook configurations (undefined when it has not).
- */
-export function planRotation(
-  state: CertState,
-  observed: ObservedCerts,
-  policy: RotationPolicy,
-  wantedHosts: readonly string[],
-  now: number,
-  publishedAt: number | undefined,
-): RotationStep {
+/** What the next step is decided from. */
+export interface RotationInput {
+  state: CertState;
+  observed: ObservedCerts;
+  policy: RotationPolicy;
+  /** Hosts the serving certificate must cover. */
+  wantedHosts: readonly string[];
+  now: number;
+  /**
+   * When this replica last applied a bundle containing the next CA to the webhook configurations
+   * (undefined when it has not).
+   */
+  publishedAt?: number;
+}
+
+/** The next step. */
+export function planRotation(input: RotationInput): RotationStep {
+  const { state, observed, policy, now } = input;
   if (!state.ca || !observed.ca) return { action: 'create' };
-  if (state.nextCa) {
-    const ready = Math.max(
-      (state.bundleChangedAt ?? 0) + policy.propagationMs,
-      (publishedAt ?? Infinity) + policy.propagationMs,
-    );
-    if (now >= ready) return { action: 'promote-ca' };
-    // The wait can outlast the serving certificate (a slow apiserver, a replica that never
-    // publishes): renew it under the current CA, which the bundle still trusts, rather than serve
-    // an expired one.
-    const serving = observed.serving;
-    if (serving && dueForRenewal(serving, policy.renewFraction, now)) {
-      return { action: 'renew-serving', reason: 'expiring while the next CA propagates' };
-    }
-    return { action: 'wait', untilMs: ready };
-  }
+  if (state.nextCa) return whileNextCaWaits(input);
   if (dueForRenewal(observed.ca, policy.renewFraction, now)) return { action: 'announce-ca' };
-  const serving = observed.serving;
-  if (!serving) return { action: 'renew-serving', reason: 'no serving certificate' };
-  if (!serving.signedByCa) return { action: 'renew-serving', reason: 'not signed by the current CA' };
-  const missing = wantedHosts.filter((h) => !serving.hosts.includes(h));
-  if (missing.length > 0) return { action: 'renew-serving', reason: `does not cover ${missing.join(', ')}` };
-  if (dueForRenewal(serving, policy.renewFraction, now)) return { action: 'renew-serving', reason: 'expiring' };
+  const renewal = servingRenewal(input);
+  if (renewal) return { action: 'renew-serving', reason: renewal };
   if (state.bundle.length > 1) {
     const at = (state.bundleChangedAt ?? 0) + policy.retireAfterMs;
     return now >= at ? { action: 'retire-ca' } : { action: 'wait', untilMs: at };
   }
   return { action: 'none' };
+}
+
+/** A next CA is announced: promote it once the bundle has propagated, meanwhile keep serving. */
+function whileNextCaWaits({ state, observed, policy, now, publishedAt }: RotationInput): RotationStep {
+  const ready = Math.max(
+    (state.bundleChangedAt ?? 0) + policy.propagationMs,
+    (publishedAt ?? Infinity) + policy.propagationMs,
+  );
+  if (now >= ready) return { action: 'promote-ca' };
+  // The wait can outlast the serving certificate (a slow apiserver, a replica that never
+  // publishes): renew it under the current CA, which the bundle still trusts, rather than serve
+  // an expired one.
+  const serving = observed.serving;
+  if (serving && dueForRenewal(serving, policy.renewFraction, now)) {
+    return { action: 'renew-serving', reason: 'expiring while the next CA propagates' };
+  }
+  return { action: 'wait', untilMs: ready };
+}
+
+/** Why the serving certificate must be renewed under the current CA, or undefined when it is fine. */
+function servingRenewal({ observed, policy, wantedHosts, now }: RotationInput): string | undefined {
+  const serving = observed.serving;
+  if (!serving) return 'no serving certificate';
+  if (!serving.signedByCa) return 'not signed by the current CA';
+  const missing = wantedHosts.filter((h) => !serving.hosts.includes(h));
+  if (missing.length > 0) return `does not cover ${missing.join(', ')}`;
+  if (dueForRenewal(serving, policy.renewFraction, now)) return 'expiring';
+  return undefined;
 }
