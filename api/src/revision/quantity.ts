@@ -71,6 +71,7 @@ interface Suffix {
 
 // Splits "<sign><digits>.<digits><suffix>" the way parseQuantityString scans it; undefined
 // where Go returns ErrFormatWrong.
+// eslint-disable-next-line complexity -- Go's parseQuantityString scanner step for step, so both accept the same text
 function splitQuantity(str: string): QuantityParts | undefined {
   let pos = 0;
   let positive = true;
