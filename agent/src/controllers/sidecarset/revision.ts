@@ -136,8 +136,7 @@ export function restoreSidecarSet(ss: SidecarSet, rev: ControllerRevision): Side
 export function sortRevisions(revisions: readonly ControllerRevision[]): ControllerRevision[] {
   return [...revisions].sort(
     (a, b) =>
-      a.revision - b.revision ||
-      (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0),
+      a.revision - b.revision || (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0),
   );
 }
 
