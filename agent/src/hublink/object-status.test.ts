@@ -3,30 +3,28 @@ import { countsOf, goneReport, lastReported, reportDigest, statusReport } from '
 
 const ref = { kind: 'CloneSet' as const, namespace: 'apps', name: 'web' };
 
+/** A CloneSet the hub stamped (workload w1, revision 2, generation 7) and its controller settled. */
+const settled = {
+  metadata: {
+    generation: 4,
+    annotations: { 'flotilla.io/workload': 'w1', 'flotilla.io/revision': '2', 'flotilla.io/generation': '7' },
+  },
+  spec: { replicas: 2 },
+  status: {
+    observedGeneration: 4,
+    replicas: 2,
+    readyReplicas: 2,
+    availableReplicas: 2,
+    updatedReplicas: 2,
+    updatedReadyReplicas: 2,
+    updatedAvailableReplicas: 2,
+    updateRevision: 'web-abc',
+  },
+};
+
 describe('statusReport', () => {
   it('reports counts, the hub stamps and the health of a settled CloneSet', () => {
-    const report = statusReport(
-      'c1',
-      ref,
-      {
-        metadata: {
-          generation: 4,
-          annotations: { 'flotilla.io/workload': 'w1', 'flotilla.io/revision': '2', 'flotilla.io/generation': '7' },
-        },
-        spec: { replicas: 2 },
-        status: {
-          observedGeneration: 4,
-          replicas: 2,
-          readyReplicas: 2,
-          availableReplicas: 2,
-          updatedReplicas: 2,
-          updatedReadyReplicas: 2,
-          updatedAvailableReplicas: 2,
-          updateRevision: 'web-abc',
-        },
-      },
-      new Date('2026-01-01T00:00:00Z'),
-    );
+    const report = statusReport('c1', ref, settled, new Date('2026-01-01T00:00:00Z'));
     expect(report).toMatchObject({
       cluster: 'c1',
       workloadId: 'w1',
@@ -63,25 +61,14 @@ describe('statusReport', () => {
 });
 
 describe('goneReport', () => {
-  const previous = statusReport(
-    'c1',
-    ref,
-    {
-      metadata: {
-        generation: 3,
-        annotations: { 'flotilla.io/workload': 'w1', 'flotilla.io/revision': '2', 'flotilla.io/generation': '5' },
-      },
-      status: { observedGeneration: 3 },
-    },
-    new Date(0),
-  );
+  const previous = statusReport('c1', ref, settled, new Date(0));
 
   it('takes the identity of the desired message that removed the object, and the last observed generation', () => {
-    expect(lastReported({ workloadId: 'w1', revision: 3, generation: 6 }, previous)).toEqual({
+    expect(lastReported({ workloadId: 'w1', revision: 3, generation: 8 }, previous)).toEqual({
       workloadId: 'w1',
       revision: 3,
-      generation: 6,
-      observedGeneration: 3,
+      generation: 8,
+      observedGeneration: 4,
     });
   });
 
@@ -89,8 +76,8 @@ describe('goneReport', () => {
     expect(lastReported(undefined, previous)).toEqual({
       workloadId: 'w1',
       revision: 2,
-      generation: 5,
-      observedGeneration: 3,
+      generation: 7,
+      observedGeneration: 4,
     });
     expect(lastReported(undefined, undefined)).toEqual({
       workloadId: '',
@@ -107,7 +94,7 @@ describe('goneReport', () => {
       cluster: 'c1',
       kind: 'CloneSet',
       name: 'web',
-      generation: 5,
+      generation: 7,
       health: 'Deleted',
       message: 'deleted as the hub asked',
       reportedAt: '2026-01-01T00:00:00.000Z',
