@@ -20,27 +20,47 @@ export interface Pki {
 
 const openssl = (dir: string, args: string[]): Promise<string> => run('openssl', 'openssl', args, { cwd: dir });
 
-export async function createPki(dir: string): Promise<Pki> {
+/** A certificate authority: its files and PEM. */
+export interface TestCa {
+  dir: string;
+  caCert: string;
+  caKey: string;
+  caPem: string;
+}
+
+/** A self-signed EC CA in `dir` (files `<file>.crt`, `<file>.key`). */
+export async function createCa(dir: string, commonName: string, file = 'ca'): Promise<TestCa> {
   mkdirSync(dir, { recursive: true });
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   await openssl(dir, [
     'req',
     '-x509',
-    ...ec,
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
     '-days',
     '3650',
     '-subj',
-    '/CN=flotilla-test-ca',
+    `/CN=${commonName}`,
     '-keyout',
-    'ca.key',
+    `${file}.key`,
     '-out',
-    'ca.crt',
+    `${file}.crt`,
   ]);
-  const cert = await issueServingCert(
-    { dir, caCert: path.join(dir, 'ca.crt'), caKey: path.join(dir, 'ca.key') },
-    'apiserver',
-    ['IP:127.0.0.1', 'DNS:localhost', 'IP:10.0.0.1', 'DNS:kubernetes', 'DNS:kubernetes.default.svc'],
-  );
+  const caCert = path.join(dir, `${file}.crt`);
+  return { dir, caCert, caKey: path.join(dir, `${file}.key`), caPem: readFileSync(caCert, 'utf8') };
+}
+
+export async function createPki(dir: string): Promise<Pki> {
+  const ca = await createCa(dir, 'flotilla-test-ca');
+  const cert = await issueServingCert(ca, 'apiserver', [
+    'IP:127.0.0.1',
+    'DNS:localhost',
+    'IP:10.0.0.1',
+    'DNS:kubernetes',
+    'DNS:kubernetes.default.svc',
+  ]);
   await openssl(dir, ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'sa.key']);
   await openssl(dir, ['ec', '-in', 'sa.key', '-pubout', '-out', 'sa.pub']);
   const adminToken = 'flotilla-admin-' + Math.random().toString(36).slice(2);
@@ -48,9 +68,9 @@ export async function createPki(dir: string): Promise<Pki> {
   writeFileSync(tokensCsv, `${adminToken},admin,admin-uid,"system:masters"\n`, { mode: 0o600 });
   return {
     dir,
-    caCert: path.join(dir, 'ca.crt'),
-    caKey: path.join(dir, 'ca.key'),
-    caPem: readFileSync(path.join(dir, 'ca.crt'), 'utf8'),
+    caCert: ca.caCert,
+    caKey: ca.caKey,
+    caPem: ca.caPem,
     serverCert: cert.cert,
     serverKey: cert.key,
     saKey: path.join(dir, 'sa.key'),
@@ -60,16 +80,29 @@ export async function createPki(dir: string): Promise<Pki> {
   };
 }
 
-/** Issues a serving certificate signed by the test CA with the given subjectAltNames. */
+/** A certificate and its key, as files and PEM. */
+export interface IssuedCert {
+  cert: string;
+  key: string;
+  certPem: string;
+  keyPem: string;
+}
+
+/**
+ * Issues a certificate signed by `ca` with the given subjectAltNames. `usage` is its extended key
+ * usage: serving (the default), a client's, or both (a NATS route connects and accepts).
+ */
 export async function issueServingCert(
   ca: { dir: string; caCert: string; caKey: string },
   name: string,
   sans: string[],
   dir = ca.dir,
-): Promise<{ cert: string; key: string; certPem: string; keyPem: string }> {
+  usage: 'server' | 'client' | 'server+client' = 'server',
+): Promise<IssuedCert> {
   mkdirSync(dir, { recursive: true });
   const ext = path.join(dir, `${name}.ext`);
-  writeFileSync(ext, `subjectAltName=${sans.join(',')}\nextendedKeyUsage=serverAuth\n`);
+  const eku = { server: 'serverAuth', client: 'clientAuth', 'server+client': 'serverAuth,clientAuth' }[usage];
+  writeFileSync(ext, `subjectAltName=${sans.join(',')}\nextendedKeyUsage=${eku}\n`);
   await openssl(dir, [
     'req',
     '-newkey',
