@@ -2,10 +2,22 @@ export { HarnessError, type HarnessErrorCode } from './errors.js';
 export { startCluster, fakeNode, KWOK_NODE_ANNOTATION, type Cluster, type ClusterOptions } from './cluster.js';
 export { startEnvironment, type Environment, type EnvironmentOptions } from './environment.js';
 export { startEtcd, type Etcd } from './etcd.js';
-export { createPki, issueServingCert, type Pki } from './pki.js';
+export { createPki, createCa, issueServingCert, type Pki, type TestCa, type IssuedCert } from './pki.js';
+export { createNatsPki, type NatsPki } from './nats-pki.js';
 export { createTestDatabase, localPostgres, type TestDatabase, type PostgresServer } from './postgres.js';
 export { startPrivatePostgres, postgresBinDir, type PrivatePostgres } from './pg-server.js';
-export { startNats, renderNatsConfig, type NatsServer, type NatsUser, type NatsPermissions } from './nats.js';
+export {
+  startNats,
+  startNatsCluster,
+  renderNatsConfig,
+  type NatsServer,
+  type NatsCluster,
+  type NatsNode,
+  type NatsClientTls,
+  type NatsAuthRenderer,
+  type NatsUser,
+  type NatsPermissions,
+} from './nats.js';
 export { startProcess, stopAll, waitFor, readLogTail, type ManagedProcess } from './process.js';
 export { freePort, assertPortFree } from './ports.js';
 export { readRssBytes } from './memory.js';
