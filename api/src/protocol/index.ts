@@ -2,3 +2,5 @@ export * from './subjects.js';
 export * from './messages.js';
 export * from './decode.js';
 export * from './status-order.js';
+export * from './accounts.js';
+export * from './signed-request.js';

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  agentPermissions,
   desiredFilter,
   desiredSubject,
   heartbeatSubject,
@@ -69,22 +68,5 @@ describe('protocol subjects', () => {
   it('parses heartbeats', () => {
     expect(parseHeartbeatSubject(heartbeatSubject('edge-7'))).toBe('edge-7');
     expect(parseHeartbeatSubject('flotilla.heartbeat.a.b')).toBeUndefined();
-  });
-
-  it('scopes agent permissions to the cluster, its named durable and its inbox only', () => {
-    const p = agentPermissions('a');
-    expect(p.publish.allow).toEqual([
-      'flotilla.status.a.>',
-      'flotilla.heartbeat.a',
-      '$JS.API.CONSUMER.INFO.DESIRED.agent-a',
-      '$JS.API.CONSUMER.MSG.NEXT.DESIRED.agent-a',
-      '$JS.ACK.DESIRED.agent-a.>',
-    ]);
-    expect(p.subscribe.allow).toEqual(['_INBOX_a.>']);
-    // The traps of the recipe: no wildcard over consumer names, no direct reads, no deletes, and
-    // no consumer creation of any kind (the hub owns every agent's durable).
-    for (const s of p.publish.allow) {
-      expect(s).not.toMatch(/DESIRED\.(>|\*)|MSG\.GET|DELETE|CREATE|UPDATE/);
-    }
   });
 });

@@ -133,30 +133,3 @@ export function parseHeartbeatSubject(subject: string): string | undefined {
   const cluster = subject.slice(HEARTBEAT_PREFIX.length + 1);
   return isValidClusterName(cluster) ? cluster : undefined;
 }
-
-/**
- * The NATS permissions of one cluster's agent: pull from and acknowledge on its own named durable
- * (which the hub creates and deletes), publish only its own status and heartbeat, read only its
- * own inbox. No consumer create permission at all: the legacy `CONSUMER.DURABLE.CREATE` carries no
- * filter in its subject, and even the filtered `CONSUMER.CREATE` lets the body set a
- * deliver_subject or another deliver policy (docs/adr/0008-hub-owned-consumers.md). Never grant
- * wildcards over consumer names (another agent's durable could be read or deleted).
- */
-export function agentPermissions(cluster: string): {
-  publish: { allow: string[] };
-  subscribe: { allow: string[] };
-} {
-  const consumer = agentConsumerName(cluster);
-  return {
-    publish: {
-      allow: [
-        `${STATUS_PREFIX}.${cluster}.>`,
-        heartbeatSubject(cluster),
-        `$JS.API.CONSUMER.INFO.${DESIRED_STREAM}.${consumer}`,
-        `$JS.API.CONSUMER.MSG.NEXT.${DESIRED_STREAM}.${consumer}`,
-        `$JS.ACK.${DESIRED_STREAM}.${consumer}.>`,
-      ],
-    },
-    subscribe: { allow: [`${agentInboxPrefix(cluster)}.>`] },
-  };
-}
