@@ -53,16 +53,59 @@ describe('deploy/crds', () => {
 });
 
 describe('generated CRDs', () => {
-  it.each(crds.map((c) => [c.spec.names.kind, c] as const))('%s has a structural schema', (_kind, crd) => {
-    expect(structuralViolations(crd.spec.versions[0]!.schema.openAPIV3Schema)).toEqual([]);
+  it.each(crds.map((c) => [c.spec.names.kind, c] as const))('%s has structural schemas', (_kind, crd) => {
+    for (const version of crd.spec.versions) {
+      expect(structuralViolations(version.schema.openAPIV3Schema), version.name).toEqual([]);
+    }
   });
 
-  it('serve and store only v1alpha1 with a status subresource', () => {
+  it('serve the versions OpenKruise v1.9 serves and store the one it stores, each with a status subresource', () => {
+    const versions = crds.map((c) => [c.spec.names.kind, c.spec.versions.map((v) => [v.name, v.served, v.storage])]);
+    expect(versions).toEqual([
+      ['CloneSet', [['v1alpha1', true, true]]],
+      ...['SidecarSet', 'ImagePullJob', 'NodeImage'].map((kind) => [
+        kind,
+        [
+          ['v1alpha1', true, false],
+          ['v1beta1', true, true],
+        ],
+      ]),
+    ]);
     for (const crd of crds) {
       expect(crd.spec.group).toBe('apps.kruise.io');
-      expect(crd.spec.versions.map((v) => [v.name, v.served, v.storage])).toEqual([['v1alpha1', true, true]]);
-      expect(crd.spec.versions[0]!.subresources.status).toEqual({});
+      for (const version of crd.spec.versions) expect(version.subresources.status).toEqual({});
     }
+  });
+
+  it('convert SidecarSets through the webhook at /convert and the others with None, as v1.9 ships them', () => {
+    expect(byKind('SidecarSet').spec.conversion).toEqual({
+      strategy: 'Webhook',
+      webhook: {
+        clientConfig: {
+          service: { namespace: 'flotilla-system', name: 'flotilla-webhook-service', path: '/convert', port: 443 },
+        },
+        conversionReviewVersions: ['v1', 'v1beta1'],
+      },
+    });
+    for (const kind of ['CloneSet', 'ImagePullJob', 'NodeImage']) expect(byKind(kind).spec.conversion).toBeUndefined();
+  });
+
+  it('give v1beta1 SidecarSets customVersion instead of namespace, and v1beta1 NodeImage secrets a mode', () => {
+    const [alpha, beta] = byKind('SidecarSet').spec.versions.map((v) => v.schema.openAPIV3Schema);
+    expect(Object.keys(node(alpha!, '.spec').properties as object)).toContain('namespace');
+    expect(Object.keys(node(beta!, '.spec').properties as object)).not.toContain('namespace');
+    expect(node(beta!, '.spec.customVersion')).toMatchObject({ type: 'string' });
+    const [alphaImage, betaImage] = byKind('NodeImage').spec.versions.map(
+      (v) => node(v.schema.openAPIV3Schema, '.spec.images').additionalProperties as CrdSchema,
+    );
+    expect(Object.keys(node(alphaImage!, '.pullSecrets.[]').properties as object)).toEqual(['name', 'namespace']);
+    expect(Object.keys(node(betaImage!, '.pullSecrets.[]').properties as object)).toEqual([
+      'mode',
+      'name',
+      'namespace',
+    ]);
+    const imagePullJob = byKind('ImagePullJob').spec.versions;
+    expect(imagePullJob[0]!.schema).toEqual(imagePullJob[1]!.schema);
   });
 
   it('have OpenKruise names, scopes and short names', () => {
@@ -121,6 +164,14 @@ describe('generated CRDs', () => {
       'FAILED',
       'AGE',
       'MESSAGE',
+    ]);
+    // v1beta1 drops MESSAGE, as OpenKruise v1.9 does.
+    expect(byKind('ImagePullJob').spec.versions[1]!.additionalPrinterColumns.map((c) => c.name)).toEqual([
+      'TOTAL',
+      'ACTIVE',
+      'SUCCEED',
+      'FAILED',
+      'AGE',
     ]);
     expect(columns('NodeImage').map((c) => c.split(':')[0])).toEqual([
       'DESIRED',

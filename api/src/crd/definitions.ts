@@ -1,13 +1,14 @@
 /**
- * What each CustomResourceDefinition says besides its schema: names, scope, printer columns and
- * subresources, the same as OpenKruise v1.8's CRDs (config/crd/bases/apps.kruise.io_*.yaml).
+ * What each CustomResourceDefinition says: names, scope, versions with their schemas and printer
+ * columns, conversion and subresources, the same as OpenKruise v1.9's CRDs
+ * (config/crd/bases/apps.kruise.io_*.yaml, config/crd/kustomization.yaml for conversion).
  */
 import type { TSchema } from 'typebox';
 import { CloneSetSchema } from '../kruise/cloneset/schema.js';
-import { KRUISE_GROUP, KRUISE_VERSION, KruiseKind, type KruiseKindName } from '../kruise/constants.js';
+import { KRUISE_GROUP, KRUISE_V1BETA1, KRUISE_VERSION, KruiseKind, type KruiseKindName } from '../kruise/constants.js';
 import { ImagePullJobSchema } from '../kruise/imagepulljob/schema.js';
-import { NodeImageSchema } from '../kruise/nodeimage/schema.js';
-import { SidecarSetSchema } from '../kruise/sidecarset/schema.js';
+import { NodeImageSchema, NodeImageV1beta1Schema } from '../kruise/nodeimage/schema.js';
+import { SidecarSetSchema, SidecarSetV1beta1Schema } from '../kruise/sidecarset/schema.js';
 
 export interface PrinterColumn {
   readonly name: string;
@@ -23,12 +24,20 @@ export interface ScaleSubresource {
   readonly labelSelectorPath: string;
 }
 
-/** One version of a CRD: whether the apiserver serves it and whether it is the one stored. */
+/** One version of a CRD: whether the apiserver serves it, whether it is the one stored, its shape. */
 export interface CrdVersion {
   readonly name: string;
   readonly served: boolean;
   readonly storage: boolean;
+  readonly schema: TSchema;
+  readonly printerColumns: readonly PrinterColumn[];
 }
+
+/**
+ * How the apiserver converts between a CRD's versions. `None` only rewrites apiVersion (fields
+ * the target schema lacks are pruned); `Webhook` calls the agent's conversion webhook (`/convert`).
+ */
+export type ConversionStrategy = 'None' | 'Webhook';
 
 /**
  * One kind's CRD. Group, versions, kind, plural and scope are declared here and nowhere else:
@@ -36,16 +45,15 @@ export interface CrdVersion {
  */
 export interface CrdDefinition {
   readonly group: string;
-  /** Exactly one is the storage version; the schemas in kruise/ describe it. */
+  /** Exactly one is the storage version; every one is served. */
   readonly versions: readonly CrdVersion[];
+  readonly conversion: ConversionStrategy;
   readonly kind: KruiseKindName;
   readonly plural: string;
   readonly singular: string;
   readonly shortNames: readonly string[];
   readonly scope: 'Namespaced' | 'Cluster';
   readonly description: string;
-  readonly schema: TSchema;
-  readonly printerColumns: readonly PrinterColumn[];
   readonly scale?: ScaleSubresource;
 }
 
@@ -58,8 +66,19 @@ const AGE: PrinterColumn = {
     'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.',
 };
 
-/** Served and stored as v1alpha1 only, so no conversion webhook is needed. */
-const V1ALPHA1: readonly CrdVersion[] = [{ name: KRUISE_VERSION, served: true, storage: true }];
+/** Served and stored as v1alpha1 only (CloneSet at v1.9.0), so nothing converts. */
+const v1alpha1Only = (schema: TSchema, printerColumns: readonly PrinterColumn[]): readonly CrdVersion[] => [
+  { name: KRUISE_VERSION, served: true, storage: true, schema, printerColumns },
+];
+
+/** Served as v1alpha1 and v1beta1, stored as v1beta1, as OpenKruise v1.9 does for eight kinds. */
+const v1beta1Stored = (
+  alpha: Omit<CrdVersion, 'name' | 'served' | 'storage'>,
+  beta: Omit<CrdVersion, 'name' | 'served' | 'storage'>,
+): readonly CrdVersion[] => [
+  { name: KRUISE_VERSION, served: true, storage: false, ...alpha },
+  { name: KRUISE_V1BETA1, served: true, storage: true, ...beta },
+];
 
 const count = (name: string, jsonPath: string, description: string): PrinterColumn => ({
   name,
@@ -68,46 +87,47 @@ const count = (name: string, jsonPath: string, description: string): PrinterColu
   description,
 });
 
+const CLONESET_COLUMNS: readonly PrinterColumn[] = [
+  count('DESIRED', '.spec.replicas', 'The desired number of pods.'),
+  count('UPDATED', '.status.updatedReplicas', 'The number of pods updated.'),
+  count('UPDATED_READY', '.status.updatedReadyReplicas', 'The number of pods updated and ready.'),
+  count('UPDATED_AVAILABLE', '.status.updatedAvailableReplicas', 'The number of pods updated and available.'),
+  count('READY', '.status.readyReplicas', 'The number of pods ready.'),
+  count('TOTAL', '.status.replicas', 'The number of currently all pods.'),
+  AGE,
+  {
+    name: 'CONTAINERS',
+    type: 'string',
+    jsonPath: '.spec.template.spec.containers[*].name',
+    description: 'The containers of currently cloneset.',
+    priority: 1,
+  },
+  {
+    name: 'IMAGES',
+    type: 'string',
+    jsonPath: '.spec.template.spec.containers[*].image',
+    description: 'The images of currently cloneset.',
+    priority: 1,
+  },
+  {
+    name: 'SELECTOR',
+    type: 'string',
+    jsonPath: '.status.labelSelector',
+    description: 'The selector of currently cloneset.',
+    priority: 1,
+  },
+];
+
 export const CLONESET_CRD: CrdDefinition = {
   group: KRUISE_GROUP,
-  versions: V1ALPHA1,
+  versions: v1alpha1Only(CloneSetSchema, CLONESET_COLUMNS),
+  conversion: 'None',
   kind: KruiseKind.CloneSet,
   plural: 'clonesets',
   singular: 'cloneset',
   shortNames: ['clone'],
   scope: 'Namespaced',
   description: 'CloneSet manages a set of identical pods, with in-place update, partition, surge and lifecycle hooks.',
-  schema: CloneSetSchema,
-  printerColumns: [
-    count('DESIRED', '.spec.replicas', 'The desired number of pods.'),
-    count('UPDATED', '.status.updatedReplicas', 'The number of pods updated.'),
-    count('UPDATED_READY', '.status.updatedReadyReplicas', 'The number of pods updated and ready.'),
-    count('UPDATED_AVAILABLE', '.status.updatedAvailableReplicas', 'The number of pods updated and available.'),
-    count('READY', '.status.readyReplicas', 'The number of pods ready.'),
-    count('TOTAL', '.status.replicas', 'The number of currently all pods.'),
-    AGE,
-    {
-      name: 'CONTAINERS',
-      type: 'string',
-      jsonPath: '.spec.template.spec.containers[*].name',
-      description: 'The containers of currently cloneset.',
-      priority: 1,
-    },
-    {
-      name: 'IMAGES',
-      type: 'string',
-      jsonPath: '.spec.template.spec.containers[*].image',
-      description: 'The images of currently cloneset.',
-      priority: 1,
-    },
-    {
-      name: 'SELECTOR',
-      type: 'string',
-      jsonPath: '.status.labelSelector',
-      description: 'The selector of currently cloneset.',
-      priority: 1,
-    },
-  ],
   scale: {
     specReplicasPath: '.spec.replicas',
     statusReplicasPath: '.status.replicas',
@@ -115,66 +135,86 @@ export const CLONESET_CRD: CrdDefinition = {
   },
 };
 
+const SIDECARSET_COLUMNS: readonly PrinterColumn[] = [
+  count('MATCHED', '.status.matchedPods', 'The number of pods matched.'),
+  count('UPDATED', '.status.updatedPods', 'The number of pods matched and updated.'),
+  count('READY', '.status.readyPods', 'The number of pods matched and ready.'),
+  AGE,
+];
+
+/** v1.9 converts SidecarSets through its webhook: namespace and customVersion have no 1:1 counterpart. */
 export const SIDECARSET_CRD: CrdDefinition = {
   group: KRUISE_GROUP,
-  versions: V1ALPHA1,
+  versions: v1beta1Stored(
+    { schema: SidecarSetSchema, printerColumns: SIDECARSET_COLUMNS },
+    { schema: SidecarSetV1beta1Schema, printerColumns: SIDECARSET_COLUMNS },
+  ),
+  conversion: 'Webhook',
   kind: KruiseKind.SidecarSet,
   plural: 'sidecarsets',
   singular: 'sidecarset',
   shortNames: [],
   scope: 'Cluster',
   description: 'SidecarSet injects sidecar containers into matching pods and upgrades them in place.',
-  schema: SidecarSetSchema,
-  printerColumns: [
-    count('MATCHED', '.status.matchedPods', 'The number of pods matched.'),
-    count('UPDATED', '.status.updatedPods', 'The number of pods matched and updated.'),
-    count('READY', '.status.readyPods', 'The number of pods matched and ready.'),
-    AGE,
-  ],
 };
 
+const IMAGEPULLJOB_V1BETA1_COLUMNS: readonly PrinterColumn[] = [
+  count('TOTAL', '.status.desired', 'Number of all nodes matched by this job'),
+  count('ACTIVE', '.status.active', 'Number of image pull task active'),
+  count('SUCCEED', '.status.succeeded', 'Number of image pull task succeeded'),
+  count('FAILED', '.status.failed', 'Number of image pull tasks failed'),
+  AGE,
+];
+
+/** The two versions are the same schema; v1beta1 drops the MESSAGE column. */
 export const IMAGEPULLJOB_CRD: CrdDefinition = {
   group: KRUISE_GROUP,
-  versions: V1ALPHA1,
+  versions: v1beta1Stored(
+    {
+      schema: ImagePullJobSchema,
+      printerColumns: [
+        ...IMAGEPULLJOB_V1BETA1_COLUMNS,
+        {
+          name: 'MESSAGE',
+          type: 'string',
+          jsonPath: '.status.message',
+          description: 'Summary of status when job is failed',
+        },
+      ],
+    },
+    { schema: ImagePullJobSchema, printerColumns: IMAGEPULLJOB_V1BETA1_COLUMNS },
+  ),
+  conversion: 'None',
   kind: KruiseKind.ImagePullJob,
   plural: 'imagepulljobs',
   singular: 'imagepulljob',
   shortNames: [],
   scope: 'Namespaced',
   description: 'ImagePullJob pre-pulls an image on selected nodes.',
-  schema: ImagePullJobSchema,
-  printerColumns: [
-    count('TOTAL', '.status.desired', 'Number of all nodes matched by this job'),
-    count('ACTIVE', '.status.active', 'Number of image pull task active'),
-    count('SUCCEED', '.status.succeeded', 'Number of image pull task succeeded'),
-    count('FAILED', '.status.failed', 'Number of image pull tasks failed'),
-    AGE,
-    {
-      name: 'MESSAGE',
-      type: 'string',
-      jsonPath: '.status.message',
-      description: 'Summary of status when job is failed',
-    },
-  ],
 };
 
+const NODEIMAGE_COLUMNS: readonly PrinterColumn[] = [
+  count('DESIRED', '.status.desired', 'Number of all images on this node'),
+  count('PULLING', '.status.pulling', 'Number of image pull task active'),
+  count('SUCCEED', '.status.succeeded', 'Number of image pull task succeeded'),
+  count('FAILED', '.status.failed', 'Number of image pull tasks failed'),
+  AGE,
+];
+
+/** v1beta1 adds pull secrets' `mode`, which v1alpha1 readers do not see (strategy None, as v1.9). */
 export const NODEIMAGE_CRD: CrdDefinition = {
   group: KRUISE_GROUP,
-  versions: V1ALPHA1,
+  versions: v1beta1Stored(
+    { schema: NodeImageSchema, printerColumns: NODEIMAGE_COLUMNS },
+    { schema: NodeImageV1beta1Schema, printerColumns: NODEIMAGE_COLUMNS },
+  ),
+  conversion: 'None',
   kind: KruiseKind.NodeImage,
   plural: 'nodeimages',
   singular: 'nodeimage',
   shortNames: [],
   scope: 'Cluster',
   description: 'NodeImage lists the images to keep pulled on one node (named like the node) and their pull status.',
-  schema: NodeImageSchema,
-  printerColumns: [
-    count('DESIRED', '.status.desired', 'Number of all images on this node'),
-    count('PULLING', '.status.pulling', 'Number of image pull task active'),
-    count('SUCCEED', '.status.succeeded', 'Number of image pull task succeeded'),
-    count('FAILED', '.status.failed', 'Number of image pull tasks failed'),
-    AGE,
-  ],
 };
 
 /** Every CRD Flotilla serves, in a stable order. */

@@ -2,23 +2,45 @@ import { describe, expect, it } from 'vitest';
 import { KRUISE_KINDS } from '../kruise/constants.js';
 import { CLONESET_CRD, CRD_DEFINITIONS, type CrdDefinition } from './definitions.js';
 import { generateCrd } from './generate.js';
-import { KruiseResources, resourceOf } from './resources.js';
+import { KruiseResources, resourceOf, storageVersionOf } from './resources.js';
+
+const version = (name: string, storage: boolean): CrdDefinition['versions'][number] => ({
+  name,
+  served: true,
+  storage,
+  schema: CLONESET_CRD.versions[0]!.schema,
+  printerColumns: [],
+});
 
 describe('resourceOf', () => {
-  it('addresses the storage version when a CRD serves several', () => {
-    const definition: CrdDefinition = {
-      ...CLONESET_CRD,
-      versions: [
-        { name: 'v1alpha1', served: true, storage: false },
-        { name: 'v1beta1', served: true, storage: true },
-      ],
-    };
-    expect(resourceOf(definition)).toMatchObject({ group: 'apps.kruise.io', version: 'v1beta1', namespaced: true });
+  const twoVersions: CrdDefinition = {
+    ...CLONESET_CRD,
+    versions: [version('v1alpha1', false), version('v1beta1', true)],
+  };
+
+  it('addresses v1alpha1, the version Flotilla works in, even when another is stored', () => {
+    expect(resourceOf(twoVersions)).toMatchObject({ group: 'apps.kruise.io', version: 'v1alpha1', namespaced: true });
+    expect(resourceOf(twoVersions, 'v1beta1').version).toBe('v1beta1');
   });
 
-  it('refuses a definition without a storage version, naming the CRD', () => {
-    const definition: CrdDefinition = { ...CLONESET_CRD, versions: [{ name: 'v1', served: true, storage: false }] };
-    expect(() => resourceOf(definition)).toThrow(`CRD ${CLONESET_CRD.plural}.apps.kruise.io has no storage version`);
+  it('refuses a version the CRD does not serve, naming the CRD', () => {
+    expect(() => resourceOf(twoVersions, 'v2')).toThrow(`CRD ${CLONESET_CRD.plural}.apps.kruise.io does not serve v2`);
+  });
+});
+
+describe('storageVersionOf', () => {
+  it('is the one stored version', () => {
+    expect(
+      storageVersionOf({ ...CLONESET_CRD, versions: [version('v1alpha1', false), version('v1beta1', true)] }),
+    ).toBe('v1beta1');
+  });
+
+  it('refuses none or several, naming the CRD', () => {
+    const message = `CRD ${CLONESET_CRD.plural}.apps.kruise.io must have exactly one storage version`;
+    expect(() => storageVersionOf({ ...CLONESET_CRD, versions: [version('v1', false)] })).toThrow(message);
+    expect(() => storageVersionOf({ ...CLONESET_CRD, versions: [version('a', true), version('b', true)] })).toThrow(
+      message,
+    );
   });
 });
 
@@ -33,6 +55,7 @@ describe('KruiseResources', () => {
     expect(`${ref.plural}.${ref.group}`).toBe(crd.metadata.name);
     expect(ref.kind).toBe(crd.spec.names.kind);
     expect(ref.namespaced).toBe(crd.spec.scope === 'Namespaced');
-    expect(crd.spec.versions.filter((v) => v.storage).map((v) => v.name)).toEqual([ref.version]);
+    expect(crd.spec.versions.some((v) => v.served && v.name === ref.version)).toBe(true);
+    expect(crd.spec.versions.filter((v) => v.storage).map((v) => v.name)).toEqual([storageVersionOf(definition)]);
   });
 });

@@ -6,6 +6,12 @@
 export const KRUISE_GROUP = 'apps.kruise.io';
 export const KRUISE_VERSION = 'v1alpha1';
 export const KRUISE_API_VERSION = `${KRUISE_GROUP}/${KRUISE_VERSION}` as const;
+/**
+ * OpenKruise v1.9's second version of SidecarSet, ImagePullJob and NodeImage, and their storage
+ * version. Flotilla's clients, controllers and hub work in KRUISE_VERSION; the agent converts.
+ */
+export const KRUISE_V1BETA1 = 'v1beta1';
+export const KRUISE_V1BETA1_API_VERSION = `${KRUISE_GROUP}/${KRUISE_V1BETA1}` as const;
 
 /** The kinds Flotilla serves, by kind name. */
 export const KruiseKind = {

@@ -359,8 +359,31 @@ describe('helm template with the required values', () => {
       expect(rendered.metadata.annotations).toEqual({ 'helm.sh/resource-policy': 'keep' });
       const { metadata: _m, ...renderedRest } = rendered;
       const { metadata: _g, ...generatedRest } = parse(text) as Manifest;
-      expect(renderedRest).toEqual(generatedRest);
+      // A webhook-converted CRD calls this release's Service instead of the generator's placeholder.
+      const conversion = crd.spec.conversion && {
+        ...crd.spec.conversion,
+        webhook: {
+          ...crd.spec.conversion.webhook,
+          clientConfig: {
+            service: { namespace: 'flotilla-system', name: 'flotilla-agent-webhook', port: 443, path: '/convert' },
+          },
+        },
+      };
+      expect(renderedRest).toEqual({
+        ...generatedRest,
+        spec: { ...(generatedRest.spec as object), ...(conversion ? { conversion } : {}) },
+      });
     }
+  });
+
+  it('points the SidecarSet conversion webhook at webhook.url when set', async () => {
+    const ms = await render([...REQUIRED, ...set('webhook.url=https://agent.example.com:9443/')]);
+    const crd = one<{ spec: { conversion: { webhook: { clientConfig: unknown } } } }>(
+      ms,
+      'CustomResourceDefinition',
+      'sidecarsets.apps.kruise.io',
+    );
+    expect(crd.spec.conversion.webhook.clientConfig).toEqual({ url: 'https://agent.example.com:9443/convert' });
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * NodeImage (apps.kruise.io/v1alpha1, cluster-scoped, one per node and named like it), field for
- * field as OpenKruise v1.8 defines it in apis/apps/v1alpha1/nodeimage_types.go.
+ * field as OpenKruise v1.9 defines it in apis/apps/v1alpha1/nodeimage_types.go, and v1beta1 beside
+ * it (the same but for pull secrets' `mode`).
  */
 import Type, { type Static } from 'typebox';
 import type { KRUISE_API_VERSION, KruiseKind } from '../constants.js';
@@ -12,6 +13,12 @@ import { SandboxConfigSchema } from '../imagepulljob/schema.js';
 export const ReferenceObjectSchema = strictObject({
   namespace: Type.Optional(Type.String()),
   name: Type.Optional(Type.String()),
+});
+
+/** v1beta1's pull secret adds `mode`: "batch" for the shared copies of OpenKruise v1.9; absent before. */
+export const ReferenceObjectV1beta1Schema = strictObject({
+  ...ReferenceObjectSchema.properties,
+  mode: Type.Optional(Type.String({ description: 'batch: a shared copy of the secret; absent: one per job.' })),
 });
 
 /** Limits for pulling one tag, copied from the owning ImagePullJobs. */
@@ -34,17 +41,27 @@ export const ImageTagSpecSchema = strictObject({
 });
 export type ImageTagSpec = Static<typeof ImageTagSpecSchema>;
 
-export const ImageSpecSchema = strictObject({
-  pullSecrets: Type.Optional(Type.Array(ReferenceObjectSchema)),
-  tags: Type.Array(ImageTagSpecSchema),
-  sandboxConfig: Type.Optional(SandboxConfigSchema),
-});
+/** The spec for pull secrets of one version's schema: v1alpha1 and v1beta1 differ only there. */
+function nodeImageSpecSchema<S extends typeof ReferenceObjectSchema | typeof ReferenceObjectV1beta1Schema>(secret: S) {
+  const image = strictObject({
+    pullSecrets: Type.Optional(Type.Array(secret)),
+    tags: Type.Array(ImageTagSpecSchema),
+    sandboxConfig: Type.Optional(SandboxConfigSchema),
+  });
+  const spec = strictObject(
+    { images: Type.Optional(mapOf(image, { description: 'Image name (without tag) → tags to pull.' })) },
+    { description: 'Images the node daemon keeps pulled.' },
+  );
+  return { image, spec };
+}
+
+const V1ALPHA1_SPEC = nodeImageSpecSchema(ReferenceObjectSchema);
+const V1BETA1_SPEC = nodeImageSpecSchema(ReferenceObjectV1beta1Schema);
+
+export const ImageSpecSchema = V1ALPHA1_SPEC.image;
 export type ImageSpec = Static<typeof ImageSpecSchema>;
 
-export const NodeImageSpecSchema = strictObject(
-  { images: Type.Optional(mapOf(ImageSpecSchema, { description: 'Image name (without tag) → tags to pull.' })) },
-  { description: 'Images the node daemon keeps pulled.' },
-);
+export const NodeImageSpecSchema = V1ALPHA1_SPEC.spec;
 export type NodeImageSpec = Static<typeof NodeImageSpecSchema>;
 
 export const ImageTagStatusSchema = strictObject({
@@ -73,6 +90,7 @@ export const NodeImageStatusSchema = strictObject(
     succeeded: Type.Optional(int32()),
     failed: Type.Optional(int32()),
     pulling: Type.Optional(int32()),
+    waiting: Type.Optional(int32({ description: 'Tags queued on the node, not yet pulling (OpenKruise v1.9).' })),
     imageStatuses: Type.Optional(mapOf(ImageStatusSchema)),
     firstSyncStatus: Type.Optional(SyncStatusSchema),
   },
@@ -85,6 +103,15 @@ export const NodeImageSchema = strictObject({
   kind: Type.String(),
   metadata: Type.Optional(ObjectMetaSchema),
   spec: NodeImageSpecSchema,
+  status: Type.Optional(NodeImageStatusSchema),
+});
+
+/** apps.kruise.io/v1beta1 NodeImage, the version OpenKruise v1.9 stores. */
+export const NodeImageV1beta1Schema = strictObject({
+  apiVersion: Type.String(),
+  kind: Type.String(),
+  metadata: Type.Optional(ObjectMetaSchema),
+  spec: V1BETA1_SPEC.spec,
   status: Type.Optional(NodeImageStatusSchema),
 });
 

@@ -1,9 +1,9 @@
 /**
  * SidecarSet (apps.kruise.io/v1alpha1, cluster-scoped), field for field as OpenKruise v1.8 defines
- * it in apis/apps/v1alpha1/sidecarset_types.go.
+ * it in apis/apps/v1alpha1/sidecarset_types.go, and v1beta1 (v1.9) beside it.
  */
 import Type, { type Static } from 'typebox';
-import type { KRUISE_API_VERSION, KruiseKind } from '../constants.js';
+import type { KRUISE_API_VERSION, KRUISE_V1BETA1_API_VERSION, KruiseKind } from '../constants.js';
 import {
   crdKeep,
   int32,
@@ -87,19 +87,38 @@ export const SidecarSetPatchPodMetadataSchema = strictObject({
 });
 export type SidecarSetPatchPodMetadata = Static<typeof SidecarSetPatchPodMetadataSchema>;
 
+/** The spec fields v1alpha1 and v1beta1 share. */
+const sharedSpecProperties = {
+  selector: Type.Optional(LabelSelectorSchema),
+  namespaceSelector: Type.Optional(LabelSelectorSchema),
+  initContainers: Type.Optional(Type.Array(SidecarContainerSchema)),
+  containers: Type.Optional(Type.Array(SidecarContainerSchema)),
+  volumes: Type.Optional(Type.Array(VolumeSchema)),
+  updateStrategy: Type.Optional(SidecarSetUpdateStrategySchema),
+  injectionStrategy: Type.Optional(SidecarSetInjectionStrategySchema),
+  imagePullSecrets: Type.Optional(Type.Array(LocalObjectReferenceSchema)),
+  revisionHistoryLimit: Type.Optional(int32({ description: 'ControllerRevisions kept. Default 10.' })),
+  patchPodMetadata: Type.Optional(Type.Array(SidecarSetPatchPodMetadataSchema)),
+};
+
 export const SidecarSetSpecSchema = strictObject(
   {
-    selector: Type.Optional(LabelSelectorSchema),
+    ...sharedSpecProperties,
     namespace: Type.Optional(Type.String({ description: 'Only inject into pods of this namespace.' })),
-    namespaceSelector: Type.Optional(LabelSelectorSchema),
-    initContainers: Type.Optional(Type.Array(SidecarContainerSchema)),
-    containers: Type.Optional(Type.Array(SidecarContainerSchema)),
-    volumes: Type.Optional(Type.Array(VolumeSchema)),
-    updateStrategy: Type.Optional(SidecarSetUpdateStrategySchema),
-    injectionStrategy: Type.Optional(SidecarSetInjectionStrategySchema),
-    imagePullSecrets: Type.Optional(Type.Array(LocalObjectReferenceSchema)),
-    revisionHistoryLimit: Type.Optional(int32({ description: 'ControllerRevisions kept. Default 10.' })),
-    patchPodMetadata: Type.Optional(Type.Array(SidecarSetPatchPodMetadataSchema)),
+  },
+  { description: 'Desired state of a SidecarSet.' },
+);
+
+/**
+ * v1beta1's spec (OpenKruise v1.9, apis/apps/v1beta1/sidecarset_types.go): no `namespace` (only
+ * namespaceSelector), and `customVersion` instead of the label apps.kruise.io/sidecarset-custom-version.
+ */
+export const SidecarSetV1beta1SpecSchema = strictObject(
+  {
+    ...sharedSpecProperties,
+    customVersion: Type.Optional(
+      Type.String({ description: 'The version name of this spec, selected by injectionStrategy.revision.' }),
+    ),
   },
   { description: 'Desired state of a SidecarSet.' },
 );
@@ -126,6 +145,15 @@ export const SidecarSetSchema = strictObject({
   status: Type.Optional(SidecarSetStatusSchema),
 });
 
+/** apps.kruise.io/v1beta1 SidecarSet, the version OpenKruise v1.9 stores. */
+export const SidecarSetV1beta1Schema = strictObject({
+  apiVersion: Type.String(),
+  kind: Type.String(),
+  metadata: Type.Optional(ObjectMetaSchema),
+  spec: SidecarSetV1beta1SpecSchema,
+  status: Type.Optional(SidecarSetStatusSchema),
+});
+
 export type SidecarSetSpec = Omit<Static<typeof SidecarSetSpecSchema>, 'initContainers' | 'containers' | 'volumes'> & {
   initContainers?: SidecarContainer[];
   containers?: SidecarContainer[];
@@ -136,4 +164,19 @@ export type SidecarSet = Omit<Static<typeof SidecarSetSchema>, 'apiVersion' | 'k
   apiVersion: typeof KRUISE_API_VERSION;
   kind: typeof KruiseKind.SidecarSet;
   spec: SidecarSetSpec;
+};
+
+export type SidecarSetV1beta1Spec = Omit<
+  Static<typeof SidecarSetV1beta1SpecSchema>,
+  'initContainers' | 'containers' | 'volumes'
+> & {
+  initContainers?: SidecarContainer[];
+  containers?: SidecarContainer[];
+  volumes?: Volume[];
+};
+
+export type SidecarSetV1beta1 = Omit<Static<typeof SidecarSetV1beta1Schema>, 'apiVersion' | 'kind' | 'spec'> & {
+  apiVersion: typeof KRUISE_V1BETA1_API_VERSION;
+  kind: typeof KruiseKind.SidecarSet;
+  spec: SidecarSetV1beta1Spec;
 };
