@@ -78,6 +78,8 @@ export interface AppDeps {
     maxDesiredMessageBytes?: number;
   };
   now?: () => Date;
+  /** Serve HTTPS with this certificate and key (PEM); plain HTTP when absent. */
+  https?: { cert: string; key: string };
 }
 
 export const API_PREFIX = '/api/v1';
@@ -92,7 +94,11 @@ const withoutNats: Pick<AgentConsumers, 'ensure' | 'remove'> = {
 function createFastify(deps: AppDeps): Api {
   // pino's Logger is a FastifyBaseLogger; widening keeps the instance type the default one.
   const loggerInstance: FastifyBaseLogger = deps.logger;
+  // With `https` fastify serves TLS; the handlers and this instance's type stay the same (the
+  // typings would otherwise make every route generic over the server type).
+  const https = deps.https ? ({ https: deps.https } as object) : {};
   return Fastify({
+    ...https,
     loggerInstance,
     bodyLimit: deps.options.bodyLimitBytes,
     // Router errors (bad percent-encoding, over-long path parameters) in the hub's envelope.

@@ -5,8 +5,13 @@ describe('loadConfig', () => {
   it('applies defaults', () => {
     const c = loadConfig({ DATABASE_URL: 'postgres://x/y' });
     expect(c).toMatchObject({
-      http: { host: '0.0.0.0', port: 8080, bodyLimitBytes: 1024 * 1024 },
-      nats: { url: 'nats://127.0.0.1:4222', publicUrls: ['nats://127.0.0.1:4222'], replicas: 1 },
+      http: { host: '0.0.0.0', port: 8080, bodyLimitBytes: 1024 * 1024, tls: undefined },
+      nats: {
+        servers: ['nats://127.0.0.1:4222'],
+        caFile: undefined,
+        publicUrls: ['nats://127.0.0.1:4222'],
+        replicas: 1,
+      },
       natsAuth: undefined,
       heartbeatTimeoutMs: 30_000,
       outboxRetentionSeconds: 3600,
@@ -25,6 +30,8 @@ describe('loadConfig', () => {
     ],
     [{ DATABASE_URL: 'x', FLOTILLA_ADMIN_TOKEN: 'short' }, /FLOTILLA_ADMIN_TOKEN must be at least 16/],
     [{ DATABASE_URL: 'x', FLOTILLA_NATS_AUTH_FILE: '/tmp/a.conf' }, /needs NATS_USER and NATS_PASSWORD/],
+    [{ DATABASE_URL: 'x', FLOTILLA_TLS_CERT_FILE: '/tls/hub.crt' }, /FLOTILLA_TLS_KEY_FILE must be set too/],
+    [{ DATABASE_URL: 'x', FLOTILLA_TLS_KEY_FILE: '/tls/hub.key' }, /FLOTILLA_TLS_CERT_FILE must be set too/],
   ])('names the bad variable: %o', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });
@@ -40,6 +47,24 @@ describe('loadConfig', () => {
     });
     expect(c.natsAuth).toEqual({ file: '/etc/nats/flotilla-auth.conf', pidFile: '/run/nats.pid', bcryptCost: 10 });
     expect(c.nats.publicUrls).toEqual(['nats://a:4222', 'nats://b:4222']);
+  });
+
+  it('reads a NATS cluster, its CA and the HTTPS certificate', () => {
+    const c = loadConfig({
+      DATABASE_URL: 'x',
+      NATS_URL: 'tls://n1:4222, tls://n2:4222,tls://n3:4222',
+      FLOTILLA_NATS_CA_FILE: '/tls/nats-ca.crt',
+      FLOTILLA_NATS_REPLICAS: '3',
+      FLOTILLA_TLS_CERT_FILE: '/tls/hub.crt',
+      FLOTILLA_TLS_KEY_FILE: '/tls/hub.key',
+    });
+    expect(c.nats).toMatchObject({
+      servers: ['tls://n1:4222', 'tls://n2:4222', 'tls://n3:4222'],
+      caFile: '/tls/nats-ca.crt',
+      publicUrls: ['tls://n1:4222', 'tls://n2:4222', 'tls://n3:4222'],
+      replicas: 3,
+    });
+    expect(c.http.tls).toEqual({ certFile: '/tls/hub.crt', keyFile: '/tls/hub.key' });
   });
 
   it('bounds both streams, the desired messages by the largest manifest the API accepts', () => {

@@ -6,10 +6,19 @@ import { HubError } from './errors.js';
 
 export interface HubConfig {
   databaseUrl: string;
-  http: { host: string; port: number; bodyLimitBytes: number };
+  http: {
+    host: string;
+    port: number;
+    bodyLimitBytes: number;
+    /** Serve HTTPS with this certificate and key (PEM files); plain HTTP when absent. */
+    tls: { certFile: string; keyFile: string } | undefined;
+  };
   logLevel: string;
   nats: {
-    url: string;
+    /** The servers the hub connects to (NATS_URL, comma-separated). */
+    servers: string[];
+    /** CA (PEM file) that verifies the servers' certificates; the system's CAs when absent. */
+    caFile: string | undefined;
     user: string | undefined;
     password: string | undefined;
     /** URLs handed to agents in their credentials (the hub may reach NATS differently). */
@@ -242,9 +251,21 @@ function faultConfig(env: Env): FaultConfig {
   };
 }
 
+/** Certificate and key for HTTPS: both or neither. */
+function httpTls(env: Env): HubConfig['http']['tls'] {
+  const certFile = optional(env, 'FLOTILLA_TLS_CERT_FILE');
+  const keyFile = optional(env, 'FLOTILLA_TLS_KEY_FILE');
+  if (certFile === undefined && keyFile === undefined) return undefined;
+  if (certFile === undefined || keyFile === undefined) {
+    const missing = certFile === undefined ? 'FLOTILLA_TLS_CERT_FILE' : 'FLOTILLA_TLS_KEY_FILE';
+    throw new HubError('HUB_ERR_CONFIG', `${missing} must be set too: HTTPS needs a certificate and its key`);
+  }
+  return { certFile, keyFile };
+}
+
 /** Validates the environment; throws HubError(HUB_ERR_CONFIG) naming the offending variable. */
 export function loadConfig(env: Env): HubConfig {
-  const natsUrl = optional(env, 'NATS_URL') ?? 'nats://127.0.0.1:4222';
+  const natsServers = urlList(env, 'NATS_URL', ['nats://127.0.0.1:4222']);
   const authFile = optional(env, 'FLOTILLA_NATS_AUTH_FILE');
   const adminToken = optional(env, 'FLOTILLA_ADMIN_TOKEN');
   const bootstrapToken = optional(env, 'FLOTILLA_BOOTSTRAP_TOKEN');
@@ -269,13 +290,15 @@ export function loadConfig(env: Env): HubConfig {
       host: optional(env, 'FLOTILLA_HUB_HOST') ?? '0.0.0.0',
       port: integer(env, 'FLOTILLA_HUB_PORT', 8080, 0, 65535),
       bodyLimitBytes: bodyLimit(env),
+      tls: httpTls(env),
     },
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
     nats: {
-      url: natsUrl,
+      servers: natsServers,
+      caFile: optional(env, 'FLOTILLA_NATS_CA_FILE'),
       user: optional(env, 'NATS_USER'),
       password: optional(env, 'NATS_PASSWORD'),
-      publicUrls: urlList(env, 'FLOTILLA_NATS_PUBLIC_URLS', [natsUrl]),
+      publicUrls: urlList(env, 'FLOTILLA_NATS_PUBLIC_URLS', natsServers),
       replicas: integer(env, 'FLOTILLA_NATS_REPLICAS', 1, 1, 5),
     },
     natsAuth: authFile

@@ -6,6 +6,7 @@
  * config; tests call it with their own databases, NATS servers and switches (e.g. no relay, to
  * simulate a crash).
  */
+import { readFileSync } from 'node:fs';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { FastifyInstance } from 'fastify';
@@ -20,6 +21,7 @@ import { runMigrations } from './db/migrate.js';
 import { kruiseSpecValidator, type SpecValidator } from './domain/spec-validator.js';
 import { allReady, databaseProbe, natsProbe } from './health/checks.js';
 import { createNatsHearing, type NatsHearing } from './health/nats-hearing.js';
+import { HubError } from './errors.js';
 import { createLogger } from './logger.js';
 import { createHubMetrics, type HubMetrics } from './metrics.js';
 import { createFileCredentialIssuer, signalReloadFromPidFile } from './nats/credentials/file-issuer.js';
@@ -124,10 +126,13 @@ async function prepareDatabase(pool: pg.Pool, config: HubConfig): Promise<Db> {
 async function connectNats(base: Base): Promise<Nats> {
   const { config, logger } = base;
   const nc = await connect({
-    servers: config.nats.url,
+    servers: config.nats.servers,
     ...(config.nats.user ? { user: config.nats.user, pass: config.nats.password ?? '' } : {}),
+    ...(config.nats.caFile ? { tls: { caFile: config.nats.caFile } } : {}),
     name: 'flotilla-hub',
     maxReconnectAttempts: -1,
+  }).catch((err: unknown) => {
+    throw natsConnectError(err, config.nats.caFile);
   });
   base.onClose(() => nc.drain());
   const jsm = await jetstreamManager(nc);
@@ -142,6 +147,20 @@ async function connectNats(base: Base): Promise<Nats> {
   // The API refuses workloads whose desired messages could not be published at all.
   const maxDesiredMessageBytes = Math.min(config.streams.desired.maxMsgSize, maxPayload);
   return { nc, js: jetstream(nc), jsm, maxDesiredMessageBytes };
+}
+
+/** A certificate the CA does not verify is a configuration error: say which setting to fix. */
+function natsConnectError(err: unknown, caFile: string | undefined): unknown {
+  const message = err instanceof Error ? err.message : String(err);
+  if (!/certificate|self[- ]signed|unable to verify|tls/i.test(message)) return err;
+  const ca = caFile ? `FLOTILLA_NATS_CA_FILE (${caFile})` : "the system's CAs (set FLOTILLA_NATS_CA_FILE)";
+  return new HubError(
+    'HUB_ERR_CONFIG',
+    `NATS TLS: the servers' certificate does not verify against ${ca}: ${message}`,
+    {
+      cause: err,
+    },
+  );
 }
 
 async function issuerFor(config: HubConfig): Promise<NatsCredentialIssuer> {
@@ -282,6 +301,18 @@ function startHubOutbox(base: Base, deps: { db: Db; nats: Nats; sessionName: str
   return hubOutbox;
 }
 
+/** The HTTPS certificate and key, read once at start; a missing file names its variable. */
+function readHttpsFiles(tls: { certFile: string; keyFile: string }): { cert: string; key: string } {
+  const read = (file: string, key: string): string => {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new HubError('HUB_ERR_CONFIG', `${key}: cannot read ${file}`, { cause: err });
+    }
+  };
+  return { cert: read(tls.certFile, 'FLOTILLA_TLS_CERT_FILE'), key: read(tls.keyFile, 'FLOTILLA_TLS_KEY_FILE') };
+}
+
 /** The REST app over the services; it listens unless the options say not to. */
 async function startApp(
   base: Base,
@@ -318,6 +349,7 @@ async function startApp(
       ...(config.workloadPolicy ? { workloadPolicy: config.workloadPolicy } : {}),
       maxDesiredMessageBytes: deps.nats.maxDesiredMessageBytes,
     },
+    ...(config.http.tls ? { https: readHttpsFiles(config.http.tls) } : {}),
   });
   base.onClose(() => app.close());
   const url =
