@@ -18,6 +18,7 @@ export {
   type NatsUser,
   type NatsPermissions,
 } from './nats.js';
+export { operatorModeAuth, type OperatorModeAuth } from './nats-auth.js';
 export { startProcess, stopAll, waitFor, readLogTail, type ManagedProcess } from './process.js';
 export { freePort, assertPortFree } from './ports.js';
 export { readRssBytes } from './memory.js';
