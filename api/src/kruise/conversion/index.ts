@@ -1,0 +1,95 @@
+/**
+ * Conversion of Kruise objects between the API versions a CRD serves, for the agent's conversion
+ * webhook: which kinds convert, the checks on the fields a converter reads (malformed input gets
+ * field errors, never an exception), and the dispatch to the kind's pure converter.
+ */
+import { KRUISE_API_VERSION, KRUISE_V1BETA1_API_VERSION, KruiseKind, type KruiseKindName } from '../constants.js';
+import { childPath, type FieldError, notSupported, typeInvalid } from '../../validation/field-error.js';
+import { isRecord } from '../../validation/json.js';
+import { sidecarSetToV1alpha1, sidecarSetToV1beta1 } from './sidecarset.js';
+
+export {
+  ANNOTATION_SIDECARSET_V1ALPHA1_PARTS,
+  ANNOTATION_SIDECARSET_V1BETA1_PARTS,
+  LABEL_NAMESPACE_NAME,
+  sidecarSetToV1alpha1,
+  sidecarSetToV1beta1,
+} from './sidecarset.js';
+
+type Json = Record<string, unknown>;
+
+interface Converter {
+  toV1beta1(obj: Json, apiVersion: string): Json;
+  toV1alpha1(obj: Json, apiVersion: string): Json;
+  /** Fields the converter reads, with the JSON type each must have when present. */
+  fields: readonly (readonly [path: readonly string[], type: 'string' | 'object'])[];
+}
+
+/** The kinds whose CRD converts through the webhook (OpenKruise v1.9: SidecarSet among ours). */
+export const CONVERTERS: Readonly<Partial<Record<KruiseKindName, Converter>>> = {
+  [KruiseKind.SidecarSet]: {
+    toV1beta1: sidecarSetToV1beta1,
+    toV1alpha1: sidecarSetToV1alpha1,
+    fields: [
+      [['metadata'], 'object'],
+      [['metadata', 'labels'], 'object'],
+      [['metadata', 'annotations'], 'object'],
+      [['spec'], 'object'],
+      [['spec', 'namespace'], 'string'],
+      [['spec', 'namespaceSelector'], 'object'],
+      [['spec', 'customVersion'], 'string'],
+    ],
+  },
+};
+
+export const CONVERTIBLE_API_VERSIONS: readonly string[] = [KRUISE_API_VERSION, KRUISE_V1BETA1_API_VERSION];
+
+export type ConversionOutcome = { ok: true; object: Json } | { ok: false; errors: FieldError[] };
+
+/** The field errors of the fields `converter` reads; `path` prefixes every error's path. */
+function fieldErrors(obj: Json, converter: Converter, path: string): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const [steps, type] of converter.fields) {
+    let value: unknown = obj;
+    for (const step of steps) value = isRecord(value) ? value[step] : undefined;
+    if (value === undefined) continue;
+    const ok = type === 'string' ? typeof value === 'string' : isRecord(value);
+    if (!ok) errors.push(typeInvalid(steps.reduce(childPath, path), value, type));
+  }
+  for (const map of ['labels', 'annotations']) {
+    const entries = isRecord(obj.metadata) ? obj.metadata[map] : undefined;
+    if (!isRecord(entries)) continue;
+    for (const [key, v] of Object.entries(entries)) {
+      if (typeof v !== 'string') errors.push(typeInvalid(`${childPath(path, `metadata.${map}`)}[${key}]`, v, 'string'));
+    }
+  }
+  return errors;
+}
+
+/**
+ * `obj` at `desiredAPIVersion`. `path` names the object in error paths (e.g. `request.objects[2]`);
+ * an object already at the desired version comes back as it is.
+ */
+export function convertKruiseObject(obj: unknown, desiredAPIVersion: string, path = ''): ConversionOutcome {
+  if (!isRecord(obj)) return { ok: false, errors: [typeInvalid(path, obj, 'object')] };
+  const errors: FieldError[] = [];
+  if (!CONVERTIBLE_API_VERSIONS.includes(desiredAPIVersion)) {
+    errors.push(notSupported('desiredAPIVersion', desiredAPIVersion, CONVERTIBLE_API_VERSIONS));
+  }
+  if (!CONVERTIBLE_API_VERSIONS.includes(String(obj.apiVersion))) {
+    errors.push(notSupported(childPath(path, 'apiVersion'), obj.apiVersion, CONVERTIBLE_API_VERSIONS));
+  }
+  const converter = CONVERTERS[obj.kind as KruiseKindName];
+  if (!converter || !Object.prototype.hasOwnProperty.call(CONVERTERS, String(obj.kind))) {
+    errors.push(notSupported(childPath(path, 'kind'), obj.kind, Object.keys(CONVERTERS)));
+  } else {
+    errors.push(...fieldErrors(obj, converter, path));
+  }
+  if (errors.length > 0 || !converter) return { ok: false, errors };
+  if (obj.apiVersion === desiredAPIVersion) return { ok: true, object: obj };
+  const object =
+    desiredAPIVersion === KRUISE_V1BETA1_API_VERSION
+      ? converter.toV1beta1(obj, desiredAPIVersion)
+      : converter.toV1alpha1(obj, desiredAPIVersion);
+  return { ok: true, object };
+}
