@@ -29,3 +29,24 @@ export type OfflinePolicy = (typeof OFFLINE_POLICIES)[number];
 
 /** A rollout in one of these is over: nothing moves it again. */
 export const TERMINAL_ROLLOUT_PHASES: readonly RolloutPhase[] = ['Succeeded', 'Failed', 'Aborted', 'RolledBack'];
+
+/**
+ * What a cluster of an active rollout waits for, one reason at a time: `previousWave` (its wave
+ * has not started), `approval` (its wave waits for an operator), `concurrency` (its wave runs as
+ * many clusters as it may), `window` (outside the cluster's maintenance window), `heartbeat` (the
+ * hub has no current news of the cluster, or cannot hear NATS), `health` (started, not healthy
+ * yet), `canaryPause` (healthy, holding at an in-cluster canary step), `soak` (healthy, soaking),
+ * `paused` (the rollout is paused).
+ */
+export const WAIT_REASONS = [
+  'previousWave',
+  'approval',
+  'concurrency',
+  'window',
+  'heartbeat',
+  'health',
+  'canaryPause',
+  'soak',
+  'paused',
+] as const;
+export type WaitReason = (typeof WAIT_REASONS)[number];

@@ -55,6 +55,12 @@ export interface HubMetrics {
    * `non_finite_number`, `desired_message_size`.
    */
   refusals: Counter<'reason'>;
+  /**
+   * Member clusters of active rollouts waiting, by reason (api's WAIT_REASONS: soak, approval,
+   * window, concurrency, …), as the active scheduler saw them at its last tick; zero on a
+   * standby, so the sum over replicas is right.
+   */
+  rolloutWaits: Gauge<'reason'>;
 }
 
 /**
@@ -170,6 +176,12 @@ export function createHubMetrics(registry: Registry, withDefaults = true): HubMe
     refusals: new Counter({
       name: 'flotilla_hub_refusals_total',
       help: 'REST requests refused by a limit or the workload policy, by reason',
+      labelNames: ['reason'],
+      registers,
+    }),
+    rolloutWaits: new Gauge({
+      name: 'flotilla_hub_rollout_waits',
+      help: 'Member clusters of active rollouts waiting, by what they wait for (last scheduler tick)',
       labelNames: ['reason'],
       registers,
     }),

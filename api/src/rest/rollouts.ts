@@ -4,6 +4,7 @@
  * `validateRolloutStrategy`, so every problem comes back with its field path.
  */
 import { Type, type Static } from 'typebox';
+import { WAIT_REASONS, type WaitReason } from '../enums.js';
 import { Page, PageQuery, Revision } from './common.js';
 
 export const RolloutPhase = Type.Union([
@@ -58,6 +59,14 @@ export const RolloutClusterStatus = Type.Object({
   healthySince: Time,
   finishedAt: Time,
   message: Type.String(),
+  /** What the cluster waits for now (null: nothing, it is done or the rollout is over). */
+  waitingFor: Type.Union([Type.Unsafe<WaitReason>({ type: 'string', enum: [...WAIT_REASONS] }), Type.Null()]),
+  /** When that wait ends at the latest, if known (a maintenance window's next opening). */
+  waitingUntil: Time,
+  /** The revision the hub sends the cluster now (null: nothing sent). */
+  desiredRevision: Type.Union([Type.Integer(), Type.Null()]),
+  /** The revision the cluster's agent last reported running (null: no report yet). */
+  runningRevision: Type.Union([Type.Integer(), Type.Null()]),
 });
 export type RolloutClusterStatus = Static<typeof RolloutClusterStatus>;
 
@@ -77,6 +86,12 @@ export const Rollout = Type.Object({
   offlinePolicy: Type.String(),
   waves: Type.Array(RolloutWaveStatus),
   clusters: Type.Array(RolloutClusterStatus),
+  /** Member clusters waiting, by reason (reasons with none are absent). */
+  waits: Type.Record(Type.String(), Type.Integer()),
+  /** How many member clusters report running each revision, lowest revision first. */
+  revisions: Type.Array(Type.Object({ revision: Type.Integer(), clusters: Type.Integer() })),
+  /** Member clusters run more than one revision. */
+  skew: Type.Boolean(),
   createdAt: Type.String(),
   updatedAt: Type.String(),
   createdBy: Type.String(),

@@ -30,9 +30,29 @@ function clusterColumns(now: Date): Column<RolloutClusterStatus>[] {
     { header: 'wave', value: (c) => c.wave },
     { header: 'phase', value: (c) => c.phase },
     { header: 'step', value: (c) => String(c.step) },
+    { header: 'runs', value: (c) => (c.runningRevision === null ? '-' : String(c.runningRevision)) },
+    { header: 'waiting for', value: waitText },
     { header: 'started', value: (c) => (c.startedAt ? age(c.startedAt, now) : '-') },
     { header: 'message', value: (c) => orDash(c.message) },
   ];
+}
+
+/** What a cluster waits for, with the time the wait ends when known (a maintenance window). */
+export function waitText(c: RolloutClusterStatus): string {
+  if (!c.waitingFor) return '-';
+  return c.waitingUntil ? `${c.waitingFor} until ${c.waitingUntil}` : c.waitingFor;
+}
+
+/** `revisions 1: 4 clusters, 2: 1 cluster (skew)`; waits by reason; empty lines left out. */
+function skewAndWaits(r: Rollout): string[] {
+  const lines: string[] = [];
+  if (r.revisions.length > 0) {
+    const counts = r.revisions.map((x) => `${x.revision}: ${x.clusters}`).join(', ');
+    lines.push(`running revisions ${counts}${r.skew ? ' (SKEW)' : ''}`);
+  }
+  const waits = Object.entries(r.waits).sort(([a], [b]) => a.localeCompare(b));
+  if (waits.length > 0) lines.push(`waiting: ${waits.map(([k, n]) => `${n} for ${k}`).join(', ')}`);
+  return lines;
 }
 
 /** `rollouts get` in table mode: a summary, then one table of waves and one of clusters. */
@@ -43,6 +63,7 @@ export function renderRollout(r: Rollout, now: Date): string {
       (r.rollbackOf ? ` (rollback of ${r.rollbackOf})` : ''),
     `phase ${r.phase}${r.currentWave ? `, wave ${r.currentWave}` : ''}; created ${age(r.createdAt, now)} ago by ${r.createdBy}`,
     ...(r.message ? [`message: ${cell(r.message)}`] : []),
+    ...skewAndWaits(r),
     '',
   ].join('\n');
   return `${head}\n${renderTable(WAVE_COLUMNS, r.waves)}\n${renderTable(clusterColumns(now), r.clusters)}`;

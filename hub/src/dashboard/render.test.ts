@@ -10,6 +10,7 @@ import {
   renderRollout,
   renderWorkloadStatus,
   renderWorkloads,
+  waitText,
   waveProgress,
 } from './public/render.js';
 
@@ -80,7 +81,17 @@ const rollout = (over: Partial<Rollout> = {}): Rollout => ({
     healthySince: null,
     finishedAt: null,
     message: '',
+    waitingFor: phase === 'Pending' ? ('concurrency' as const) : null,
+    waitingUntil: null,
+    desiredRevision: 2,
+    runningRevision: phase === 'Succeeded' ? 2 : 1,
   })),
+  waits: { concurrency: 1 },
+  revisions: [
+    { revision: 1, clusters: 3 },
+    { revision: 2, clusters: 1 },
+  ],
+  skew: true,
   createdAt: '2026-01-01T11:00:00Z',
   updatedAt: '2026-01-01T11:00:00Z',
   createdBy: 'admin',
@@ -234,6 +245,21 @@ describe('rollout view', () => {
       { name: 'main', phase: 'Pending', done: 1, failed: 1, total: 3 },
     ]);
     expect(renderRollout(rollout(), now, { live: true })).toContain('<progress max="3" value="1">33%</progress>');
+  });
+
+  it('shows what each cluster runs and waits for, and flags revision skew', () => {
+    const html = renderRollout(rollout(), now, { live: true });
+    expect(html).toContain('<strong class="bad-text">Revision skew</strong> — revision 1: 3, revision 2: 1');
+    expect(html).toContain('Waiting: 1 for concurrency');
+    expect(html).toContain('<td><span class="wait-text">1</span></td><td>concurrency</td>');
+    const even = renderRollout(rollout({ skew: false, revisions: [{ revision: 2, clusters: 4 }], waits: {} }), now, {
+      live: true,
+    });
+    expect(even).toContain('<p class="skew">revision 2: 4</p>');
+    expect(even).not.toContain('Waiting:');
+    expect(
+      waitText({ ...rollout().clusters[3]!, waitingFor: 'window', waitingUntil: '2026-01-03T02:00:00.000Z' }),
+    ).toBe('window until 2026-01-03T02:00:00.000Z');
   });
 
   it('lists events newest first, at most max', () => {

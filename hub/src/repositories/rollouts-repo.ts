@@ -5,12 +5,13 @@ import type { DbOrTx } from '../db/client.js';
 import { rolloutEvents, rolloutPins, rollouts } from '../db/schema/index.js';
 import {
   ACTIVE_ROLLOUT_PHASES,
-  STEPPABLE_ROLLOUT_PHASES,
   type FrozenPlan,
   type RolloutAction,
   type RolloutPhase,
   type RolloutState,
 } from '../domain/rollouts/types.js';
+import type { RevisionSkew } from '../domain/rollouts/skew.js';
+import { countWaits, waitOf } from '../domain/rollouts/waits.js';
 import { conflict, isUniqueViolation } from '../errors.js';
 import { isWorkloadId } from './workloads-repo.js';
 
@@ -30,7 +31,33 @@ export const isRolloutId = isWorkloadId;
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
 
-export function toApiRollout(r: RolloutRow): Rollout {
+/** A member cluster's status: its state, what it waits for and which revision it runs. */
+function toApiCluster(state: RolloutState, name: string, wave: string, revisions: RevisionSkew | undefined) {
+  const cs = state.clusters[name]!;
+  const wait = waitOf(state, name);
+  const rev = revisions?.members.get(name);
+  return {
+    name,
+    wave,
+    phase: cs.phase,
+    step: cs.step,
+    startedAt: iso(cs.startedAt),
+    deadlineAt: iso(cs.deadlineAt),
+    healthySince: iso(cs.healthySince),
+    finishedAt: iso(cs.finishedAt),
+    message: cs.message,
+    waitingFor: wait?.reason ?? null,
+    waitingUntil: iso(wait?.until),
+    desiredRevision: rev?.desired ?? null,
+    runningRevision: rev?.running ?? null,
+  };
+}
+
+/**
+ * The REST view of a rollout; `revisions` (what the hub sends each member and what it reports
+ * running) comes from rollout-observations.ts, absent: unknown (null, no skew).
+ */
+export function toApiRollout(r: RolloutRow, revisions?: RevisionSkew): Rollout {
   const { plan, state } = r;
   return {
     id: r.id,
@@ -63,22 +90,10 @@ export function toApiRollout(r: RolloutRow): Rollout {
         message: ws.message,
       };
     }),
-    clusters: plan.waves.flatMap((w) =>
-      w.members.map((name) => {
-        const cs = state.clusters[name]!;
-        return {
-          name,
-          wave: w.name,
-          phase: cs.phase,
-          step: cs.step,
-          startedAt: iso(cs.startedAt),
-          deadlineAt: iso(cs.deadlineAt),
-          healthySince: iso(cs.healthySince),
-          finishedAt: iso(cs.finishedAt),
-          message: cs.message,
-        };
-      }),
-    ),
+    clusters: plan.waves.flatMap((w) => w.members.map((name) => toApiCluster(state, name, w.name, revisions))),
+    waits: countWaits(plan, state),
+    revisions: revisions?.revisions ?? [],
+    skew: revisions?.skew ?? false,
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),
     createdBy: r.createdBy,
@@ -124,12 +139,12 @@ export async function activeRolloutOf(db: DbOrTx, workloadId: string): Promise<R
   return row && typed(row);
 }
 
-/** Rollouts the scheduler must step (paused ones do not move), oldest first. */
-export async function steppableRollouts(db: DbOrTx): Promise<RolloutRow[]> {
+/** Active rollouts, oldest first: the scheduler steps them (paused ones do not move) and counts their waits. */
+export async function activeRollouts(db: DbOrTx): Promise<RolloutRow[]> {
   const rows = await db
     .select()
     .from(rollouts)
-    .where(inArray(rollouts.phase, [...STEPPABLE_ROLLOUT_PHASES]))
+    .where(inArray(rollouts.phase, [...ACTIVE_ROLLOUT_PHASES]))
     .orderBy(asc(rollouts.createdAt));
   return rows.map(typed);
 }

@@ -15,6 +15,7 @@ import {
   kruiseSpecValidator,
   recordHeartbeats,
   upsertStatuses,
+  type HubMetrics,
   type RolloutScheduler,
 } from '@flotilla/hub';
 import type { FastifyInstance } from 'fastify';
@@ -48,7 +49,14 @@ export interface RolloutView {
     healthySince: string | null;
     finishedAt: string | null;
     message: string;
+    waitingFor: string | null;
+    waitingUntil: string | null;
+    desiredRevision: number | null;
+    runningRevision: number | null;
   }[];
+  waits: Record<string, number>;
+  revisions: { revision: number; clusters: number }[];
+  skew: boolean;
 }
 
 export interface DesiredRow {
@@ -73,6 +81,8 @@ export interface HarnessOptions {
   /** Use wall-clock time instead of the fake clock (benchmarks). */
   realClock?: boolean;
   tickMs?: number;
+  /** The scheduler's metrics (default: none). */
+  metrics?: HubMetrics;
 }
 
 export async function createHarness(prefix: string, opts: HarnessOptions = {}): Promise<Harness> {
@@ -111,6 +121,7 @@ export async function createHarness(prefix: string, opts: HarnessOptions = {}): 
       tickMs: opts.tickMs ?? 1000,
       now,
       desired: createDesiredChanges(createOutbox({ db: hub.db })),
+      ...(opts.metrics ? { metrics: opts.metrics } : {}),
     });
   const h: Harness = {
     hub,

@@ -240,6 +240,50 @@ export function waveProgress(rollout) {
 }
 
 /**
+ * What a cluster waits for, with the time the wait ends when known (a maintenance window).
+ * @param {Rollout['clusters'][number]} c
+ * @returns {string}
+ */
+export function waitText(c) {
+  if (!c.waitingFor) return '-';
+  return c.waitingUntil ? `${c.waitingFor} until ${c.waitingUntil}` : c.waitingFor;
+}
+
+/**
+ * The revision a cluster reports running, marked when it is not the rollout's target.
+ * @param {Rollout['clusters'][number]} c
+ * @param {number} target
+ * @returns {string}
+ */
+function runningCell(c, target) {
+  if (c.runningRevision === null) return '-';
+  const text = escapeHtml(c.runningRevision);
+  return c.runningRevision === target ? text : `<span class="wait-text">${text}</span>`;
+}
+
+/**
+ * How many clusters run each revision, flagged when they differ (revision skew).
+ * @param {Rollout} r
+ * @returns {string}
+ */
+export function skewLine(r) {
+  if (r.revisions.length === 0) return '';
+  const counts = r.revisions.map((x) => `revision ${escapeHtml(x.revision)}: ${escapeHtml(x.clusters)}`).join(', ');
+  return `<p class="skew">${r.skew ? '<strong class="bad-text">Revision skew</strong> — ' : ''}${counts}</p>`;
+}
+
+/**
+ * Why the rollout is not done yet: clusters waiting, by reason.
+ * @param {Rollout} r
+ * @returns {string}
+ */
+export function waitsLine(r) {
+  const entries = Object.entries(r.waits).sort(([a], [b]) => a.localeCompare(b));
+  if (entries.length === 0) return '';
+  return `<p class="waits">Waiting: ${entries.map(([k, n]) => `${escapeHtml(n)} for ${escapeHtml(k)}`).join(', ')}</p>`;
+}
+
+/**
  * A rollout: phase, controls, waves with progress, clusters.
  * @param {Rollout} r
  * @param {number} now
@@ -265,12 +309,14 @@ export function renderRollout(r, now, view) {
     })
     .join('');
   const clusters = table(
-    ['Cluster', 'Wave', 'Phase', 'Step', 'Started', 'Message'],
+    ['Cluster', 'Wave', 'Phase', 'Step', 'Runs', 'Waiting for', 'Started', 'Message'],
     r.clusters.map((c) => [
       escapeHtml(c.name),
       escapeHtml(c.wave),
       badge(c.phase),
       escapeHtml(c.step),
+      runningCell(c, r.targetRevision),
+      escapeHtml(waitText(c)),
       escapeHtml(c.startedAt ? ago(c.startedAt, now) : '-'),
       escapeHtml(c.message),
     ]),
@@ -284,6 +330,8 @@ export function renderRollout(r, now, view) {
     `${r.rollbackOf ? ` <span class="rollback-of">Rolls back <code>${escapeHtml(r.rollbackOf)}</code>.</span>` : ''}</p>` +
     (controls ? `<p class="controls">${controls}</p>` : '') +
     `<ol class="waves">${waves}</ol>` +
+    skewLine(r) +
+    waitsLine(r) +
     clusters
   );
 }

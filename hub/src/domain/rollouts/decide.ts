@@ -5,10 +5,11 @@
  * write is a transaction the ticks that matter would wait for), and whether carrying it out
  * writes pins and desired state or only the rollout's own rows. Pure.
  */
-import type { ObjectHealth } from '@flotilla/api';
+import type { ObjectHealth, WaitReason } from '@flotilla/api';
 import { advance } from './engine.js';
 import { observeCluster, type ObservedDesired } from './observe.js';
 import type { ClusterObservation, FrozenPlan, RolloutAction, RolloutState } from './types.js';
+import { countWaits } from './waits.js';
 
 /** A step that would only reword messages is written at most this often per rollout. */
 export const MESSAGE_REFRESH_MS = 3000;
@@ -143,6 +144,8 @@ export function writesDesired(state: RolloutState, actions: readonly RolloutActi
 
 /** A tick's rollouts by what stepping them would do. */
 export interface Triage<R> {
+  /** Member clusters waiting, by reason, as this observation decides (all rollouts together). */
+  waits: Partial<Record<WaitReason, number>>;
   /** Nothing due: not stepped this tick. */
   idle: R[];
   /** Changes of the rollout's own rows only: stepped side by side without the desired-state lock. */
@@ -153,7 +156,8 @@ export interface Triage<R> {
 
 /**
  * Sorts the rollouts of a tick by one lock-free observation of all of them; each one that is
- * due is stepped in its own locked transaction that observes again.
+ * due is stepped in its own locked transaction that observes again. Paused rollouts are never
+ * due; they count only in the waits.
  */
 export function triage<R extends RolloutRun>(
   runs: readonly R[],
@@ -161,9 +165,12 @@ export function triage<R extends RolloutRun>(
   at: Date,
   liveness: Liveness,
 ): Triage<R> {
-  const out: Triage<R> = { idle: [], stateOnly: [], withDesired: [] };
+  const out: Triage<R> = { waits: {}, idle: [], stateOnly: [], withDesired: [] };
   for (const run of runs) {
     const d = decide(run, view, at, liveness);
+    for (const [reason, n] of Object.entries(countWaits(run.plan, d.state)) as [WaitReason, number][]) {
+      out.waits[reason] = (out.waits[reason] ?? 0) + n;
+    }
     if (!isDue(d, run, at)) out.idle.push(run);
     else (writesDesired(d.state, d.actions) ? out.withDesired : out.stateOnly).push(run);
   }

@@ -80,6 +80,7 @@ class Step {
     cs.phase = phase;
     cs.finishedAt = this.now;
     cs.message = message;
+    delete cs.blocked;
     const w = this.plan.waves[cs.wave]!;
     this.event(
       phase === 'Succeeded' ? 'info' : 'warning',
@@ -188,11 +189,13 @@ class Step {
   start(name: string, w: FrozenWave, cs: ClusterState): boolean {
     const o = this.observe(name);
     if (o.unsure) {
+      cs.blocked = { reason: 'heartbeat' };
       cs.message = o.hubDeaf
         ? 'waiting: the hub cannot hear NATS'
         : 'waiting for a heartbeat: the hub has only just started observing';
       return false;
     }
+    delete cs.blocked;
     if (o.removed || !o.online) {
       const why = o.removed ? 'removed from the fleet' : 'offline when its turn came';
       this.finishCluster(name, cs, this.plan.offlinePolicy === 'Skip' ? 'Skipped' : 'Failed', why);
@@ -311,6 +314,7 @@ class Step {
     // A hub that cannot hear NATS would start a wave it cannot watch.
     if (w.members.some((m) => this.observe(m).hubDeaf)) {
       this.s.message = `wave "${w.name}" waits: the hub cannot hear NATS`;
+      for (const m of w.members) this.s.clusters[m]!.blocked = { reason: 'heartbeat' };
       return false;
     }
     ws.phase = 'Progressing';

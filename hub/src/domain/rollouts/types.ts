@@ -84,6 +84,11 @@ export interface ClusterState {
   freshSince?: number;
   finishedAt?: number;
   message: string;
+  /**
+   * Why a Pending cluster whose turn came was not started (the engine retries each step):
+   * outside its maintenance window until `until`, or no current news of it.
+   */
+  blocked?: { reason: 'window' | 'heartbeat'; until?: number };
 }
 
 export interface RolloutState {

@@ -13,7 +13,7 @@ import type {
   RolloutControlRequest,
 } from '@flotilla/api';
 import type { Principal } from '../../auth/tokens.js';
-import type { Db, Tx } from '../../db/client.js';
+import type { Db, DbOrTx, Tx } from '../../db/client.js';
 import { paginate } from '../../domain/pagination.js';
 import {
   RolloutStateError,
@@ -24,8 +24,10 @@ import {
   type RolloutPhase,
   type RolloutState,
 } from '../../domain/rollouts/index.js';
+import { revisionSkew } from '../../domain/rollouts/skew.js';
 import { HubError, notFound } from '../../errors.js';
 import { recordAudit } from '../../repositories/audit-repo.js';
+import { observeRollouts } from '../../repositories/rollout-observations.js';
 import {
   eventsAfter,
   getRollout,
@@ -65,6 +67,15 @@ export interface RolloutService {
   /** Its events after `afterId` in order, at most `limit`. */
   eventsAfter(id: string, afterId: number, limit: number): Promise<RolloutEvent[]>;
 }
+
+/** The REST view of rollouts with what their members run now (skew), in a few queries. */
+async function viewed(db: DbOrTx, rows: RolloutRow[]): Promise<Rollout[]> {
+  if (rows.length === 0) return [];
+  const fleet = await observeRollouts(db, rows);
+  return rows.map((r) => toApiRollout(r, revisionSkew(r, fleet)));
+}
+
+const viewedOne = async (db: DbOrTx, row: RolloutRow): Promise<Rollout> => (await viewed(db, [row]))[0]!;
 
 async function lockedRollout(tx: Tx, id: string): Promise<RolloutRow> {
   const row = await getRollout(tx, id, true);
@@ -112,7 +123,7 @@ async function control(
     targetId: row.id,
     details: { from: row.state.phase, to: state.phase, ...(body.reason ? { reason: body.reason } : {}) },
   });
-  return toApiRollout({ ...row, state, phase: state.phase, updatedAt: at });
+  return viewedOne(tx, { ...row, state, phase: state.phase, updatedAt: at });
 }
 
 /** An active rollout stops where it is first; the new one brings every cluster back. */
@@ -156,7 +167,7 @@ export function createRolloutService(deps: RolloutServiceDeps): RolloutService {
         }),
       );
       onRolloutChange(row.id);
-      return toApiRollout(row);
+      return viewedOne(db, row);
     },
     async control(actor, id, what, body) {
       const result = await db.transaction((tx) => control(deps, tx, actor, { id, control: what, body }));
@@ -167,23 +178,24 @@ export function createRolloutService(deps: RolloutServiceDeps): RolloutService {
       const row = await db.transaction((tx) => rollback(deps, tx, actor, id));
       onRolloutChange(id);
       onRolloutChange(row.id);
-      return toApiRollout(row);
+      return viewedOne(db, row);
     },
     async listOf(workloadId, q) {
       const w = await getLiveWorkload(db, workloadId);
       if (!w) throw notFound(`workload ${workloadId}`);
-      return paginate(
+      const page = await paginate(
         q,
         ['timestamp', 'uuid'],
         (before, limit) => listRolloutsOf(db, w.id, limit, before),
         (r) => [r.createdAt.toISOString(), r.id],
-        toApiRollout,
+        (r) => r,
       );
+      return { ...page, items: await viewed(db, page.items) };
     },
     async get(id) {
       const row = await getRollout(db, id);
       if (!row) throw notFound(`rollout ${id}`);
-      return toApiRollout(row);
+      return viewedOne(db, row);
     },
     phaseOf: async (id) => (await getRollout(db, id))?.state.phase,
     eventsAfter: async (id, afterId, limit) => (await eventsAfter(db, id, afterId, limit)).map(toApiRolloutEvent),

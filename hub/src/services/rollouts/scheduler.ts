@@ -1,20 +1,21 @@
 /**
  * The rollout scheduler: one active instance among hub replicas (leadership.ts: a session
  * advisory lock on a dedicated connection; standbys retry each tick). Each tick reads every
- * active rollout and what the hub observes of its clusters once, without locks, and steps only
- * the rollouts that would change (step.ts: each in its own transaction that observes again).
- * Most ticks change nothing for most rollouts (soaking, waiting for agents), and skipping their
+ * active rollout and what the hub observes of its clusters once, without locks, reports what
+ * their clusters wait for (the waits gauge), and steps only the rollouts that would change
+ * (step.ts: each in its own transaction that observes again). Most ticks change nothing for most rollouts (soaking, waiting for agents), and skipping their
  * transactions keeps a tick over many rollouts short.
  */
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { WAIT_REASONS, type WaitReason } from '@flotilla/api';
 import type { Db } from '../../db/client.js';
 import { LOCK_KEYS } from '../../db/locks.js';
 import { livenessOf, triage } from '../../domain/rollouts/decide.js';
 import type { HearingState } from '../../health/nats-hearing.js';
 import type { HubMetrics } from '../../metrics.js';
 import { observeRollouts } from '../../repositories/rollout-observations.js';
-import { steppableRollouts } from '../../repositories/rollouts-repo.js';
+import { activeRollouts } from '../../repositories/rollouts-repo.js';
 import type { DesiredChanges } from '../desired-sync.js';
 import { createLeadership } from './leadership.js';
 import type { RolloutNotifier } from './notifier.js';
@@ -73,6 +74,11 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
   return results;
 }
 
+/** Sets the waits gauge, every reason (absent ones to zero, so a wait that ended reads 0). */
+function reportWaits(metrics: HubMetrics | undefined, waits: Partial<Record<WaitReason, number>>): void {
+  for (const reason of WAIT_REASONS) metrics?.rolloutWaits.set({ reason }, waits[reason] ?? 0);
+}
+
 /** A step whose failure is logged and retried on the next tick. */
 async function stepLogged(
   deps: StepDeps,
@@ -110,11 +116,18 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
     stepLogged(stepDeps, deps.logger, rolloutId, lockDesired);
 
   async function tick(): Promise<StepOutcome[]> {
-    if (!(await leadership.lead())) return [];
+    if (!(await leadership.lead())) {
+      reportWaits(deps.metrics, {});
+      return [];
+    }
     const at = now();
-    const rows = await steppableRollouts(deps.db);
-    if (rows.length === 0) return [];
+    const rows = await activeRollouts(deps.db);
+    if (rows.length === 0) {
+      reportWaits(deps.metrics, {});
+      return [];
+    }
     const sorted = triage(rows, await observeRollouts(deps.db, rows), at, liveness());
+    reportWaits(deps.metrics, sorted.waits);
     const out: StepOutcome[] = sorted.idle.map((r) => ({ rolloutId: r.id, changed: false, desiredChanged: 0 }));
     const withDesired = sorted.withDesired.map((r) => r.id);
     // Steps that touch only their own rollout run a few at a time; steps that write desired state
