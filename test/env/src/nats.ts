@@ -101,6 +101,8 @@ export interface NatsCluster extends NatsTlsSide {
   /** Every node's URL joined by commas (NATS_URL for the hub). */
   url: string;
   stop(): Promise<void>;
+  /** Stops every node, then starts them all again on the same ports and stores. */
+  restart(): Promise<void>;
   /** Freezes (SIGSTOP) or thaws (SIGCONT) every node. */
   pause(): void;
   resume(): void;
@@ -329,6 +331,11 @@ export async function startNatsCluster(opts: NatsClusterOptions): Promise<NatsCl
     ...tlsSide(pki, urls),
     async stop() {
       await Promise.all(nodes.map((n) => n.stop()));
+    },
+    async restart() {
+      await cluster.stop();
+      await Promise.all(nodes.map((n) => n.start()));
+      await cluster.waitHealthy();
     },
     pause: () => running().forEach((n) => n.pause()),
     resume: () => running().forEach((n) => n.resume()),
