@@ -115,7 +115,7 @@ export async function runNatsLive(opts: RunOptions): Promise<Findings> {
   process.on('unhandledRejection', onCrash);
   try {
     const creds = await join(f);
-    const nc = await connectAs(creds);
+    const nc = await connectAs(f.nats, creds);
     let denied = 0;
     void (async () => {
       for await (const s of nc.status()) if (s.type === 'error' && /permission/i.test(String(s.error))) denied++;

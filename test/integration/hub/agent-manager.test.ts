@@ -12,7 +12,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
 import { desiredSubject } from '@flotilla/api';
 import { freePort } from '@flotilla/test';
@@ -22,15 +21,7 @@ import { customResource, eventually, kube, mergePatch, testNamespace, type Kube 
 import { startAgentProcess, type AgentProcess } from './agent-process.js';
 import { installCrds } from './crds.js';
 import { cloneSetSpec } from './fixtures.js';
-import {
-  HUB_NATS_PASSWORD,
-  HUB_NATS_USER,
-  rest,
-  startFleetNats,
-  startTestHub,
-  type FleetNats,
-  type TestHub,
-} from './fleet.js';
+import { rest, startFleetNats, startTestHub, type FleetNats, type TestHub } from './fleet.js';
 
 const GROUP = customResource('CloneSet');
 
@@ -231,7 +222,7 @@ describe('agent manager with --hub-url', { timeout: 360_000 }, () => {
   });
 
   it('drops a malformed desired message, counts it, and keeps applying', async () => {
-    const nc = await connect({ servers: nats.server.url, user: HUB_NATS_USER, pass: HUB_NATS_PASSWORD });
+    const nc = await nats.connectAsHub();
     try {
       const js = jetstream(nc, { checkAPI: false });
       const subject = desiredSubject(clusterName, { kind: 'CloneSet', namespace: ns, name: 'junk' });

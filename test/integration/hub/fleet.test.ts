@@ -231,7 +231,7 @@ describe('fleet distribution', () => {
   });
 
   it('hub and agents ride out a NATS restart and resume from their durables', async () => {
-    await nats.server.restart();
+    await nats.cluster.restart();
     await rest(t, 'PUT', `/api/v1/workloads/${id}`, t.operatorToken, {
       spec: cloneSetSpec(4, 'registry.local/app:v4'),
       placement: { clusterSelector: { matchLabels: { env: 'prod' } } },

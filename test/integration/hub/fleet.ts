@@ -1,13 +1,14 @@
 /**
- * A small fleet for the hub suites: a harness nats-server whose users come from the hub's file
- * credential issuer (the same mechanism a deployment uses), a hub started in-process on a fresh
- * database, and helpers to register, accept and claim clusters over REST.
+ * A small fleet for the hub suites: a harness NATS cluster (3 TLS nodes by default) whose users
+ * come from the hub's file credential issuer (the same mechanism a deployment uses), a hub
+ * started in-process on a fresh database, and helpers to register, accept and claim clusters
+ * over REST.
  */
-import { appendFileSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startNats, type NatsServer } from '@flotilla/test';
+import { startNatsCluster, type NatsClientTls, type NatsCluster, type NatsNode } from '@flotilla/test';
 import {
   bcryptHash,
   createFileCredentialIssuer,
@@ -26,44 +27,69 @@ export const HUB_NATS_USER = 'hub';
 export const HUB_NATS_PASSWORD = 'hub-password-for-tests';
 
 export interface FleetNats {
-  server: NatsServer;
+  cluster: NatsCluster;
   issuer: NatsCredentialIssuer;
   dir: string;
+  /** What a client needs to trust the servers. */
+  tls: NatsClientTls;
+  /** The hub's NATS settings as its environment variables: servers, CA, identity, replicas. */
+  hubEnv: Record<string, string>;
+  /** Connects with the hub's own identity (for tests that look at streams and consumers). */
+  connectAsHub(): Promise<NatsConnection>;
   stop(): Promise<void>;
 }
 
 export interface FleetNatsOptions {
   /** nats-server's max_payload in bytes (default the harness's 2 MB). */
   maxPayload?: number;
+  /** How many NATS nodes (default 3; streams get min(3, nodes) replicas). */
+  nodes?: number;
 }
 
-/** Starts nats-server with `include "flotilla-auth.conf"`, rendered by the hub's issuer. */
+const AUTH_FILE = 'flotilla-auth.conf';
+
+/**
+ * Starts the NATS cluster with every node including the hub issuer's rendered authorization
+ * (`flotilla-auth.conf`, written before the nodes start); a reload signals every running node.
+ */
 export async function startFleetNats(opts: FleetNatsOptions = {}): Promise<FleetNats> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'flotilla-hub-nats-'));
-  const server = await startNats({ dir, users: [], ...opts });
-  const authFile = path.join(dir, 'flotilla-auth.conf');
-  appendFileSync(server.configFile, 'include "flotilla-auth.conf"\n');
+  // Filled once the cluster runs; until then a reload has nothing to signal.
+  const nodes: NatsNode[] = [];
   const issuer = createFileCredentialIssuer({
-    file: authFile,
+    file: path.join(dir, AUTH_FILE),
     staticUsers: [{ user: HUB_NATS_USER, passwordHash: await bcryptHash(HUB_NATS_PASSWORD, 4) }],
     reload: () => {
-      process.kill(server.process.pid, 'SIGHUP');
+      for (const n of nodes) if (!n.process.hasExited()) process.kill(n.process.pid, 'SIGHUP');
       return Promise.resolve();
     },
   });
   await issuer.sync([]);
-  // Auth is on once an anonymous connection is refused.
-  for (let i = 0; ; i++) {
-    try {
-      const nc = await connect({ servers: server.url, maxReconnectAttempts: 0, timeout: 1000 });
-      await nc.close();
-    } catch {
-      break;
-    }
-    if (i > 100) throw new Error('nats-server did not load the authorization include');
-    await sleep(100);
-  }
-  return { server, issuer, dir, stop: () => server.stop() };
+  const count = opts.nodes ?? 3;
+  const started = await startNatsCluster({
+    dir,
+    nodes: count,
+    ...(opts.maxPayload !== undefined ? { maxPayload: opts.maxPayload } : {}),
+    // Each node's config sits in its own folder under `dir`; includes are relative to it.
+    renderAuth: () => `include "../${AUTH_FILE}"`,
+  });
+  nodes.push(...started.nodes);
+  return {
+    cluster: started,
+    issuer,
+    dir,
+    tls: started.tls,
+    hubEnv: {
+      NATS_URL: started.url,
+      NATS_USER: HUB_NATS_USER,
+      NATS_PASSWORD: HUB_NATS_PASSWORD,
+      FLOTILLA_NATS_CA_FILE: started.caFile,
+      FLOTILLA_NATS_REPLICAS: String(Math.min(3, count)),
+    },
+    connectAsHub: () =>
+      connect({ servers: started.urls, tls: started.tls, user: HUB_NATS_USER, pass: HUB_NATS_PASSWORD }),
+    stop: () => started.stop(),
+  };
 }
 
 export interface TestHub {
@@ -94,9 +120,7 @@ export async function startTestHub(nats: FleetNats, opts: TestHubOptions = {}): 
   const db = opts.db ?? (await migratedDatabase('flotilla_hub_fleet'));
   const config = loadConfig({
     DATABASE_URL: db.database.url,
-    NATS_URL: nats.server.url,
-    NATS_USER: HUB_NATS_USER,
-    NATS_PASSWORD: HUB_NATS_PASSWORD,
+    ...nats.hubEnv,
     FLOTILLA_HUB_HOST: '127.0.0.1',
     FLOTILLA_HUB_PORT: '0',
     FLOTILLA_RELAY_INTERVAL_MS: String(opts.relayIntervalMs ?? 100),
@@ -155,11 +179,12 @@ export async function joinCluster(t: TestHub, name: string, labels: Record<strin
 }
 
 /** Connects as a cluster's agent, retrying while nats-server reloads its authorization. */
-export async function connectAs(creds: AgentCredentials): Promise<NatsConnection> {
+export async function connectAs(nats: FleetNats, creds: AgentCredentials): Promise<NatsConnection> {
   for (let i = 0; ; i++) {
     try {
       return await connect({
         servers: creds.nats.servers,
+        tls: nats.tls,
         user: creds.nats.user,
         pass: creds.nats.password,
         inboxPrefix: creds.nats.inboxPrefix,

@@ -42,8 +42,6 @@ import { customResource, eventually, kube, testNamespace } from '../helpers/kube
 import { installCrds } from './crds.js';
 import { cloneSetSpec } from './fixtures.js';
 import {
-  HUB_NATS_PASSWORD,
-  HUB_NATS_USER,
   connectAs,
   joinCluster,
   metricValue,
@@ -105,7 +103,7 @@ let ncB: NatsConnection;
 beforeAll(async () => {
   nats = await startFleetNats();
   issuer = flaky(nats.issuer, authFile);
-  admin = await connect({ servers: nats.server.url, user: HUB_NATS_USER, pass: HUB_NATS_PASSWORD });
+  admin = await nats.connectAsHub();
   jsmAdmin = await jetstreamManager(admin);
   // What an older hub and an agent under the old permissions left behind: unbounded streams,
   // and a push durable of a cluster that no longer exists, delivering to a heartbeat subject.
@@ -137,8 +135,8 @@ beforeAll(async () => {
       placement: { clusterSelector: { matchLabels: labels } },
     });
   }
-  ncA = await connectAs(credsA);
-  ncB = await connectAs(credsB);
+  ncA = await connectAs(nats, credsA);
+  ncB = await connectAs(nats, credsB);
 });
 
 afterAll(async () => {
@@ -450,7 +448,7 @@ describe('claiming credentials while NATS authorization cannot be updated', () =
     const creds = ok.json<AgentCredentials>();
     expect(await issued()).toBe(true);
     expect(users('atk-claim')).toBe(1);
-    const nc = await connectAs(creds);
+    const nc = await connectAs(nats, creds);
     try {
       expect(await clustersRead(nc, creds)).toEqual(['atk-claim']);
     } finally {
@@ -488,7 +486,7 @@ describe('claiming credentials while NATS authorization cannot be updated', () =
     await eventually('the old one is refused', async () => !(await canConnect(credsA)));
     credsA = rotated;
     await ncA.close();
-    ncA = await connectAs(credsA);
+    ncA = await connectAs(nats, credsA);
   });
 });
 
@@ -563,7 +561,7 @@ describe('stream bounds in force', () => {
   it('refuses new desired subjects when full but takes new values of held ones; status keeps the newest', async () => {
     const dir = path.join(nats.dir, 'bounds');
     const server = await startNats({ dir });
-    const nc = await connect({ servers: server.url });
+    const nc = await connect({ servers: server.url, tls: server.tls });
     try {
       const limits = { maxBytes: 1024 * 1024, maxMsgs: 3, maxMsgSize: 1024 };
       await ensureStreams(await jetstreamManager(nc), { replicas: 1, desired: limits, status: limits });

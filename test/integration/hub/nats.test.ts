@@ -46,7 +46,7 @@ beforeAll(async () => {
   t = await startTestHub(nats);
   credsA = await joinCluster(t, 'iso-a', { env: 'test', team: 'a' });
   credsB = await joinCluster(t, 'iso-b', { env: 'test', team: 'b' });
-  ncA = await connectAs(credsA);
+  ncA = await connectAs(nats, credsA);
 });
 
 afterAll(async () => {
@@ -206,7 +206,7 @@ describe('per-cluster NATS identities', () => {
 
   it('revoke the identity when the cluster is removed', async () => {
     const creds = await joinCluster(t, 'iso-gone', { env: 'none' });
-    const nc = await connectAs(creds);
+    const nc = await connectAs(nats, creds);
     await nc.close();
     await rest(t, 'DELETE', '/api/v1/clusters/iso-gone', t.operatorToken);
     await eventually(
@@ -270,7 +270,7 @@ describe('agent registration', () => {
         logger: createLogger('silent'),
       }),
     ).toEqual(creds);
-    const nc = await connectAs(creds);
+    const nc = await connectAs(nats, creds);
     await nc.close();
   });
 });
@@ -394,7 +394,7 @@ describe('outbox', () => {
     expect(pending.rows[0].n).toBeGreaterThan(0);
     await crashed.hub.close();
 
-    const ncB = await connectAs(credsB);
+    const ncB = await connectAs(nats, credsB);
     try {
       expect((await drainDesired(ncB, credsB)).filter((m) => m.name === 'outbox-web')).toEqual([]);
       // "Restart": a hub with a relay on the same database publishes what was committed.
@@ -420,7 +420,7 @@ describe('outbox', () => {
   it('publishes rows handed over in memory together with rows only the table holds, newest per object', async () => {
     await t.hub.relay.stop();
     const writer = await startTestHub(nats, { relay: false, db: t.db });
-    const ncB = await connectAs(credsB);
+    const ncB = await connectAs(nats, credsB);
     try {
       await drainDesired(ncB, credsB);
       // Generation 1 from a replica that never publishes: this relay does not hold it.
@@ -520,7 +520,7 @@ describe('outbox', () => {
     // The writer never publishes; the other replica polls only once a minute.
     const writer = await startTestHub(nats, { relay: false, db: t.db });
     const relaying = await startTestHub(nats, { db: t.db, relayIntervalMs: 60_000 });
-    const ncB = await connectAs(credsB);
+    const ncB = await connectAs(nats, credsB);
     try {
       await drainDesired(ncB, credsB);
       // Let the relaying replica's first pass end, so that only a notification can wake it.

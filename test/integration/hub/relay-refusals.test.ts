@@ -22,8 +22,6 @@ import { startNats } from '@flotilla/test';
 import { eventually } from '../helpers/kube.js';
 import { restApp, type TestApp } from './fixtures.js';
 import {
-  HUB_NATS_PASSWORD,
-  HUB_NATS_USER,
   connectAs,
   joinCluster,
   metricValue,
@@ -75,12 +73,12 @@ beforeAll(async () => {
   nats = await startFleetNats({ maxPayload: MAX_PAYLOAD });
   t = await startTestHub(nats, { env: SMALL_STREAM });
   writer = await restApp(t.db.db, 1024 * KIB);
-  admin = await connect({ servers: nats.server.url, user: HUB_NATS_USER, pass: HUB_NATS_PASSWORD });
+  admin = await nats.connectAsHub();
   jsm = await jetstreamManager(admin);
   credsA = await joinCluster(t, 'rel-a', { rel: 'a' });
   const credsB = await joinCluster(t, 'rel-b', { rel: 'b' });
-  ncA = await connectAs(credsA);
-  ncB = await connectAs(credsB);
+  ncA = await connectAs(nats, credsA);
+  ncB = await connectAs(nats, credsB);
   agentA = await startSimAgent(ncA, credsA, { intervalMs: 3_600_000 });
   agentB = await startSimAgent(ncB, credsB, { intervalMs: 3_600_000 });
 });
@@ -158,7 +156,7 @@ function lastGeneration(cluster: string, name: string): Promise<number | 'none'>
 describe('publishing a batch in which some messages are refused', () => {
   it('answers every message by itself against a real stream', async () => {
     const server = await startNats({ dir: path.join(nats.dir, 'bulk'), maxPayload: 8 * KIB });
-    const nc = await connect({ servers: server.url });
+    const nc = await connect({ servers: server.url, tls: server.tls });
     try {
       const limits = { maxBytes: 1024 * KIB, maxMsgs: 3, maxMsgSize: KIB };
       await ensureStreams(await jetstreamManager(nc), { replicas: 1, desired: limits, status: limits });
@@ -336,9 +334,11 @@ describe('the relay when JetStream refuses a desired message', () => {
 
   it('delivers the row above max_payload once nats-server allows larger messages', async () => {
     await t.hub.close();
-    const conf = readFileSync(nats.server.configFile, 'utf8');
-    writeFileSync(nats.server.configFile, conf.replace(`max_payload: ${MAX_PAYLOAD}`, 'max_payload: 2MB'));
-    await nats.server.restart();
+    for (const node of nats.cluster.nodes) {
+      const conf = readFileSync(node.configFile, 'utf8');
+      writeFileSync(node.configFile, conf.replace(`max_payload: ${MAX_PAYLOAD}`, 'max_payload: 2MB'));
+    }
+    await nats.cluster.restart();
     t = await startTestHub(nats, { db: t.db });
     await received('A receives the object above the old max_payload', () => agentA.desired.has(key('big-payload')));
     await allSent('rel-a', 'big-payload');

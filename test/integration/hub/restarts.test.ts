@@ -1,6 +1,6 @@
 /**
  * A running hub under faults of its dependencies: a PRIVATE PostgreSQL server (never the shared
- * one) restarted and stopped under it, and its own nats-server restarted and frozen with SIGSTOP. The hub must
+ * one) restarted and stopped under it, and its own NATS cluster restarted and frozen with SIGSTOP. The hub must
  * survive by itself — a connection lost while checked out (a transaction, the scheduler's lock
  * session) must not end the process — resume everything that stalled (relay, status ingestion,
  * scheduler, outbox listener), and tell the truth on /readyz meanwhile. A cluster's agent is a
@@ -47,7 +47,7 @@ beforeAll(async () => {
     },
   });
   creds = await joinCluster(t, 'restart-a', { fleet: 'restarts' });
-  nc = await connectAs(creds);
+  nc = await connectAs(nats, creds);
   agent = await startSimAgent(nc, creds, { intervalMs: 500 });
 });
 
@@ -170,7 +170,7 @@ describe('Postgres restarts under a running hub', () => {
 
 describe('a nats-server restart under a running hub', () => {
   it('is survived: the hub reconnects, ingestion and the relay resume by themselves', async () => {
-    await nats.server.restart();
+    await nats.cluster.restart();
     await eventually('/readyz answers 200 after the restart', async () => (await readyz()) === 200, 30_000);
     const w = await rest<{ id: string }>(t, 'POST', '/api/v1/workloads', t.operatorToken, {
       kind: 'CloneSet',
@@ -189,11 +189,11 @@ describe('a nats-server restart under a running hub', () => {
 describe('readiness', () => {
   it('is lost within seconds while nats-server is frozen, and back once it thaws', async () => {
     await eventually('ready', async () => (await readyz()) === 200, 30_000);
-    process.kill(nats.server.process.pid, 'SIGSTOP');
+    nats.cluster.pause();
     try {
       await eventually('/readyz answers 503 while NATS is frozen', async () => (await readyz()) === 503, 5_000, 100);
     } finally {
-      process.kill(nats.server.process.pid, 'SIGCONT');
+      nats.cluster.resume();
     }
     await eventually('/readyz answers 200 after the thaw', async () => (await readyz()) === 200, 15_000);
   });

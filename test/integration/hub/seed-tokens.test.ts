@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, loadConfig, startHub, type RunningHub } from '@flotilla/hub';
 import { migratedDatabase, type HubDb } from './fixtures.js';
-import { HUB_NATS_PASSWORD, HUB_NATS_USER, startFleetNats, type FleetNats } from './fleet.js';
+import { startFleetNats, type FleetNats } from './fleet.js';
 
 let nats: FleetNats;
 let db: HubDb;
@@ -26,9 +26,7 @@ afterAll(async () => {
 async function hubWith(seed: { admin: string; bootstrap?: string }): Promise<RunningHub> {
   const config = loadConfig({
     DATABASE_URL: db.database.url,
-    NATS_URL: nats.server.url,
-    NATS_USER: HUB_NATS_USER,
-    NATS_PASSWORD: HUB_NATS_PASSWORD,
+    ...nats.hubEnv,
     FLOTILLA_ADMIN_TOKEN: seed.admin,
     ...(seed.bootstrap ? { FLOTILLA_BOOTSTRAP_TOKEN: seed.bootstrap } : {}),
     LOG_LEVEL: 'warn',

@@ -49,8 +49,8 @@ beforeAll(async () => {
   t = await startTestHub(nats, { env: { FLOTILLA_ROLLOUT_TICK_MS: '200' } });
   credsA = await joinCluster(t, A, { fleet: 'intake', team: 'a' });
   credsB = await joinCluster(t, B, { fleet: 'intake', team: 'b' });
-  ncA = await connectAs(credsA);
-  ncB = await connectAs(credsB);
+  ncA = await connectAs(nats, credsA);
+  ncB = await connectAs(nats, credsB);
   js = jetstream(ncA, { checkAPI: false });
   web = await rest<{ id: string }>(t, 'POST', '/api/v1/workloads', t.operatorToken, {
     kind: 'CloneSet',

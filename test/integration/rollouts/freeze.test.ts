@@ -1,6 +1,6 @@
 /**
- * A soak counts only time the hub has fresh news of the cluster. Real hub, its own nats-server
- * (frozen with SIGSTOP by the test), real Postgres; the clusters' agents are plain NATS clients
+ * A soak counts only time the hub has fresh news of the cluster. Real hub, its own NATS cluster
+ * (every node frozen with SIGSTOP by the test), real Postgres; the clusters' agents are plain NATS clients
  * with their real credentials that heartbeat and report healthy every second (sim-agent.ts).
  * While NATS is frozen no status can arrive: the canary's soak must not pass and the next wave
  * must not start, however long the freeze; after the thaw the rollout finishes by itself.
@@ -49,7 +49,7 @@ beforeAll(async () => {
   });
   for (const name of ['freeze-a', 'freeze-b']) {
     const creds = await joinCluster(t, name, { fleet: 'freeze' });
-    const nc = await connectAs(creds);
+    const nc = await connectAs(nats, creds);
     connections.push(nc);
     agents.push(await startSimAgent(nc, creds, { intervalMs: 1000 }));
   }
@@ -96,7 +96,7 @@ describe('soak with NATS frozen', () => {
       100,
     );
 
-    process.kill(nats.server.process.pid, 'SIGSTOP');
+    nats.cluster.pause();
     const seen: View[] = [];
     let thawedAt: number;
     try {
@@ -106,7 +106,7 @@ describe('soak with NATS frozen', () => {
         await sleep(500);
       }
     } finally {
-      process.kill(nats.server.process.pid, 'SIGCONT');
+      nats.cluster.resume();
       thawedAt = Date.now();
     }
     // Frozen for twice the soak: the canary never passed, the next wave never started.

@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { createLogger, loadConfig, startHub, type RunningHub } from '@flotilla/hub';
 import { Registry } from 'prom-client';
 import { insertToken, migratedDatabase, type HubDb } from '../../../integration/hub/fixtures.js';
-import { HUB_NATS_PASSWORD, HUB_NATS_USER, startFleetNats, type FleetNats } from '../../../integration/hub/fleet.js';
+import { HUB_NATS_PASSWORD, startFleetNats, type FleetNats } from '../../../integration/hub/fleet.js';
 
 /** Limits high enough that a fuzz run at full speed is never throttled. */
 const FUZZ_LIMITS: Record<string, string> = {
@@ -76,9 +76,7 @@ export async function startFuzzHub(): Promise<FuzzHub> {
     db = await migratedDatabase('flotilla_fuzz');
     const config = loadConfig({
       DATABASE_URL: db.database.url,
-      NATS_URL: nats.server.url,
-      NATS_USER: HUB_NATS_USER,
-      NATS_PASSWORD: HUB_NATS_PASSWORD,
+      ...nats.hubEnv,
       FLOTILLA_RELAY_INTERVAL_MS: '100',
       LOG_LEVEL: 'warn',
       ...FUZZ_LIMITS,
