@@ -21,7 +21,7 @@ import type { SpecValidator } from './domain/spec-validator.js';
 import type { HubMetrics } from './metrics.js';
 import type { AgentConsumers } from './nats/agent-consumers.js';
 import { createOutbox, type Outbox } from './outbox/outbox.js';
-import { createAuth } from './plugins/auth.js';
+import { createAuth, limitSigned } from './plugins/auth.js';
 import { handleFrameworkError, registerErrorHandling } from './plugins/error-handler.js';
 import { createRateLimiter } from './plugins/rate-limit.js';
 import { registerRequestGuard } from './plugins/request-guard.js';
@@ -36,7 +36,7 @@ import { rolloutRoutes } from './routes/rollouts.js';
 import { statusRoutes } from './routes/status.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { revisionRoutes, workloadRoutes } from './routes/workloads.js';
-import type { CredentialSync } from './services/credential-sync.js';
+import type { NatsAccountIssuer } from './nats/auth/issuer.js';
 import { createDesiredChanges } from './services/desired-sync.js';
 import { createServices } from './services/index.js';
 import { createRolloutNotifier, type RolloutNotifier } from './services/rollouts/notifier.js';
@@ -46,8 +46,8 @@ export interface AppDeps {
   logger: Logger;
   metrics: HubMetrics;
   validate: SpecValidator;
-  /** Pushes agent identities to NATS after credentials change. */
-  syncCredentials: CredentialSync;
+  /** Issues agents' NATS accounts and user JWTs; absent: credential requests get 503. */
+  accounts?: NatsAccountIssuer;
   /** The agents' durables; absent: an app without NATS (REST tests), nothing to create. */
   agentConsumers?: Pick<AgentConsumers, 'ensure' | 'remove'>;
   /** Called after a cluster was accepted or removed (wakes the NATS link reconciler). */
@@ -66,7 +66,8 @@ export interface AppDeps {
     bodyLimitBytes: number;
     heartbeatTimeoutMs: number;
     natsPublicUrls: string[];
-    bcryptCost: number;
+    /** Lifetime of an agent's user JWT (default 24 h). */
+    credentialTtlSeconds?: number;
     /** Default DEFAULT_REST_LIMITS. */
     limits?: RestLimits;
     /** Default: DEFAULT_SYSTEM_NAMESPACES. */
@@ -138,12 +139,13 @@ async function registerPublic(app: Api, deps: AppDeps): Promise<void> {
 function routeContext(deps: AppDeps, limits: RestLimits): RouteContext {
   const { metrics } = deps;
   const rolloutNotifier = deps.rolloutNotifier ?? createRolloutNotifier();
+  const limiter = createRateLimiter({ limits, metrics });
   const services = createServices({
     db: deps.db,
     desired: createDesiredChanges(deps.outbox ?? createOutbox({ db: deps.db })),
     metrics,
     validate: deps.validate,
-    syncCredentials: deps.syncCredentials,
+    accounts: deps.accounts,
     agentConsumers: deps.agentConsumers ?? withoutNats,
     onLinkChange: deps.onLinkChange ?? ((): void => undefined),
     onRolloutChange: deps.onRolloutChange ?? ((): void => undefined),
@@ -152,14 +154,15 @@ function routeContext(deps: AppDeps, limits: RestLimits): RouteContext {
     systemNamespaces: (deps.options.workloadPolicy ?? { systemNamespaces: DEFAULT_SYSTEM_NAMESPACES }).systemNamespaces,
     heartbeatTimeoutMs: deps.options.heartbeatTimeoutMs,
     natsPublicUrls: deps.options.natsPublicUrls,
-    bcryptCost: deps.options.bcryptCost,
+    credentialTtlSeconds: deps.options.credentialTtlSeconds ?? 86_400,
     maxDesiredMessageBytes:
       deps.options.maxDesiredMessageBytes ?? defaultDesiredMaxMsgSize(deps.options.bodyLimitBytes),
     now: deps.now ?? ((): Date => new Date()),
   });
   return {
     ...services,
-    auth: createAuth(services.tokens, createRateLimiter({ limits, metrics })),
+    auth: createAuth(services.tokens, limiter),
+    signed: limitSigned(limiter),
     streams: createStreamLimiter({ limits, metrics }),
     rolloutNotifier,
   };

@@ -29,23 +29,33 @@ describe('loadConfig', () => {
       /FLOTILLA_OUTBOX_RETENTION_SECONDS must be an integer/,
     ],
     [{ DATABASE_URL: 'x', FLOTILLA_ADMIN_TOKEN: 'short' }, /FLOTILLA_ADMIN_TOKEN must be at least 16/],
-    [{ DATABASE_URL: 'x', FLOTILLA_NATS_AUTH_FILE: '/tmp/a.conf' }, /needs NATS_USER and NATS_PASSWORD/],
+    [
+      { DATABASE_URL: 'x', FLOTILLA_NATS_CREDS_FILE: '/s/hub.creds' },
+      /FLOTILLA_NATS_SYSTEM_CREDS_FILE must be set too/,
+    ],
     [{ DATABASE_URL: 'x', FLOTILLA_TLS_CERT_FILE: '/tls/hub.crt' }, /FLOTILLA_TLS_KEY_FILE must be set too/],
     [{ DATABASE_URL: 'x', FLOTILLA_TLS_KEY_FILE: '/tls/hub.key' }, /FLOTILLA_TLS_CERT_FILE must be set too/],
   ])('names the bad variable: %o', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 
-  it('reads the NATS credential issuer settings', () => {
+  it('reads the operator-mode files and the credential TTL', () => {
     const c = loadConfig({
       DATABASE_URL: 'x',
-      NATS_USER: 'hub',
-      NATS_PASSWORD: 'pw',
-      FLOTILLA_NATS_AUTH_FILE: '/etc/nats/flotilla-auth.conf',
-      FLOTILLA_NATS_PID_FILE: '/run/nats.pid',
+      FLOTILLA_NATS_CREDS_FILE: '/s/hub.creds',
+      FLOTILLA_NATS_SYSTEM_CREDS_FILE: '/s/sys.creds',
+      FLOTILLA_NATS_OPERATOR_SIGNING_KEY_FILE: '/s/operator.nk',
+      FLOTILLA_NATS_ACCOUNT_SIGNING_KEY_FILE: '/s/account.nk',
+      FLOTILLA_AGENT_CREDENTIAL_TTL_SECONDS: '3600',
       FLOTILLA_NATS_PUBLIC_URLS: 'nats://a:4222, nats://b:4222',
     });
-    expect(c.natsAuth).toEqual({ file: '/etc/nats/flotilla-auth.conf', pidFile: '/run/nats.pid', bcryptCost: 10 });
+    expect(c.natsAuth).toEqual({
+      credsFile: '/s/hub.creds',
+      systemCredsFile: '/s/sys.creds',
+      operatorSigningKeyFile: '/s/operator.nk',
+      accountSigningKeyFile: '/s/account.nk',
+      credentialTtlSeconds: 3600,
+    });
     expect(c.nats.publicUrls).toEqual(['nats://a:4222', 'nats://b:4222']);
   });
 

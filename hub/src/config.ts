@@ -3,6 +3,7 @@
  * other module receives the typed result. Errors name the variable that is wrong.
  */
 import { HubError } from './errors.js';
+import type { NatsAuthFiles } from './nats/auth/keys.js';
 
 export interface HubConfig {
   databaseUrl: string;
@@ -26,8 +27,12 @@ export interface HubConfig {
     /** Stream replicas (1 for a single server, 3 for a NATS cluster). */
     replicas: number;
   };
-  /** Where issued agent identities go; absent means NATS auth is managed outside the hub. */
-  natsAuth: { file: string; pidFile: string | undefined; bcryptCost: number } | undefined;
+  /**
+   * Operator mode (docs/adr/0012): the hub's creds and signing-key files, read and checked at
+   * start (nats/auth/keys.ts). Absent: the hub connects with NATS_USER/NATS_PASSWORD and issues
+   * no agent credentials.
+   */
+  natsAuth: NatsAuthFiles | undefined;
   /** Seeded on start (hashed) so a fresh hub can be administered; optional. */
   seedTokens: { admin: string | undefined; bootstrap: string | undefined };
   heartbeatTimeoutMs: number;
@@ -251,6 +256,27 @@ function faultConfig(env: Env): FaultConfig {
   };
 }
 
+const NATS_AUTH_FILES = {
+  credsFile: 'FLOTILLA_NATS_CREDS_FILE',
+  systemCredsFile: 'FLOTILLA_NATS_SYSTEM_CREDS_FILE',
+  operatorSigningKeyFile: 'FLOTILLA_NATS_OPERATOR_SIGNING_KEY_FILE',
+  accountSigningKeyFile: 'FLOTILLA_NATS_ACCOUNT_SIGNING_KEY_FILE',
+} as const;
+
+/** The four operator-mode files: all or none. */
+function natsAuthFiles(env: Env): HubConfig['natsAuth'] {
+  const entries = Object.entries(NATS_AUTH_FILES).map(([field, key]) => [field, key, optional(env, key)] as const);
+  const given = entries.filter(([, , v]) => v !== undefined);
+  if (given.length === 0) return undefined;
+  const missing = entries.find(([, , v]) => v === undefined);
+  if (missing)
+    throw new HubError('HUB_ERR_CONFIG', `${missing[1]} must be set too: operator mode needs all four files`);
+  return {
+    ...(Object.fromEntries(entries.map(([field, , v]) => [field, v])) as Omit<NatsAuthFiles, 'credentialTtlSeconds'>),
+    credentialTtlSeconds: integer(env, 'FLOTILLA_AGENT_CREDENTIAL_TTL_SECONDS', 86_400, 300, 30 * 86_400),
+  };
+}
+
 /** Certificate and key for HTTPS: both or neither. */
 function httpTls(env: Env): HubConfig['http']['tls'] {
   const certFile = optional(env, 'FLOTILLA_TLS_CERT_FILE');
@@ -266,7 +292,6 @@ function httpTls(env: Env): HubConfig['http']['tls'] {
 /** Validates the environment; throws HubError(HUB_ERR_CONFIG) naming the offending variable. */
 export function loadConfig(env: Env): HubConfig {
   const natsServers = urlList(env, 'NATS_URL', ['nats://127.0.0.1:4222']);
-  const authFile = optional(env, 'FLOTILLA_NATS_AUTH_FILE');
   const adminToken = optional(env, 'FLOTILLA_ADMIN_TOKEN');
   const bootstrapToken = optional(env, 'FLOTILLA_BOOTSTRAP_TOKEN');
   for (const [key, token] of [
@@ -276,13 +301,6 @@ export function loadConfig(env: Env): HubConfig {
     if (token !== undefined && token.length < 16) {
       throw new HubError('HUB_ERR_CONFIG', `${key} must be at least 16 characters long`);
     }
-  }
-  if (authFile && (optional(env, 'NATS_USER') === undefined || optional(env, 'NATS_PASSWORD') === undefined)) {
-    // The rendered authorization replaces nats-server's users, so it must contain the hub's own.
-    throw new HubError(
-      'HUB_ERR_CONFIG',
-      'FLOTILLA_NATS_AUTH_FILE needs NATS_USER and NATS_PASSWORD for the hub itself',
-    );
   }
   return {
     databaseUrl: required(env, 'DATABASE_URL'),
@@ -301,13 +319,7 @@ export function loadConfig(env: Env): HubConfig {
       publicUrls: urlList(env, 'FLOTILLA_NATS_PUBLIC_URLS', natsServers),
       replicas: integer(env, 'FLOTILLA_NATS_REPLICAS', 1, 1, 5),
     },
-    natsAuth: authFile
-      ? {
-          file: authFile,
-          pidFile: optional(env, 'FLOTILLA_NATS_PID_FILE'),
-          bcryptCost: integer(env, 'FLOTILLA_NATS_BCRYPT_COST', 10, 4, 15),
-        }
-      : undefined,
+    natsAuth: natsAuthFiles(env),
     seedTokens: { admin: adminToken, bootstrap: bootstrapToken },
     heartbeatTimeoutMs: integer(env, 'FLOTILLA_HEARTBEAT_TIMEOUT_SECONDS', 30, 1, 86_400) * 1000,
     relayIntervalMs: integer(env, 'FLOTILLA_RELAY_INTERVAL_MS', 250, 10, 60_000),

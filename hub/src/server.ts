@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import type { Logger } from 'pino';
@@ -24,9 +24,9 @@ import { createNatsHearing, type NatsHearing } from './health/nats-hearing.js';
 import { HubError } from './errors.js';
 import { createLogger } from './logger.js';
 import { createHubMetrics, type HubMetrics } from './metrics.js';
-import { createFileCredentialIssuer, signalReloadFromPidFile } from './nats/credentials/file-issuer.js';
-import { externalCredentialIssuer, type NatsCredentialIssuer } from './nats/credentials/issuer.js';
-import { bcryptHash } from './nats/credentials/passwords.js';
+import type { NatsAccountIssuer } from './nats/auth/issuer.js';
+import { loadNatsAuthKeys, type NatsAuthKeys } from './nats/auth/keys.js';
+import { hubAuthOptions, startAccountIssuer } from './nats/auth/start.js';
 import { createAgentConsumers, type AgentConsumers } from './nats/agent-consumers.js';
 import { desiredPublisher } from './nats/desired-publisher.js';
 import { createDesiredWatch, type DesiredWatch } from './nats/desired-watch.js';
@@ -36,7 +36,7 @@ import { ensureStreams } from './nats/streams.js';
 import { hubSessionName, startOutbox, type HubOutbox, type Outbox, type OutboxRelay } from './outbox/index.js';
 import { acceptedClusterNames } from './repositories/clusters-repo.js';
 import { seedTokens } from './seed.js';
-import { createCredentialSync, type CredentialSync } from './services/credential-sync.js';
+import { createAccountSync } from './services/account-sync.js';
 import { createDesiredRepair } from './services/desired-repair.js';
 import { createDesiredChanges, type DesiredChanges } from './services/desired-sync.js';
 import { createRolloutNotifier, type RolloutNotifier } from './services/rollouts/notifier.js';
@@ -48,8 +48,8 @@ export interface HubOptions {
   logger?: Logger;
   registry?: Registry;
   validate?: SpecValidator;
-  /** Replaces the issuer the config describes (tests point it at their nats-server). */
-  issuer?: NatsCredentialIssuer;
+  /** Wraps the account issuer the config describes (tests inject faults). */
+  wrapAccounts?: (accounts: NatsAccountIssuer) => NatsAccountIssuer;
   /** false: never publish the outbox (simulates a hub that dies right after committing). */
   relay?: boolean;
   /** false: do not consume status and heartbeats. */
@@ -91,6 +91,8 @@ interface Base {
   metrics: HubMetrics;
   /** Adds a shutdown step; steps run in reverse order. */
   onClose: (step: () => Promise<unknown>) => void;
+  /** Operator-mode keys (undefined: the hub issues no agent credentials). */
+  natsKeys: NatsAuthKeys | undefined;
 }
 
 interface Nats {
@@ -126,9 +128,8 @@ async function prepareDatabase(pool: pg.Pool, config: HubConfig): Promise<Db> {
 async function connectNats(base: Base): Promise<Nats> {
   const { config, logger } = base;
   const nc = await connect({
-    servers: config.nats.servers,
-    ...(config.nats.user ? { user: config.nats.user, pass: config.nats.password ?? '' } : {}),
-    ...(config.nats.caFile ? { tls: { caFile: config.nats.caFile } } : {}),
+    ...natsConnection(config),
+    ...hubAuthOptions(base.natsKeys, config.nats.user, config.nats.password),
     name: 'flotilla-hub',
     maxReconnectAttempts: -1,
   }).catch((err: unknown) => {
@@ -163,18 +164,21 @@ function natsConnectError(err: unknown, caFile: string | undefined): unknown {
   );
 }
 
-async function issuerFor(config: HubConfig): Promise<NatsCredentialIssuer> {
-  if (!config.natsAuth) return externalCredentialIssuer;
-  const { file, pidFile, bcryptCost } = config.natsAuth;
-  return createFileCredentialIssuer({
-    file,
-    staticUsers: [{ user: config.nats.user!, passwordHash: await bcryptHash(config.nats.password!, bcryptCost) }],
-    reload: pidFile ? signalReloadFromPidFile(pidFile) : () => Promise.resolve(),
-  });
+/** Servers and TLS, the same for the hub's own and its system connection. */
+function natsConnection(config: HubConfig): Pick<ConnectionOptions, 'servers' | 'tls'> {
+  return { servers: config.nats.servers, ...(config.nats.caFile ? { tls: { caFile: config.nats.caFile } } : {}) };
+}
+
+/** The account issuer of operator mode, or undefined without signing keys. */
+async function accountIssuer(base: Base): Promise<NatsAccountIssuer | undefined> {
+  if (!base.natsKeys) return undefined;
+  const started = await startAccountIssuer(base.natsKeys, natsConnection(base.config));
+  base.onClose(() => started.close());
+  return base.options.wrapAccounts ? base.options.wrapAccounts(started.accounts) : started.accounts;
 }
 
 interface NatsLink {
-  syncCredentials: CredentialSync;
+  accounts: NatsAccountIssuer | undefined;
   agentConsumers: AgentConsumers;
   link: LinkReconciler;
 }
@@ -186,8 +190,9 @@ interface NatsLink {
  */
 async function startNatsLink(base: Base, db: Db, nats: Nats): Promise<NatsLink> {
   const { config, logger } = base;
-  const syncCredentials = createCredentialSync(db, base.options.issuer ?? (await issuerFor(config)));
-  await syncCredentials();
+  const accounts = await accountIssuer(base);
+  const keep = base.natsKeys ? [base.natsKeys.hubAccount, base.natsKeys.systemAccount] : [];
+  const syncAccounts = accounts ? createAccountSync(db, accounts, keep) : () => Promise.resolve();
   const agentConsumers = createAgentConsumers({
     jsm: nats.jsm,
     logger: logger.child({ component: 'consumers' }),
@@ -196,14 +201,14 @@ async function startNatsLink(base: Base, db: Db, nats: Nats): Promise<NatsLink> 
   const link = createLinkReconciler({
     consumers: agentConsumers,
     acceptedClusters: () => acceptedClusterNames(db),
-    syncCredentials: () => syncCredentials(),
+    syncAccounts,
     logger: logger.child({ component: 'consumers' }),
     intervalMs: config.natsReconcileMs,
   });
   await link.pass().catch((err: unknown) => logger.warn({ err }, 'first NATS link reconcile failed; retrying'));
   link.start();
   base.onClose(() => link.stop());
-  return { syncCredentials, agentConsumers, link };
+  return { accounts, agentConsumers, link };
 }
 
 /** Whether the hub hears NATS: a round trip, not isClosed() (a frozen nats-server stays "open"). */
@@ -334,7 +339,7 @@ async function startApp(
     logger: base.logger,
     metrics: base.metrics,
     validate: options.validate ?? kruiseSpecValidator,
-    syncCredentials: deps.link.syncCredentials,
+    accounts: deps.link.accounts,
     agentConsumers: deps.link.agentConsumers,
     onLinkChange: () => deps.link.link.kick(),
     rolloutNotifier: deps.rolloutNotifier,
@@ -344,7 +349,7 @@ async function startApp(
       bodyLimitBytes: config.http.bodyLimitBytes,
       heartbeatTimeoutMs: config.heartbeatTimeoutMs,
       natsPublicUrls: config.nats.publicUrls,
-      bcryptCost: config.natsAuth?.bcryptCost ?? 10,
+      credentialTtlSeconds: config.natsAuth?.credentialTtlSeconds ?? 86_400,
       ...(config.limits ? { limits: config.limits } : {}),
       ...(config.workloadPolicy ? { workloadPolicy: config.workloadPolicy } : {}),
       maxDesiredMessageBytes: deps.nats.maxDesiredMessageBytes,
@@ -373,7 +378,9 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
   });
   const shutdown = shutdownSteps(logger);
   shutdown.add(() => pool.end());
-  const base: Base = { options, config, logger, metrics, onClose: shutdown.add };
+  // Read and checked before anything starts: a wrong file is a configuration error.
+  const natsKeys = config.natsAuth ? loadNatsAuthKeys(config.natsAuth) : undefined;
+  const base: Base = { options, config, logger, metrics, onClose: shutdown.add, natsKeys };
   try {
     const db = await prepareDatabase(pool, config);
     const nats = await connectNats(base);

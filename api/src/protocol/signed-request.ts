@@ -3,7 +3,9 @@
  * user nkey, which never leaves the cluster (docs/adr/0012-nats-decentralized-auth.md). Both
  * sides use this module, so the canonical string has one definition.
  *
- *   Authorization: Flotilla-NKey key=<user public key>, ts=<unix ms>, sig=<base64url signature>
+ *   Flotilla-Signature: Flotilla-NKey key=<user public key>, ts=<unix ms>, sig=<base64url signature>
+ *
+ * (its own header: a claim carries the bootstrap token in Authorization as well).
  *
  * The signature covers `flotilla-nkey-v1\n<METHOD>\n<path>\n<ts>\n<sha256 hex of the JSON body>`.
  * The hub accepts a `ts` within SIGNED_REQUEST_WINDOW_MS of its clock and only above the last
@@ -13,6 +15,8 @@
 import { createHash } from 'node:crypto';
 import { createUser, fromPublic, fromSeed } from '@nats-io/nkeys';
 
+/** The request header that carries the signature (lower case, as Node reads headers). */
+export const SIGNATURE_HEADER = 'flotilla-signature';
 export const NKEY_AUTH_SCHEME = 'Flotilla-NKey';
 export const SIGNED_REQUEST_WINDOW_MS = 60_000;
 const VERSION = 'flotilla-nkey-v1';
@@ -58,7 +62,7 @@ function canonical(parts: SignedRequestParts, ts: number): Uint8Array {
   return enc.encode([VERSION, parts.method.toUpperCase(), parts.path, String(ts), bodyHash].join('\n'));
 }
 
-/** The Authorization header value for a request signed with `seed` at `ts` (unix ms). */
+/** The SIGNATURE_HEADER value for a request signed with `seed` at `ts` (unix ms). */
 export function signRequest(seed: string, parts: SignedRequestParts, ts: number): string {
   const kp = fromSeed(enc.encode(seed));
   const sig = Buffer.from(kp.sign(canonical(parts, ts))).toString('base64url');

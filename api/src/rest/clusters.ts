@@ -27,6 +27,8 @@ export const Cluster = Type.Object({
   registeredAt: Type.String(),
   acceptedAt: Type.Union([Type.String(), Type.Null()]),
   credentialsIssued: Type.Boolean(),
+  /** The agent's current user public key (null once an admin revoked it). */
+  publicKey: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
 export type Cluster = Static<typeof Cluster>;
 
@@ -40,9 +42,14 @@ export const ClusterListQuery = Type.Object({
 });
 export type ClusterListQuery = Static<typeof ClusterListQuery>;
 
+/** An agent's user nkey public key: its identity at the hub (docs/adr/0012). */
+export const AgentPublicKey = Type.String({ pattern: '^U[A-Z2-7]{55}$' });
+
 export const RegisterClusterRequest = Type.Object(
   {
     name: ClusterName,
+    /** The agent's user nkey; only the public key ever leaves the cluster. */
+    publicKey: AgentPublicKey,
     labels: Type.Optional(LabelMap),
     agentVersion: Type.Optional(Type.String({ maxLength: 64 })),
     kubernetesVersion: Type.Optional(Type.String({ maxLength: 64 })),
@@ -61,14 +68,30 @@ export const ClaimCredentialsRequest = Type.Object(
 );
 export type ClaimCredentialsRequest = Static<typeof ClaimCredentialsRequest>;
 
-/** Everything an agent needs to join the fleet over NATS; returned exactly once. */
+/** A credential renewal: the signature (Authorization: Flotilla-NKey) is the authentication. */
+export const RenewCredentialsRequest = Type.Object({}, { additionalProperties: false });
+export type RenewCredentialsRequest = Static<typeof RenewCredentialsRequest>;
+
+/** A re-key: the new public key, in a request signed with the current key. */
+export const RekeyCredentialsRequest = Type.Object({ publicKey: AgentPublicKey }, { additionalProperties: false });
+export type RekeyCredentialsRequest = Static<typeof RekeyCredentialsRequest>;
+
+/**
+ * Everything an agent needs to reach its durable over NATS: a user JWT for its own public key
+ * (useless without the seed, which never leaves the cluster) and where to use it. Returned to
+ * signed claim, renew and re-key requests only.
+ */
 export const AgentCredentials = Type.Object({
   cluster: Type.String(),
   nats: Type.Object({
     servers: Type.Array(Type.String()),
-    user: Type.String(),
-    password: Type.String(),
+    /** The user JWT, signed by the hub for the agent's public key. */
+    jwt: Type.String(),
+    /** When the JWT expires (ISO 8601); the agent renews at 2/3 of its lifetime. */
+    expiresAt: Type.String(),
     inboxPrefix: Type.String(),
+    /** The JetStream API prefix of the agent's account (AGENT_JS_API_PREFIX). */
+    apiPrefix: Type.String(),
     desiredStream: Type.String(),
     consumer: Type.String(),
   }),

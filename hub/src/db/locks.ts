@@ -41,9 +41,9 @@ export async function tryLockRelay(tx: DbOrTx): Promise<boolean> {
 }
 
 /**
- * Serializes the credential syncs: a sync renders the identities its transaction sees, and a
- * transaction that changes identities syncs before it commits, so the last sync to run always saw
- * every committed change (none can write a set that misses another's committed identity).
+ * Changes of NATS accounts (claim, renew, re-key, revoke) and the link reconciler's account sync
+ * run one at a time: a sync then never deletes an account that a transaction pushed but has not
+ * committed yet (docs/adr/0012).
  */
 export async function lockCredentials(tx: DbOrTx): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(${LOCK_KEYS.credentials})`);

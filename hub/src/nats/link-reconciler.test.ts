@@ -44,15 +44,15 @@ describe('createLinkReconciler', () => {
         order.push(`clusters after ${consumers.calls.join(',')}`);
         return Promise.resolve(['a', 'b', 'c']);
       },
-      syncCredentials: () => {
-        order.push('credentials');
+      syncAccounts: () => {
+        order.push('accounts');
         return Promise.resolve();
       },
       logger: createLogger('silent'),
       intervalMs: 60_000,
     });
     const plan = await link.pass();
-    expect(order).toEqual(['credentials', 'clusters after list']);
+    expect(order).toEqual(['accounts', 'clusters after list']);
     expect(plan).toEqual({ create: ['c'], repair: [{ cluster: 'b', drift: ['filter'] }], remove: ['agent-gone'] });
     expect(consumers.calls).toEqual(['list', 'ensure c', 'ensure b', 'remove agent-gone']);
   });
@@ -62,7 +62,7 @@ describe('createLinkReconciler', () => {
     const link = createLinkReconciler({
       consumers,
       acceptedClusters: () => Promise.resolve(['a', 'b']),
-      syncCredentials: () => Promise.reject(new Error('auth file not writable')),
+      syncAccounts: () => Promise.reject(new Error('NATS resolver timeout')),
       logger: createLogger('silent'),
       intervalMs: 60_000,
     });
@@ -76,7 +76,7 @@ describe('createLinkReconciler', () => {
     const link = createLinkReconciler({
       consumers,
       acceptedClusters: () => Promise.resolve([]),
-      syncCredentials: () => {
+      syncAccounts: () => {
         passes++;
         return Promise.resolve();
       },

@@ -1,6 +1,6 @@
 /**
  * Keeps the NATS side of every agent's link in line with Postgres: the identities nats-server
- * accepts (credential sync) and the agents' durables (created for accepted clusters, repaired
+ * accepts (the accounts in its resolver) and the agents' durables (created for accepted clusters, repaired
  * when their config drifted, deleted for clusters that are not accepted). Runs at hub start,
  * every `intervalMs`, and soon after a kick (accept, removal). It covers what a single change
  * could not do: NATS down during a removal, a durable deleted or widened behind the hub, a hub
@@ -17,8 +17,8 @@ export interface LinkReconcilerDeps {
   consumers: AgentConsumers;
   /** Names of the accepted clusters, read after the durables were listed. */
   acceptedClusters: () => Promise<string[]>;
-  /** Pushes the active identities to nats-server (removes those whose transaction failed). */
-  syncCredentials: () => Promise<void>;
+  /** Brings the NATS resolver's accounts in line with Postgres (services/account-sync.ts). */
+  syncAccounts: () => Promise<unknown>;
   logger: Logger;
   intervalMs: number;
 }
@@ -61,7 +61,7 @@ export function createLinkReconciler(deps: LinkReconcilerDeps): LinkReconciler {
   let stopped = true;
 
   const runPass = async (): Promise<ConsumerPlan> => {
-    await attempt(logger, 'credentials', deps.syncCredentials);
+    await attempt(logger, 'accounts', deps.syncAccounts);
     return reconcileConsumers(deps);
   };
 

@@ -43,6 +43,18 @@ export function createAuth(tokens: Pick<TokenService, 'authenticate'>, limiter: 
     };
 }
 
+/**
+ * For requests authenticated by an agent's key signature (renew, re-key): the service checks the
+ * signature; here the caller's address is charged like an unauthenticated request, so a flood of
+ * forged signatures is refused before it costs a transaction.
+ */
+export function limitSigned(limiter: RateLimiter): onRequestAsyncHookHandler {
+  return function limitSignedRequest(request: FastifyRequest): Promise<void> {
+    limiter.admitAnonymous(request.ip);
+    return Promise.resolve();
+  };
+}
+
 /** The authenticated principal; routes behind requireRole always have one. */
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw new HubError('HUB_ERR_UNAUTHORIZED', 'not authenticated');

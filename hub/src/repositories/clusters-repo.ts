@@ -1,8 +1,9 @@
-/** Clusters: registration and membership, heartbeats and link state, and their NATS credentials. */
-import { and, asc, count, eq, gt, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+/** Clusters: registration and membership, heartbeats and link state, and their NATS identity. */
+import { and, asc, count, eq, gt, isNotNull, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Cluster, ClusterHealth, LabelSelector } from '@flotilla/api';
 import type { DbOrTx } from '../db/client.js';
-import { clusterCredentials, clusters } from '../db/schema/index.js';
+import { clusters } from '../db/schema/index.js';
+import type { ClusterAccount } from '../domain/cluster-account.js';
 import { clusterHealth } from '../domain/cluster-health.js';
 import type { LinkState } from '../domain/link-republish.js';
 import { selectorSql } from './label-sql.js';
@@ -21,6 +22,7 @@ export function toApiCluster(row: ClusterRow, now: Date, heartbeatTimeoutMs: num
     registeredAt: row.registeredAt.toISOString(),
     acceptedAt: row.acceptedAt?.toISOString() ?? null,
     credentialsIssued: row.credentialsIssued,
+    publicKey: row.agentPublicKey,
   };
 }
 
@@ -36,6 +38,8 @@ export interface Registration {
   labels: Record<string, string>;
   registrationSecretHash: string;
   registeredBy: string;
+  /** The agent's user nkey public key. */
+  agentPublicKey: string;
   agentVersion: string | null;
   kubernetesVersion: string | null;
 }
@@ -53,6 +57,11 @@ export async function saveRegistration(db: DbOrTx, r: Registration, reRegister: 
     acceptedBy: null,
     removedAt: null,
     credentialsIssued: false,
+    accountPublicKey: null,
+    revokedKeys: {},
+    credentialId: null,
+    credentialExpiresAt: null,
+    lastSignedRequestMs: 0,
     lastHeartbeatAt: null,
     updatedAt: new Date(),
   };
@@ -180,44 +189,52 @@ export async function clusterPlacements(db: DbOrTx): Promise<Pick<ClusterRow, 'n
   return db.select({ name: clusters.name, labels: clusters.labels, state: clusters.state }).from(clusters);
 }
 
-export interface ActiveCredential {
-  cluster: string;
-  natsUser: string;
-  passwordHash: string;
-}
-
-/** Credentials nats-server must accept: not revoked, of clusters that are accepted. */
-export async function activeCredentials(db: DbOrTx): Promise<ActiveCredential[]> {
-  return db
-    .select({
-      cluster: clusterCredentials.clusterName,
-      natsUser: clusterCredentials.natsUser,
-      passwordHash: clusterCredentials.passwordHash,
-    })
-    .from(clusterCredentials)
-    .innerJoin(clusters, eq(clusters.name, clusterCredentials.clusterName))
-    .where(and(isNull(clusterCredentials.revokedAt), eq(clusters.state, 'accepted')))
-    .orderBy(asc(clusterCredentials.clusterName), asc(clusterCredentials.id));
-}
-
 /** Names of the accepted clusters (the ones that have an agent durable and identity). */
 export async function acceptedClusterNames(db: DbOrTx): Promise<string[]> {
   const rows = await db.select({ name: clusters.name }).from(clusters).where(eq(clusters.state, 'accepted'));
   return rows.map((r) => r.name);
 }
 
-export async function revokeCredentials(db: DbOrTx, cluster: string): Promise<void> {
-  await db
-    .update(clusterCredentials)
-    .set({ revokedAt: sql`now()` })
-    .where(and(eq(clusterCredentials.clusterName, cluster), isNull(clusterCredentials.revokedAt)));
+/** The NATS accounts of accepted clusters that have one (what the resolver must hold). */
+export async function acceptedAccounts(db: DbOrTx): Promise<ClusterAccount[]> {
+  const rows = await db
+    .select({ cluster: clusters.name, accountKey: clusters.accountPublicKey, revocations: clusters.revokedKeys })
+    .from(clusters)
+    .where(and(eq(clusters.state, 'accepted'), isNotNull(clusters.accountPublicKey)))
+    .orderBy(asc(clusters.name));
+  return rows.map((r) => ({ cluster: r.cluster, accountKey: r.accountKey!, revocations: r.revocations }));
 }
 
-export async function insertCredential(
-  db: DbOrTx,
-  c: { clusterName: string; natsUser: string; passwordHash: string },
-): Promise<void> {
-  await db.insert(clusterCredentials).values(c);
+/** Account public keys of every cluster that has one, whatever its state. */
+export async function knownAccountKeys(db: DbOrTx): Promise<Map<string, ClusterRow['state']>> {
+  const rows = await db
+    .select({ key: clusters.accountPublicKey, state: clusters.state })
+    .from(clusters)
+    .where(isNotNull(clusters.accountPublicKey));
+  return new Map(rows.map((r) => [r.key!, r.state]));
+}
+
+/** What the row says about the cluster's NATS identity after a change. */
+export type IdentityUpdate = Partial<
+  Pick<
+    ClusterRow,
+    | 'agentPublicKey'
+    | 'accountPublicKey'
+    | 'revokedKeys'
+    | 'credentialId'
+    | 'credentialExpiresAt'
+    | 'lastSignedRequestMs'
+    | 'credentialsIssued'
+  >
+>;
+
+export async function updateIdentity(db: DbOrTx, name: string, u: IdentityUpdate): Promise<ClusterRow> {
+  const [saved] = await db
+    .update(clusters)
+    .set({ ...u, updatedAt: new Date() })
+    .where(eq(clusters.name, name))
+    .returning();
+  return saved!;
 }
 
 export interface HeartbeatUpdate {

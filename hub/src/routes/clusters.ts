@@ -2,6 +2,9 @@
 import {
   AgentCredentials,
   ClaimCredentialsRequest,
+  RekeyCredentialsRequest,
+  RenewCredentialsRequest,
+  SIGNATURE_HEADER,
   Cluster,
   ClusterList,
   ClusterListQuery,
@@ -10,7 +13,9 @@ import {
   RegisterClusterResponse,
   SetClusterLabelsRequest,
 } from '@flotilla/api';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import type { SignedCall } from '../services/agent-credentials.js';
 import { principalOf } from '../plugins/auth.js';
 import type { Api, RouteContext } from './context.js';
 import { changeErrorResponses } from './responses.js';
@@ -19,7 +24,21 @@ const errors = changeErrorResponses;
 const tags = ['clusters'];
 const params = ClusterNameParams;
 
-/** The double opt-in: an agent registers and claims with a bootstrap token, an operator accepts. */
+/** What an agent's key signature must cover in this request (api: signed-request.ts). */
+function signedCall(request: FastifyRequest): SignedCall {
+  const header = request.headers[SIGNATURE_HEADER];
+  return {
+    method: request.method,
+    path: request.url.split('?')[0]!,
+    body: request.body,
+    signature: typeof header === 'string' ? header : undefined,
+  };
+}
+
+/**
+ * The double opt-in: an agent registers (with its public key) and claims with a bootstrap token,
+ * an operator accepts; renew and re-key are authenticated by the agent's key signature alone.
+ */
 export function clusterJoinRoutes(api: Api, ctx: RouteContext): void {
   api.post(
     '/clusters/register',
@@ -36,7 +55,31 @@ export function clusterJoinRoutes(api: Api, ctx: RouteContext): void {
       onRequest: ctx.auth('bootstrap'),
       schema: { tags, params, body: ClaimCredentialsRequest, response: { 200: AgentCredentials, ...errors } },
     },
-    async (request) => ctx.clusters.claim(principalOf(request), request.params.name, request.body.registrationSecret),
+    async (request) =>
+      ctx.clusters.claim(
+        principalOf(request),
+        request.params.name,
+        request.body.registrationSecret,
+        signedCall(request),
+      ),
+  );
+
+  api.post(
+    '/clusters/:name/credentials/renew',
+    {
+      onRequest: ctx.signed,
+      schema: { tags, params, body: RenewCredentialsRequest, response: { 200: AgentCredentials, ...errors } },
+    },
+    async (request) => ctx.clusters.renew(request.params.name, signedCall(request)),
+  );
+
+  api.post(
+    '/clusters/:name/credentials/rekey',
+    {
+      onRequest: ctx.signed,
+      schema: { tags, params, body: RekeyCredentialsRequest, response: { 200: AgentCredentials, ...errors } },
+    },
+    async (request) => ctx.clusters.rekey(request.params.name, request.body.publicKey, signedCall(request)),
   );
 
   api.post(
@@ -46,9 +89,9 @@ export function clusterJoinRoutes(api: Api, ctx: RouteContext): void {
   );
 
   api.post(
-    '/clusters/:name/credentials',
-    { onRequest: ctx.auth('admin'), schema: { tags, params, response: { 200: AgentCredentials, ...errors } } },
-    async (request) => ctx.clusters.rotate(principalOf(request), request.params.name),
+    '/clusters/:name/credentials/revoke',
+    { onRequest: ctx.auth('admin'), schema: { tags, params, response: { 200: Cluster, ...errors } } },
+    async (request) => ctx.clusters.revokeKey(principalOf(request), request.params.name),
   );
 }
 

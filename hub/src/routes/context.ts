@@ -1,6 +1,7 @@
 /** What route modules receive: the services they call, never the database or globals. */
 import type {
   FastifyInstance,
+  onRequestAsyncHookHandler,
   FastifyBaseLogger,
   RawServerDefault,
   RawRequestDefaultExpression,
@@ -28,6 +29,8 @@ export type Api = FastifyInstance<
 
 export interface RouteContext {
   auth: RequireRole;
+  /** Rate limit of requests signed by an agent's key (the service checks the signature). */
+  signed: onRequestAsyncHookHandler;
   tokens: TokenService;
   clusters: ClusterService;
   workloads: WorkloadService;

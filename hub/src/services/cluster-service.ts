@@ -1,7 +1,8 @@
 /**
- * Cluster lifecycle. Registration is double opt-in: an agent registers with a bootstrap token
- * (→ pending, and gets a one-time registration secret), an operator accepts, then the agent
- * claims its NATS credentials once with that secret (cluster-credentials.ts). Relabel, accept and
+ * Cluster lifecycle. Registration is double opt-in: an agent registers with a bootstrap token and
+ * its public key (→ pending, and gets a one-time registration secret), an operator accepts, then
+ * the agent claims its NATS credentials once with that secret and a request signed by its key,
+ * renews them and re-keys with signed requests (agent-credentials.ts). Relabel, accept and
  * removal recompute the cluster's desired state in the same transaction.
  */
 import type {
@@ -24,13 +25,20 @@ import {
   getCluster,
   listClusters,
   markClusterRemoved,
-  revokeCredentials,
   saveRegistration,
   setClusterLabels,
   toApiCluster,
   type ClusterRow,
 } from '../repositories/clusters-repo.js';
-import { issueCredentials, type CredentialIssuerDeps } from './cluster-credentials.js';
+import {
+  accountOf,
+  agentActor,
+  issueCredentials,
+  revokeAgentKey,
+  verifyAgentCall,
+  type CredentialIssuerDeps,
+  type SignedCall,
+} from './agent-credentials.js';
 import type { DesiredChanges } from './desired-sync.js';
 import type { RegistrationGuard } from './registration-guard.js';
 
@@ -56,8 +64,13 @@ export interface ClusterService {
    * answer (HUB_ERR_REGISTRATION_REFUSED), so a bootstrap token cannot probe which cluster names
    * exist; its code tells an agent that its registration is gone and it should register again.
    */
-  claim(actor: Principal, name: string, registrationSecret: string): Promise<AgentCredentials>;
-  rotate(actor: Principal, name: string): Promise<AgentCredentials>;
+  claim(actor: Principal, name: string, registrationSecret: string, call: SignedCall): Promise<AgentCredentials>;
+  /** A fresh user JWT for the cluster's key; the signed request is the authentication. */
+  renew(name: string, call: SignedCall): Promise<AgentCredentials>;
+  /** Revokes the current key and issues a JWT for `publicKey` (the request is signed by the current key). */
+  rekey(name: string, publicKey: string, call: SignedCall): Promise<AgentCredentials>;
+  /** An admin revokes the agent's key: its connections close; the cluster must register again. */
+  revokeKey(actor: Principal, name: string): Promise<Cluster>;
   setLabels(actor: Principal, name: string, labels: Record<string, string>): Promise<Cluster>;
   remove(actor: Principal, name: string): Promise<void>;
   list(query: ClusterListQuery): Promise<ClusterList>;
@@ -81,7 +94,10 @@ async function register(deps: ClusterServiceDeps, actor: Principal, body: Regist
   return deps.db.transaction(async (tx) => {
     await deps.registrationGuard?.admit(tx, actor);
     const existing = await getCluster(tx, body.name, true);
-    if (existing && existing.state !== 'removed') throw conflict(`cluster ${body.name} is already registered`);
+    // A cluster whose key an admin revoked registers again like a removed one.
+    if (existing && existing.state !== 'removed' && existing.agentPublicKey !== null) {
+      throw conflict(`cluster ${body.name} is already registered`);
+    }
     const labels = body.labels ?? {};
     const saved = await saveRegistration(
       tx,
@@ -90,6 +106,7 @@ async function register(deps: ClusterServiceDeps, actor: Principal, body: Regist
         labels,
         registrationSecretHash: sha256(secret),
         registeredBy: actor.name,
+        agentPublicKey: body.publicKey,
         agentVersion: body.agentVersion ?? null,
         kubernetesVersion: body.kubernetesVersion ?? null,
       },
@@ -156,18 +173,19 @@ async function accept(deps: ClusterServiceDeps, actor: Principal, name: string):
 }
 
 async function remove(deps: ClusterServiceDeps, actor: Principal, name: string): Promise<void> {
-  await changeCluster(deps, actor, name, async (tx) => {
+  const removed = await changeCluster(deps, actor, name, async (tx) => {
     const saved = await markClusterRemoved(tx, name);
-    await revokeCredentials(tx, name);
     return { saved, action: 'cluster.remove', details: (changed) => ({ objectsTombstoned: changed }) };
   });
   // Should either step fail (NATS down), the reconciler's pass retries it.
   deps.onLinkChange();
-  await deps.syncCredentials();
+  if (deps.accounts && removed.accountPublicKey) {
+    await deps.accounts.removeAccount(accountOf(removed, removed.accountPublicKey));
+  }
   await deps.consumers.remove(agentConsumerName(name));
 }
 
-async function claim(deps: ClusterServiceDeps, actor: Principal, name: string, secret: string) {
+async function claim(deps: ClusterServiceDeps, actor: Principal, name: string, secret: string, call: SignedCall) {
   return deps.db.transaction(async (tx) => {
     const c = await liveCluster(tx, name);
     if (!secretMatches(secret, c.registrationSecretHash)) {
@@ -176,8 +194,34 @@ async function claim(deps: ClusterServiceDeps, actor: Principal, name: string, s
     if (c.credentialsIssued) {
       throw new HubError('HUB_ERR_CREDENTIALS_CLAIMED', `credentials of cluster ${name} were already issued`);
     }
-    return issueCredentials(deps, tx, actor, c, 'cluster.credentials.claim');
+    if (c.state !== 'accepted') {
+      throw new HubError('HUB_ERR_CLUSTER_NOT_ACCEPTED', `cluster ${name} is ${c.state}, not accepted`);
+    }
+    const signedAtMs = verifyAgentCall(deps, c, call);
+    return issueCredentials(deps, tx, { actor: actor.name, row: c, action: 'cluster.credentials.claim', signedAtMs });
   });
+}
+
+/** Renew or re-key: the cluster's row locked, the signature checked, then `issue`. */
+async function signedChange(
+  deps: ClusterServiceDeps,
+  name: string,
+  call: SignedCall,
+  issue: (tx: Tx, row: ClusterRow, signedAtMs: number) => Promise<AgentCredentials>,
+): Promise<AgentCredentials> {
+  try {
+    return await deps.db.transaction(async (tx) => {
+      const row = await getCluster(tx, name, true);
+      if (!row) throw new HubError('HUB_ERR_FORBIDDEN', 'unknown cluster');
+      return issue(tx, row, verifyAgentCall(deps, row, call));
+    });
+  } catch (err) {
+    // One answer for an unknown cluster, a wrong key or signature, a replay, a removed cluster.
+    if (err instanceof HubError && ['HUB_ERR_FORBIDDEN', 'HUB_ERR_CLUSTER_NOT_ACCEPTED'].includes(err.code)) {
+      throw new HubError('HUB_ERR_FORBIDDEN', 'the request is not signed by the cluster’s key');
+    }
+    throw err;
+  }
 }
 
 /** See ClusterService.claim. */
@@ -197,12 +241,33 @@ export function createClusterService(deps: ClusterServiceDeps): ClusterService {
       return { cluster: view(await register(deps, actor, body, secret)), registrationSecret: secret };
     },
     accept: async (actor, name) => view(await accept(deps, actor, name)),
-    claim: (actor, name, secret) => claim(deps, actor, name, secret).catch(uniformClaimRefusal),
-    rotate: (actor, name) =>
+    claim: (actor, name, secret, call) => claim(deps, actor, name, secret, call).catch(uniformClaimRefusal),
+    renew: (name, call) =>
+      signedChange(deps, name, call, (tx, row, signedAtMs) =>
+        issueCredentials(deps, tx, { actor: agentActor(name), row, action: 'cluster.credentials.renew', signedAtMs }),
+      ),
+    rekey: (name, publicKey, call) =>
+      signedChange(deps, name, call, async (tx, row, signedAtMs) => {
+        const saved = await revokeAgentKey(deps, tx, row, publicKey);
+        return issueCredentials(deps, tx, {
+          actor: agentActor(name),
+          row: saved,
+          action: 'cluster.credentials.rekey',
+          signedAtMs,
+        });
+      }),
+    revokeKey: (actor, name) =>
       deps.db.transaction(async (tx) => {
-        const c = await getCluster(tx, name, true);
-        if (!c) throw notFound(`cluster ${name}`);
-        return issueCredentials(deps, tx, actor, c, 'cluster.credentials.rotate');
+        const c = await liveCluster(tx, name);
+        const saved = await revokeAgentKey(deps, tx, c, null);
+        await recordAudit(tx, {
+          actor: actor.name,
+          action: 'cluster.credentials.revoke',
+          targetType: 'cluster',
+          targetId: name,
+          details: { publicKey: c.agentPublicKey },
+        });
+        return view(saved);
       }),
     async setLabels(actor, name, labels) {
       assertLabels(labels);

@@ -8,9 +8,9 @@ import type { Db } from '../db/client.js';
 import type { SpecValidator } from '../domain/spec-validator.js';
 import type { HubMetrics } from '../metrics.js';
 import type { AgentConsumers } from '../nats/agent-consumers.js';
+import type { NatsAccountIssuer } from '../nats/auth/issuer.js';
 import { createAuditService, type AuditService } from './audit-service.js';
 import { createClusterService, type ClusterService } from './cluster-service.js';
-import type { CredentialSync } from './credential-sync.js';
 import type { DesiredChanges } from './desired-sync.js';
 import { createPolicyService, type PolicyService } from './policy-service.js';
 import { createRegistrationGuard } from './registration-guard.js';
@@ -36,7 +36,8 @@ export interface ServiceDeps {
   desired: DesiredChanges;
   metrics: HubMetrics;
   validate: SpecValidator;
-  syncCredentials: CredentialSync;
+  /** Issues agents' NATS accounts and user JWTs; undefined: credential requests get 503. */
+  accounts: NatsAccountIssuer | undefined;
   agentConsumers: Pick<AgentConsumers, 'ensure' | 'remove'>;
   /** After a cluster was accepted or removed (wakes the NATS link reconciler). */
   onLinkChange: () => void;
@@ -47,7 +48,7 @@ export interface ServiceDeps {
   systemNamespaces: string[];
   heartbeatTimeoutMs: number;
   natsPublicUrls: string[];
-  bcryptCost: number;
+  credentialTtlSeconds: number;
   maxDesiredMessageBytes: number;
   now: () => Date;
 }
@@ -60,11 +61,11 @@ export function createServices(deps: ServiceDeps): Services {
     clusters: createClusterService({
       db,
       desired,
-      syncCredentials: deps.syncCredentials,
+      accounts: deps.accounts,
       consumers: deps.agentConsumers,
       onLinkChange: deps.onLinkChange,
       natsPublicUrls: deps.natsPublicUrls,
-      bcryptCost: deps.bcryptCost,
+      credentialTtlSeconds: deps.credentialTtlSeconds,
       heartbeatTimeoutMs,
       registrationGuard: createRegistrationGuard({ limits: deps.limits, metrics }),
       now,

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, jsonb, pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
 /** Member clusters. Registration is double opt-in: pending → accepted (by an operator). */
 export const clusters = pgTable(
@@ -17,6 +17,17 @@ export const clusters = pgTable(
     acceptedBy: text('accepted_by'),
     removedAt: timestamp('removed_at', { withTimezone: true }),
     credentialsIssued: boolean('credentials_issued').notNull().default(false),
+    /** The agent's user nkey (public key only; the seed never leaves the cluster). */
+    agentPublicKey: text('agent_public_key'),
+    /** The cluster's NATS account (public key only; nobody holds its seed). */
+    accountPublicKey: text('account_public_key'),
+    /** User keys revoked in the account (re-key) → unix seconds; pushed in the account JWT. */
+    revokedKeys: jsonb('revoked_keys').$type<Record<string, number>>().notNull().default({}),
+    /** The newest user JWT issued: its id and expiry (never the JWT). */
+    credentialId: text('credential_id'),
+    credentialExpiresAt: timestamp('credential_expires_at', { withTimezone: true }),
+    /** The `ts` of the last signed request accepted from the agent: later ones must be newer. */
+    lastSignedRequestMs: bigint('last_signed_request_ms', { mode: 'number' }).notNull().default(0),
     agentVersion: text('agent_version'),
     kubernetesVersion: text('kubernetes_version'),
     lastHeartbeatAt: timestamp('last_heartbeat_at', { withTimezone: true }),
@@ -32,23 +43,4 @@ export const clusters = pgTable(
     check('clusters_state_check', sql`${t.state} in ('pending', 'accepted', 'removed')`),
     index('clusters_state_idx').on(t.state),
   ],
-);
-
-/**
- * NATS credentials of a cluster's agent. Only a bcrypt hash is stored: nats-server verifies
- * bcrypt passwords itself, so the rendered authorization file never holds a secret either.
- */
-export const clusterCredentials = pgTable(
-  'cluster_credentials',
-  {
-    id: serial('id').primaryKey(),
-    clusterName: text('cluster_name')
-      .notNull()
-      .references(() => clusters.name, { onDelete: 'cascade' }),
-    natsUser: text('nats_user').notNull(),
-    passwordHash: text('password_hash').notNull(),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-    revokedAt: timestamp('revoked_at', { withTimezone: true }),
-  },
-  (t) => [index('cluster_credentials_cluster_idx').on(t.clusterName)],
 );
