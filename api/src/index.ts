@@ -11,3 +11,4 @@ export * from './time/index.js';
 // kruise/ and rest/ both name a LabelSelector; at the root the REST schema (value and type) wins,
 // the Kruise one stays available as LabelSelectorSchema.
 export { LabelSelector, LabelSelectorRequirement } from './rest/index.js';
+export * from './schedule/index.js';
