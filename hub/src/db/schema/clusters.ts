@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import type { MaintenanceWindow } from '@flotilla/api';
 import { bigint, boolean, check, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
 /** Member clusters. Registration is double opt-in: pending → accepted (by an operator). */
@@ -37,6 +38,8 @@ export const clusters = pgTable(
     linkRepublishedFor: text('link_republished_for'),
     /** When they were last republished: at most one republish per FLOTILLA_LINK_REPUBLISH_INTERVAL. */
     linkRepublishedAt: timestamp('link_republished_at', { withTimezone: true }),
+    /** When a rollout may start updating the cluster (validated at the API); empty: always. */
+    maintenanceWindows: jsonb('maintenance_windows').$type<MaintenanceWindow[]>().notNull().default([]),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

@@ -1,0 +1,1 @@
+ALTER TABLE "clusters" ADD COLUMN "maintenance_windows" jsonb DEFAULT '[]'::jsonb NOT NULL;
