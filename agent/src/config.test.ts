@@ -6,7 +6,13 @@ import { DAEMON_SETTINGS } from './daemon/config.js';
 import type { ConfigHost } from './settings/reader.js';
 import type { Setting, SettingsTable } from './settings/setting.js';
 
-const files: Record<string, string> = { '/etc/kube.conf': '', '/run/token': ' boot-123\n', '/run/empty': '' };
+const CA_PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+const files: Record<string, string> = {
+  '/etc/kube.conf': '',
+  '/run/token': ' boot-123\n',
+  '/run/empty': '',
+  '/tls/ca.crt': CA_PEM,
+};
 const host: ConfigHost = {
   hostname: () => 'node-a',
   fileExists: (p) => p in files,
@@ -174,15 +180,33 @@ describe('loadConfig', () => {
       labels: { env: 'prod', region: 'eu-1', 'example.com/tier': '' },
       joinSecret: 'flotilla-agent-join',
       natsUrl: 'nats://10.0.0.5:4222',
+      caPem: undefined,
+      natsCaPem: undefined,
+      insecure: false,
     });
     const fromFile = loadConfig(
-      { ...base, hubUrl: 'http://127.0.0.1:8080', bootstrapTokenFile: '/run/token', joinSecret: 'join' },
+      {
+        ...base,
+        hubUrl: 'http://127.0.0.1:8080',
+        insecure: 'true',
+        bootstrapTokenFile: '/run/token',
+        joinSecret: 'join',
+      },
       {},
       host,
     );
-    expect(fromFile.hub).toMatchObject({ bootstrapToken: 'boot-123', joinSecret: 'join', labels: {} });
+    expect(fromFile.hub).toMatchObject({ bootstrapToken: 'boot-123', joinSecret: 'join', labels: {}, insecure: true });
     // Joined agents restart without a token: the join Secret holds their credentials.
-    expect(loadConfig({ ...base, hubUrl: 'http://h' }, {}, host).hub?.bootstrapToken).toBeUndefined();
+    expect(loadConfig({ ...base, hubUrl: 'https://h' }, {}, host).hub?.bootstrapToken).toBeUndefined();
+  });
+
+  it('reads the CAs that verify the hub and NATS', () => {
+    const c = loadConfig(
+      { ...base, hubUrl: 'https://h', hubCaFile: '/tls/ca.crt' },
+      { FLOTILLA_NATS_CA_FILE: '/tls/ca.crt' },
+      host,
+    );
+    expect(c.hub).toMatchObject({ caPem: CA_PEM, natsCaPem: CA_PEM, insecure: false });
   });
 
   it('names every bad hub option', () => {
@@ -204,6 +228,8 @@ describe('loadConfig', () => {
         {
           ...base,
           hubUrl: 'http://hub',
+          hubCaFile: '/tls/missing.crt',
+          natsCaFile: '/run/token',
           bootstrapToken: 'x',
           bootstrapTokenFile: '/run/token',
           clusterLabels: 'env=prod,bad label=x,env=dev,novalue',
@@ -220,17 +246,20 @@ describe('loadConfig', () => {
     expect(more).toContain('"novalue" is not a label key=value');
     expect(more).toContain('--join-secret (FLOTILLA_JOIN_SECRET): must be a DNS subdomain');
     expect(more).toContain('--nats-url (FLOTILLA_NATS_URL): must be nats://host:port');
+    expect(more).toContain('--hub-url (FLOTILLA_HUB_URL): must be https:// (give --insecure');
+    expect(more).toContain('--hub-ca-file (FLOTILLA_HUB_CA_FILE): cannot read file /tls/missing.crt');
+    expect(more).toContain('--nats-ca-file (FLOTILLA_NATS_CA_FILE): file /run/token holds no PEM certificate');
     expect(
-      problems(() => loadConfig({ ...base, hubUrl: 'http://h', bootstrapTokenFile: '/run/missing' }, {}, host)),
+      problems(() => loadConfig({ ...base, hubUrl: 'https://h', bootstrapTokenFile: '/run/missing' }, {}, host)),
     ).toContain('--bootstrap-token-file (FLOTILLA_BOOTSTRAP_TOKEN_FILE): cannot read file /run/missing');
     expect(
-      problems(() => loadConfig({ ...base, hubUrl: 'http://h', bootstrapTokenFile: '/run/empty' }, {}, host)),
+      problems(() => loadConfig({ ...base, hubUrl: 'https://h', bootstrapTokenFile: '/run/empty' }, {}, host)),
     ).toContain('is empty');
   });
 
   it('never puts the bootstrap token into an error', () => {
     const message = problems(() =>
-      loadConfig({ ...base, hubUrl: 'http://h', bootstrapToken: 'secret-tok', clusterLabels: 'x y' }, {}, host),
+      loadConfig({ ...base, hubUrl: 'https://h', bootstrapToken: 'secret-tok', clusterLabels: 'x y' }, {}, host),
     );
     expect(message).not.toContain('secret-tok');
   });

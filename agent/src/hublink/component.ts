@@ -7,6 +7,7 @@ import type { Component } from '../runtime/component.js';
 import { AGENT_VERSION } from '../version.js';
 import { createHubLinkMetrics } from './metrics.js';
 import { hubLinkRunnable } from './runnable.js';
+import { createLinkTlsHealth } from './tls.js';
 
 export const hubLinkComponent: Component<AgentConfig> = {
   name: 'hublink',
@@ -17,6 +18,10 @@ export const hubLinkComponent: Component<AgentConfig> = {
       ctx.logger.info('no hub URL (--hub-url): the agent runs standalone');
       return;
     }
+    const metrics = createHubLinkMetrics(ctx.registry);
+    const tls = createLinkTlsHealth({ logger: ctx.logger.child({ component: 'hublink' }), metrics });
+    // Not ready while the hub's or the NATS servers' certificate does not verify (a wrong CA).
+    ctx.manager.addReadinessCheck('hublink-tls', () => tls.ready());
     ctx.run(
       hubLinkRunnable({
         hub: config.hub,
@@ -24,7 +29,8 @@ export const hubLinkComponent: Component<AgentConfig> = {
         namespace: agentNamespace(config),
         rest: ctx.rest,
         logger: ctx.logger,
-        metrics: createHubLinkMetrics(ctx.registry),
+        metrics,
+        tls,
         agentVersion: AGENT_VERSION,
       }),
     );

@@ -3,7 +3,7 @@
  * settings/setting.ts. Without --hub-url the agent runs standalone and the other hub settings are
  * not read.
  */
-import { dnsSubdomain, httpUrl, labels, matching, text } from '../settings/kinds.js';
+import { bool, dnsSubdomain, httpUrl, labels, matching, text } from '../settings/kinds.js';
 import { settingName, type SettingsReader } from '../settings/reader.js';
 import type { SettingsTable, ValuesOf } from '../settings/setting.js';
 
@@ -22,6 +22,12 @@ export interface HubConfig {
   joinSecret: string;
   /** Overrides the NATS servers from the credentials (a hub behind another address). */
   natsUrl: string | undefined;
+  /** PEM of the CA that verifies the hub's HTTPS certificate; the system's CAs when absent. */
+  caPem: string | undefined;
+  /** PEM of the CA that verifies the NATS servers' certificates; the system's CAs when absent. */
+  natsCaPem: string | undefined;
+  /** Talk to the hub without verifying it (plain http:// or an unchecked certificate); local use only. */
+  insecure: boolean;
 }
 
 export const HUB_SETTINGS = {
@@ -62,6 +68,25 @@ export const HUB_SETTINGS = {
     kind: matching(/^(nats|tls|wss?):\/\/[^\s/]+\/?$/, 'nats://host:port (or tls://, ws://, wss://)', 'url'),
     help: 'NATS servers to use instead of those in the credentials',
   },
+  caFile: {
+    flag: 'hub-ca-file',
+    env: ['FLOTILLA_HUB_CA_FILE'],
+    kind: text('path'),
+    help: "CA (PEM) that verifies the hub's HTTPS certificate; default the system's CAs",
+  },
+  natsCaFile: {
+    flag: 'nats-ca-file',
+    env: ['FLOTILLA_NATS_CA_FILE'],
+    kind: text('path'),
+    help: "CA (PEM) that verifies the NATS servers' certificates; default the system's CAs",
+  },
+  insecure: {
+    flag: 'insecure',
+    env: ['FLOTILLA_HUB_INSECURE'],
+    kind: bool(),
+    default: false,
+    help: 'allow a plain http:// hub URL and skip checking its certificate (local use only)',
+  },
 } satisfies SettingsTable;
 
 /** The hub link settings; undefined without --hub-url (a standalone agent). */
@@ -75,7 +100,36 @@ export function hubConfig(read: SettingsReader): HubConfig | undefined {
     labels: hub.labels ?? {},
     joinSecret: hub.joinSecret,
     natsUrl: hub.natsUrl,
+    caPem: readPem(read, HUB_SETTINGS.caFile, hub.caFile),
+    natsCaPem: readPem(read, HUB_SETTINGS.natsCaFile, hub.natsCaFile),
+    insecure: plainHttpAllowed(read, hub),
   };
+}
+
+/** A plain http:// hub is refused unless --insecure says it is meant (a local test hub). */
+function plainHttpAllowed(read: SettingsReader, hub: ValuesOf<typeof HUB_SETTINGS>): boolean {
+  if (hub.url?.startsWith('http://') && !hub.insecure) {
+    read.problem(HUB_SETTINGS.url, 'must be https:// (give --insecure for a plain http:// hub in local use)');
+  }
+  return hub.insecure;
+}
+
+/** A CA file's PEM, read once here so a missing or wrong file fails the start, naming the setting. */
+function readPem(
+  read: SettingsReader,
+  setting: (typeof HUB_SETTINGS)['caFile' | 'natsCaFile'],
+  file: string | undefined,
+): string | undefined {
+  if (file === undefined) return undefined;
+  let pem: string;
+  try {
+    pem = read.host.readFile(file);
+  } catch {
+    read.problem(setting, `cannot read file ${file}`);
+    return undefined;
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) read.problem(setting, `file ${file} holds no PEM certificate`);
+  return pem;
 }
 
 /** The token, given or read from its file; read once here, so a bad file fails the start, not the join. */

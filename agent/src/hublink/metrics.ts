@@ -12,6 +12,8 @@ export interface HubLinkMetrics {
   released: Counter;
   /** Looks for the cluster's durable that found it missing (not created yet, or being repaired). */
   consumerMissing: Counter;
+  /** Connections to the hub or NATS refused because the peer's certificate did not verify. */
+  tlsFailures: Counter<'peer'>;
 }
 
 export function createHubLinkMetrics(registry: Registry): HubLinkMetrics {
@@ -49,6 +51,12 @@ export function createHubLinkMetrics(registry: Registry): HubLinkMetrics {
     consumerMissing: new Counter({
       name: 'flotilla_agent_hublink_consumer_missing_total',
       help: 'Times the desired-state consumer was missing (the hub creates it) and the agent waited for it',
+      registers,
+    }),
+    tlsFailures: new Counter({
+      name: 'flotilla_agent_hublink_tls_failures_total',
+      help: 'Connections to the hub or NATS whose certificate did not verify against the configured CA (peer: hub, nats)',
+      labelNames: ['peer'],
       registers,
     }),
     connected: new Gauge({

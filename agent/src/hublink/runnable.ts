@@ -9,7 +9,6 @@
  * leader resumes from the durable consumer's position and re-reports every managed object.
  */
 import { sleep, untilAborted } from '@flotilla/api';
-import { connect } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import type { HubConfig } from './config.js';
 import { AgentError } from '../errors.js';
@@ -21,6 +20,7 @@ import { createKubeApplier } from './kube-applier.js';
 import type { HubLinkMetrics } from './metrics.js';
 import { joinFleet, type CredentialStore } from './registration.js';
 import { secretCredentialStore } from './secret-store.js';
+import { hubFetch, natsConnector, type LinkTlsHealth } from './tls.js';
 import type { HubLinkCredentials, HubLinkOptions, KubeApplier } from './types.js';
 
 export interface HubLinkRunnableDeps {
@@ -36,6 +36,8 @@ export interface HubLinkRunnableDeps {
   options?: Partial<HubLinkOptions>;
   /** Pause between failed join attempts grows from this to 30 s; default 1 s. */
   joinRetryMs?: number;
+  /** Certificate failures towards the hub and NATS (logged, counted, /readyz). */
+  tls: LinkTlsHealth;
 }
 
 const MAX_JOIN_RETRY_MS = 30_000;
@@ -73,13 +75,16 @@ async function joinUntilDone(
         // joinFleet names the cluster itself.
         logger: deps.logger.child({ component: 'hublink' }),
         signal,
+        fetch: hubFetch(deps.hub),
         ...(deps.joinRetryMs === undefined ? {} : { pollIntervalMs: deps.joinRetryMs }),
       });
+      deps.tls.observe('hub', undefined);
       log.info({ user: creds.nats.user }, 'joined the fleet');
       return deps.hub.natsUrl ? { ...creds.nats, servers: [deps.hub.natsUrl] } : creds.nats;
     } catch (err) {
       if (signal.aborted) break;
       const { code, hubCode } = err as { code?: unknown; hubCode?: unknown };
+      deps.tls.observe('hub', err);
       log.error({ code, hubCode, error: errorText(err), retryInMs: delay }, 'joining the fleet failed; retrying');
       await sleep(delay, { signal });
       delay = Math.min(MAX_JOIN_RETRY_MS, delay * 2);
@@ -95,11 +100,16 @@ const linkLogger = (deps: HubLinkRunnableDeps): Logger =>
  * Runs one link until aborted (resolves undefined) or until its start fails (resolves the error).
  * start() waits for NATS as long as it takes; an abort meanwhile must still stop the link.
  */
-async function runLink(link: HubLink, signal: AbortSignal, log: Logger, servers: string[]): Promise<unknown> {
+async function runLink(
+  link: HubLink,
+  signal: AbortSignal,
+  deps: { log: Logger; servers: string[]; tls: LinkTlsHealth },
+): Promise<unknown> {
   const aborted = untilAborted(signal).then(() => undefined);
   const startFailure = link.start().then(
     () => {
-      log.info({ servers }, 'hub link started');
+      deps.tls.observe('nats', undefined);
+      deps.log.info({ servers: deps.servers }, 'hub link started');
       return aborted;
     },
     (err: unknown) => err ?? new Error('hub link start failed'),
@@ -125,7 +135,7 @@ export function hubLinkRunnable(deps: HubLinkRunnableDeps): ComponentRunnable {
       let delay = deps.joinRetryMs ?? 1000;
       while (!signal.aborted) {
         const link = createHubLink({
-          nats: { connect },
+          nats: natsConnector(deps.hub.natsCaPem),
           kube,
           clusterName: deps.clusterName,
           credentials,
@@ -134,8 +144,9 @@ export function hubLinkRunnable(deps: HubLinkRunnableDeps): ComponentRunnable {
           agentVersion: deps.agentVersion,
           ...(deps.options ? { options: deps.options } : {}),
         });
-        const failure = await runLink(link, signal, log, credentials.servers);
+        const failure = await runLink(link, signal, { log, servers: credentials.servers, tls: deps.tls });
         if (failure === undefined) break;
+        deps.tls.observe('nats', failure);
         log.error({ error: errorText(failure), retryInMs: delay }, 'the hub link failed to start; retrying');
         await sleep(delay, { signal });
         delay = Math.min(MAX_JOIN_RETRY_MS, delay * 2);
