@@ -42,6 +42,15 @@ export const GLOBAL_OPTIONS: OptionSpecs = {
   },
   token: { type: 'string', value: 'TOKEN', description: 'API token (default $FLOTILLA_TOKEN)' },
   'token-file': { type: 'string', value: 'FILE', description: 'read the API token from FILE' },
+  'ca-file': {
+    type: 'string',
+    value: 'FILE',
+    description: "CA (PEM) that verifies the hub's certificate (default $FLOTILLA_CA_FILE, else the system's CAs)",
+  },
+  insecure: {
+    type: 'boolean',
+    description: "skip checking the hub's certificate, and allow plain http:// to a host other than loopback",
+  },
   output: { type: 'string', short: 'o', value: 'FORMAT', description: 'table (default), json or yaml' },
   help: { type: 'boolean', short: 'h', description: 'show help' },
 };

@@ -38,7 +38,7 @@ async function run(
   let out = '';
   let err = '';
   const code = await runCli(argv, {
-    env: { hubUrl: 'http://hub.test', token: 'flt_env' },
+    env: { hubUrl: 'https://hub.test', token: 'flt_env' },
     stdout: (s) => (out += s),
     stderr: (s) => (err += s),
     readFile: (p) => (p === '/token' ? Promise.resolve(' flt_file\n') : Promise.reject(new Error(`ENOENT: ${p}`))),
@@ -55,9 +55,9 @@ describe('configuration', () => {
     expect((await run(['tokens', 'list', '--token', 'flt_flag', '--hub-url', 'https://other:9/'], h)).code).toBe(0);
     expect((await run(['tokens', 'list', '--token-file', '/token'], h)).code).toBe(0);
     expect(h.calls.map((c) => [c.url, c.authorization])).toEqual([
-      ['http://hub.test/api/v1/tokens', 'Bearer flt_env'],
+      ['https://hub.test/api/v1/tokens', 'Bearer flt_env'],
       ['https://other:9/api/v1/tokens', 'Bearer flt_flag'],
-      ['http://hub.test/api/v1/tokens', 'Bearer flt_file'],
+      ['https://hub.test/api/v1/tokens', 'Bearer flt_file'],
     ]);
   });
 
@@ -72,6 +72,36 @@ describe('configuration', () => {
     expect(file.code).toBe(1);
     expect(file.err).toContain('cannot read --token-file /nope');
     expect(h.calls).toEqual([]);
+  });
+
+  it('verifies the hub with --ca-file or FLOTILLA_CA_FILE, and skips that only with --insecure', async () => {
+    const CA = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    const asked: unknown[] = [];
+    const h = hub([() => json({ items: [] }), () => json({ items: [] }), () => json({ items: [] })]);
+    const tlsFetch: CliDeps['tlsFetch'] = (tls) => {
+      asked.push(tls);
+      return h.fetch;
+    };
+    const readFile = (p: string): Promise<string> => (p === '/ca.crt' ? Promise.resolve(CA) : Promise.resolve('x'));
+    expect((await run(['tokens', 'list', '--ca-file', '/ca.crt'], { fetch: h.fetch, tlsFetch, readFile })).code).toBe(
+      0,
+    );
+    const fromEnv = { hubUrl: 'https://hub.test', token: 't', caFile: '/ca.crt' };
+    expect((await run(['tokens', 'list'], { fetch: h.fetch, tlsFetch, readFile, env: fromEnv })).code).toBe(0);
+    const plain = ['tokens', 'list', '--hub-url', 'http://hub.example', '--insecure'];
+    expect((await run(plain, { fetch: h.fetch, tlsFetch })).code).toBe(0);
+    expect(asked).toEqual([
+      { caPem: CA, insecure: false },
+      { caPem: CA, insecure: false },
+      { caPem: undefined, insecure: true },
+    ]);
+    const refused = await run(['tokens', 'list', '--hub-url', 'http://hub.example'], { fetch: h.fetch, tlsFetch });
+    expect([refused.code, refused.err]).toEqual([
+      2,
+      'error: --hub-url must be https:// for hub.example (or give --insecure)\n',
+    ]);
+    const notPem = await run(['tokens', 'list', '--ca-file', '/other'], { fetch: h.fetch, tlsFetch, readFile });
+    expect(notPem.err).toBe('error: --ca-file /other holds no PEM certificate\n');
   });
 
   it('prints the API error with its fields and never the token', async () => {
@@ -132,9 +162,9 @@ describe('rollouts watch', () => {
     ]);
     const res = await run(['rollouts', 'rollback', 'r1', '--watch'], h);
     expect(h.calls.map((c) => `${c.method} ${c.url}`)).toEqual([
-      'POST http://hub.test/api/v1/rollouts/r1/rollback',
-      'GET http://hub.test/api/v1/rollouts/r2/events',
-      'GET http://hub.test/api/v1/rollouts/r2',
+      'POST https://hub.test/api/v1/rollouts/r1/rollback',
+      'GET https://hub.test/api/v1/rollouts/r2/events',
+      'GET https://hub.test/api/v1/rollouts/r2',
     ]);
     expect(res.out).toBe(
       'rollout r2 started: rollback to revision 1\n2026-01-01T00:00:01.000Z  info   canary  Failed  m1\n',

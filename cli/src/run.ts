@@ -9,6 +9,7 @@ import { COMMANDS } from './commands/index.js';
 import type { CliContext, CliIo } from './context.js';
 import { CliError, EXIT_ERROR, EXIT_OK } from './errors.js';
 import { parseOutputFormat } from './output.js';
+import type { HubTls } from './tls-fetch.js';
 
 export const DEFAULT_HUB_URL = 'http://127.0.0.1:8080';
 
@@ -17,15 +18,21 @@ export interface CliEnv {
   hubUrl: string | undefined;
   /** FLOTILLA_TOKEN */
   token: string | undefined;
+  /** FLOTILLA_CA_FILE */
+  caFile?: string | undefined;
 }
 
 /** What the entry point gives: the environment it read, fetch, and the process's side (time optional). */
 export interface CliDeps extends Omit<CliIo, 'now' | 'sleep'>, Partial<Pick<CliIo, 'now' | 'sleep'>> {
   env: CliEnv;
   fetch: Fetch;
+  /** The fetch for a CA file or --insecure (the entry point's); without it `fetch` serves both. */
+  tlsFetch?: (tls: HubTls) => Fetch;
 }
 
-function checkHubUrl(raw: string): string {
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+function checkHubUrl(raw: string, insecure: boolean): string {
   let url: URL;
   try {
     url = new URL(raw);
@@ -34,6 +41,10 @@ function checkHubUrl(raw: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new CliError('CLI_ERR_USAGE', `--hub-url must be http:// or https:// (got ${url.protocol})`);
+  }
+  // The token would cross the network in clear text.
+  if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname) && !insecure) {
+    throw new CliError('CLI_ERR_USAGE', `--hub-url must be https:// for ${url.hostname} (or give --insecure)`);
   }
   return raw;
 }
@@ -61,6 +72,23 @@ async function tokenFrom(opts: OptionValues, deps: CliDeps): Promise<string | un
   return deps.env.token?.trim() || undefined;
 }
 
+/** The hub's CA (--ca-file, else FLOTILLA_CA_FILE) and --insecure. */
+async function hubTls(opts: OptionValues, deps: CliDeps): Promise<HubTls> {
+  const insecure = opts['insecure'] === true;
+  const file = str(opts, 'ca-file') ?? (deps.env.caFile?.trim() || undefined);
+  if (file === undefined) return { caPem: undefined, insecure };
+  let caPem: string;
+  try {
+    caPem = await deps.readFile(file);
+  } catch (cause) {
+    throw new CliError('CLI_ERR_FILE', `cannot read --ca-file ${file}: ${(cause as Error).message}`, { cause });
+  }
+  if (!caPem.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new CliError('CLI_ERR_CONFIG', `--ca-file ${file} holds no PEM certificate`);
+  }
+  return { caPem, insecure };
+}
+
 /** A file a command reads; failing to read it is an error naming the file. */
 function fileReader(readFile: CliDeps['readFile']): CliIo['readFile'] {
   return async (path) => {
@@ -74,8 +102,11 @@ function fileReader(readFile: CliDeps['readFile']): CliIo['readFile'] {
 
 /** The command's context, from the global flags (checked in order: hub, token, output) and the deps. */
 async function contextFor(options: OptionValues, deps: CliDeps): Promise<CliContext> {
-  const baseUrl = checkHubUrl(str(options, 'hub-url') ?? deps.env.hubUrl ?? DEFAULT_HUB_URL);
-  const client = createHubClient({ baseUrl, token: await tokenFrom(options, deps), fetch: deps.fetch });
+  const tls = await hubTls(options, deps);
+  const baseUrl = checkHubUrl(str(options, 'hub-url') ?? deps.env.hubUrl ?? DEFAULT_HUB_URL, tls.insecure);
+  const custom = tls.caPem !== undefined || tls.insecure;
+  const fetch = custom && deps.tlsFetch ? deps.tlsFetch(tls) : deps.fetch;
+  const client = createHubClient({ baseUrl, token: await tokenFrom(options, deps), fetch });
   return {
     client,
     format: parseOutputFormat(str(options, 'output')),
