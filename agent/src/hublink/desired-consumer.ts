@@ -180,7 +180,7 @@ export interface DesiredConsumer {
  */
 export function startDesiredConsumer(nc: NatsConnection, deps: DesiredConsumerDeps): DesiredConsumer {
   const aborted = new AbortController();
-  const js = jetstream(nc, { checkAPI: false });
+  const js = jetstream(nc, { checkAPI: false, apiPrefix: deps.credentials.apiPrefix });
   let messages: ConsumerMessages | undefined;
   let bound: () => void = () => undefined;
   const firstBind = new Promise<void>((resolve) => (bound = resolve));

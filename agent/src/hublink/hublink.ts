@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { jwtAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { startDesiredConsumer, type DesiredConsumer } from './desired-consumer.js';
 import { createDriftGuard, createSerial } from './drift.js';
@@ -55,7 +55,7 @@ export function createHubLink(deps: HubLinkDeps): HubLink {
       nc = await connectToHub(deps);
       deps.metrics.connected.set(1);
       void followConnection(nc, deps.metrics, logger).catch(() => undefined);
-      js = jetstream(nc, { checkAPI: false });
+      js = jetstream(nc, { checkAPI: false, apiPrefix: deps.credentials.apiPrefix });
       // 2. consume desired state once the hub has created this cluster's durable consumer;
       consumer = startDesiredConsumer(nc, {
         cluster: deps.clusterName,
@@ -93,8 +93,11 @@ function connectToHub(deps: HubLinkDeps): Promise<NatsConnection> {
   const { credentials } = deps;
   return deps.nats.connect({
     servers: credentials.servers,
-    user: credentials.user,
-    pass: credentials.password,
+    // Read on every (re)connect: a renewed JWT replaces the expired one without a new link.
+    authenticator: jwtAuthenticator(
+      () => credentials.jwt,
+      () => new TextEncoder().encode(credentials.seed),
+    ),
     inboxPrefix: credentials.inboxPrefix,
     name: `flotilla-agent-${deps.clusterName}`,
     maxReconnectAttempts: -1,

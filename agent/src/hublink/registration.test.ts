@@ -1,16 +1,17 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import type { AgentCredentials } from '@flotilla/api';
+import { SIGNATURE_HEADER, newAgentKey, verifySignedRequest, type AgentCredentials } from '@flotilla/api';
 import { joinFleet, memoryCredentialStore, type JoinOptions } from './registration.js';
 
 const creds: AgentCredentials = {
   cluster: 'c1',
   nats: {
     servers: ['nats://n'],
-    user: 'u',
-    password: 'p',
+    jwt: 'eyJ.user.jwt',
+    expiresAt: '2026-01-02T00:00:00.000Z',
     inboxPrefix: '_I',
+    apiPrefix: 'flotilla.js',
     desiredStream: 'D',
     consumer: 'agent-c1',
   },
@@ -50,15 +51,41 @@ const base = (o: Partial<JoinOptions>): JoinOptions => ({
 describe('joinFleet', () => {
   it('registers once, polls until accepted, stores the credentials, and leaves no abort listeners', async () => {
     const hub = fakeHub(3);
-    const store = memoryCredentialStore();
+    const key = newAgentKey();
+    const store = memoryCredentialStore({ seed: key.seed });
     const abort = new AbortController();
-    expect(await joinFleet(base({ fetch: hub.fetch, store, signal: abort.signal }))).toEqual(creds);
+    const joined = { ...creds, seed: key.seed };
+    expect(await joinFleet(base({ fetch: hub.fetch, store, signal: abort.signal }))).toEqual(joined);
     expect(hub.calls).toEqual(['/api/v1/clusters/register', ...Array<string>(4).fill('/api/v1/clusters/c1/claim')]);
-    expect(await store.load()).toEqual({ registrationSecret: 'reg', credentials: creds });
+    expect(await store.load()).toEqual({ seed: key.seed, registrationSecret: 'reg', credentials: creds });
     expect(getEventListeners(abort.signal, 'abort')).toHaveLength(0);
     // Joined: no request at all the next time.
-    expect(await joinFleet(base({ fetch: hub.fetch, store }))).toEqual(creds);
+    expect(await joinFleet(base({ fetch: hub.fetch, store }))).toEqual(joined);
     expect(hub.calls).toHaveLength(5);
+  });
+
+  it('creates its key once, sends only the public key, and signs the claim with it', async () => {
+    const sent: { path: string; headers: Record<string, string>; body: string }[] = [];
+    const f = (url: string, init: RequestInit): Promise<Response> => {
+      const path = new URL(url).pathname;
+      sent.push({ path, headers: init.headers as Record<string, string>, body: init.body as string });
+      const body = path.endsWith('/register') ? { registrationSecret: 'reg' } : creds;
+      return Promise.resolve(new Response(JSON.stringify(body), { status: path.endsWith('/register') ? 201 : 200 }));
+    };
+    const store = memoryCredentialStore();
+    const joined = await joinFleet(base({ fetch: f as unknown as typeof fetch, store }));
+    const { seed } = (await store.load())!;
+    expect(joined.seed).toBe(seed);
+    const publicKey = (JSON.parse(sent[0]!.body) as { publicKey: string }).publicKey;
+    expect(publicKey).toMatch(/^U/);
+    for (const r of sent) expect(r.body).not.toContain(seed);
+    const claim = sent[1]!;
+    const check = verifySignedRequest(
+      claim.headers[SIGNATURE_HEADER],
+      { method: 'POST', path: claim.path, body: JSON.parse(claim.body) },
+      { publicKey, lastTs: 0, now: Date.now() },
+    );
+    expect(check.ok).toBe(true);
   });
 
   it('resumes a pending registration without registering again', async () => {
@@ -95,8 +122,9 @@ describe('joinFleet', () => {
       code: 'AGENT_ERR_HUB_JOIN',
       hubCode: 'HUB_ERR_REGISTRATION_REFUSED',
     });
-    expect(await store.load()).toEqual({});
-    expect(await joinFleet(base({ fetch: hub, store }))).toEqual(creds);
+    const { seed } = (await store.load())!;
+    expect(await store.load()).toEqual({ seed });
+    expect(await joinFleet(base({ fetch: hub, store }))).toEqual({ ...creds, seed });
     expect(calls).toEqual(['/api/v1/clusters/c1/claim', '/api/v1/clusters/register', '/api/v1/clusters/c1/claim']);
   });
 });

@@ -79,8 +79,9 @@ async function joinUntilDone(
         ...(deps.joinRetryMs === undefined ? {} : { pollIntervalMs: deps.joinRetryMs }),
       });
       deps.tls.observe('hub', undefined);
-      log.info({ user: creds.nats.user }, 'joined the fleet');
-      return deps.hub.natsUrl ? { ...creds.nats, servers: [deps.hub.natsUrl] } : creds.nats;
+      log.info({ credentialExpiresAt: creds.nats.expiresAt }, 'joined the fleet');
+      const nats = { ...creds.nats, seed: creds.seed };
+      return deps.hub.natsUrl ? { ...nats, servers: [deps.hub.natsUrl] } : nats;
     } catch (err) {
       if (signal.aborted) break;
       const { code, hubCode } = err as { code?: unknown; hubCode?: unknown };

@@ -32,9 +32,10 @@ const creds: AgentCredentials = {
   cluster: 'c1',
   nats: {
     servers: ['nats://n:4222'],
-    user: 'agent-c1',
-    password: 'pw',
+    jwt: 'eyJ.agent-c1.jwt',
+    expiresAt: '2026-01-02T00:00:00.000Z',
     inboxPrefix: '_INBOX_c1',
+    apiPrefix: 'flotilla.js',
     desiredStream: 'DESIRED',
     consumer: 'agent-c1',
   },
@@ -46,11 +47,11 @@ describe('secretCredentialStore', () => {
     const store = secretCredentialStore(f.rest, 'agents', 'join');
     expect(await store.load()).toBeUndefined();
     await store.save({ registrationSecret: 'reg' });
-    await store.save({ registrationSecret: 'reg', credentials: creds });
+    await store.save({ seed: 'SUSEED', registrationSecret: 'reg', credentials: creds });
     expect(f.requests.map((r) => r.method)).toEqual(['GET', 'POST', 'PUT']);
     expect(f.requests[1]!.path).toBe('/api/v1/namespaces/agents/secrets');
     const again = secretCredentialStore(f.rest, 'agents', 'join');
-    expect(await again.load()).toEqual({ registrationSecret: 'reg', credentials: creds });
+    expect(await again.load()).toEqual({ seed: 'SUSEED', registrationSecret: 'reg', credentials: creds });
     expect(Buffer.from(String(f.stored()?.['credentials']), 'base64').toString()).toContain('agent-c1');
   });
 

@@ -3,8 +3,10 @@
  * leader replica) resumes a pending registration or reconnects with the credentials it claimed,
  * instead of registering again — claiming is one-time, the hub never hands credentials out twice.
  *
- * Layout: `data.registrationSecret` (the one-time registration secret) and `data.credentials`
- * (AgentCredentials as JSON). Errors name the Secret, never its contents.
+ * Layout: `data.seed` (the cluster's user nkey seed: it never leaves the cluster),
+ * `data.registrationSecret` (the one-time registration secret) and `data.credentials`
+ * (AgentCredentials as JSON: the user JWT, renewed before it expires). Errors name the Secret,
+ * never its contents.
  */
 import type { AgentCredentials } from '@flotilla/api';
 import { AgentError, isKubeStatus } from '../errors.js';
@@ -28,13 +30,15 @@ function isCredentials(v: unknown): v is AgentCredentials {
     typeof c?.cluster === 'string' &&
     Array.isArray(n?.servers) &&
     n.servers.every((s) => typeof s === 'string') &&
-    [n.user, n.password, n.inboxPrefix, n.desiredStream, n.consumer].every((s) => typeof s === 'string')
+    [n.jwt, n.expiresAt, n.inboxPrefix, n.apiPrefix, n.desiredStream, n.consumer].every((s) => typeof s === 'string')
   );
 }
 
 /** Reads the state; unreadable credentials count as absent (the agent then cannot rejoin silently). */
 function decodeState(data: Record<string, string>): JoinState {
   const state: JoinState = {};
+  const seed = unb64(data['seed']);
+  if (seed) state.seed = seed;
   const registrationSecret = unb64(data['registrationSecret']);
   if (registrationSecret) state.registrationSecret = registrationSecret;
   const raw = unb64(data['credentials']);
@@ -70,6 +74,7 @@ export function secretCredentialStore(rest: KubeRest, namespace: string, name: s
     },
     async save(state) {
       const data: Record<string, string> = {};
+      if (state.seed) data['seed'] = b64(state.seed);
       if (state.registrationSecret) data['registrationSecret'] = b64(state.registrationSecret);
       if (state.credentials) data['credentials'] = b64(JSON.stringify(state.credentials));
       const body = {

@@ -8,12 +8,19 @@ import type { WorkloadKind } from '@flotilla/api';
 import type { Logger } from 'pino';
 import type { HubLinkMetrics } from './metrics.js';
 
-/** The credentials the hub issued when the cluster was accepted (AgentCredentials.nats). */
+/**
+ * The credentials the hub issued (AgentCredentials.nats) and the cluster's seed. A renewal
+ * replaces `jwt` in place: every (re)connect reads it anew.
+ */
 export interface HubLinkCredentials {
   servers: string[];
-  user: string;
-  password: string;
+  /** The user JWT the hub signed for the cluster's key. */
+  jwt: string;
+  /** The cluster's user nkey seed (signs each connect's nonce); never logged. */
+  seed: string;
   inboxPrefix: string;
+  /** The JetStream API prefix of the cluster's account (AGENT_JS_API_PREFIX). */
+  apiPrefix: string;
   desiredStream: string;
   consumer: string;
 }
