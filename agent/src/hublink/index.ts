@@ -5,6 +5,7 @@ export { decideDesired, stampManifest, type DesiredDecision } from './desired-de
 export { statusReport, countsOf } from './object-status.js';
 export { hubLinkRunnable, type HubLinkRunnableDeps } from './runnable.js';
 export { secretCredentialStore } from './secret-store.js';
+export { createLinkTlsHealth, hubFetch, isCertificateError, natsConnector, type LinkTlsHealth } from './tls.js';
 export {
   DEFAULT_HUBLINK_OPTIONS,
   type HubLinkCredentials,
