@@ -1,5 +1,6 @@
-/** Cluster registration (double opt-in), labels, health, credentials. */
+/** Cluster registration (double opt-in), labels, maintenance windows, health, credentials. */
 import { Type, type Static } from 'typebox';
+import { MaintenanceWindows } from '../schedule/window.js';
 import { LabelMap, Page, PageQuery } from './common.js';
 
 export const ClusterState = Type.Union([Type.Literal('pending'), Type.Literal('accepted'), Type.Literal('removed')]);
@@ -29,6 +30,8 @@ export const Cluster = Type.Object({
   credentialsIssued: Type.Boolean(),
   /** The agent's current user public key (null once an admin revoked it). */
   publicKey: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  /** When a rollout may start updating the cluster; empty: at any time. */
+  maintenanceWindows: MaintenanceWindows,
 });
 export type Cluster = Static<typeof Cluster>;
 
@@ -100,6 +103,13 @@ export type AgentCredentials = Static<typeof AgentCredentials>;
 
 export const SetClusterLabelsRequest = Type.Object({ labels: LabelMap }, { additionalProperties: false });
 export type SetClusterLabelsRequest = Static<typeof SetClusterLabelsRequest>;
+
+/** Replaces the cluster's maintenance windows (an empty list: rollouts may start it at any time). */
+export const SetMaintenanceWindowsRequest = Type.Object(
+  { windows: MaintenanceWindows },
+  { additionalProperties: false },
+);
+export type SetMaintenanceWindowsRequest = Static<typeof SetMaintenanceWindowsRequest>;
 
 export const ClusterNameParams = Type.Object({ name: Type.String({ maxLength: 253 }) });
 export type ClusterNameParams = Static<typeof ClusterNameParams>;

@@ -35,6 +35,7 @@ const cluster = (over: Partial<Cluster> = {}): Cluster => ({
   registeredAt: '2026-01-01T10:00:00Z',
   acceptedAt: '2026-01-01T10:00:01Z',
   credentialsIssued: true,
+  maintenanceWindows: [],
   ...over,
 });
 

@@ -1,6 +1,6 @@
 /** Clusters: registration and membership, heartbeats and link state, and their NATS identity. */
 import { and, asc, count, eq, gt, isNotNull, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
-import type { Cluster, ClusterHealth, LabelSelector } from '@flotilla/api';
+import type { Cluster, ClusterHealth, LabelSelector, MaintenanceWindow } from '@flotilla/api';
 import type { DbOrTx } from '../db/client.js';
 import { clusters } from '../db/schema/index.js';
 import type { ClusterAccount } from '../domain/cluster-account.js';
@@ -23,6 +23,7 @@ export function toApiCluster(row: ClusterRow, now: Date, heartbeatTimeoutMs: num
     acceptedAt: row.acceptedAt?.toISOString() ?? null,
     credentialsIssued: row.credentialsIssued,
     publicKey: row.agentPublicKey,
+    maintenanceWindows: row.maintenanceWindows,
   };
 }
 
@@ -84,6 +85,19 @@ export async function setClusterLabels(db: DbOrTx, name: string, labels: Record<
   const [saved] = await db
     .update(clusters)
     .set({ labels, updatedAt: new Date() })
+    .where(eq(clusters.name, name))
+    .returning();
+  return saved!;
+}
+
+export async function setMaintenanceWindows(
+  db: DbOrTx,
+  name: string,
+  maintenanceWindows: MaintenanceWindow[],
+): Promise<ClusterRow> {
+  const [saved] = await db
+    .update(clusters)
+    .set({ maintenanceWindows, updatedAt: new Date() })
     .where(eq(clusters.name, name))
     .returning();
   return saved!;

@@ -1,12 +1,13 @@
 /**
  * What the rollout scheduler observes of its rollouts' workloads and member clusters, read in
  * four queries however many rollouts there are: which workloads exist, their desired rows and
- * latest status reports on the members, and the members' state and last heartbeat.
+ * latest status reports on the members, and the members' state, last heartbeat and maintenance
+ * windows.
  */
 import { and, inArray } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client.js';
 import { clusters, desiredObjects, objectStatus, workloads } from '../db/schema/index.js';
-import { memberKey, type FleetView, type RolloutRun } from '../domain/rollouts/decide.js';
+import { memberKey, type FleetView, type RolloutRun, type ViewedCluster } from '../domain/rollouts/decide.js';
 
 export async function observeRollouts(q: DbOrTx, runs: readonly RolloutRun[]): Promise<FleetView> {
   const workloadIds = [...new Set(runs.map((r) => r.workloadId))];
@@ -19,7 +20,7 @@ export async function observeRollouts(q: DbOrTx, runs: readonly RolloutRun[]): P
       string,
       { revision: number; generation: number; health: string; message: string; storedAt: Date }
     >(),
-    clusters: new Map<string, { state: string; lastHeartbeatAt: Date | null }>(),
+    clusters: new Map<string, ViewedCluster>(),
   };
   if (members.length === 0) return view;
   // A workload's kind/namespace/name never change, so rows of these workload ids are exactly
@@ -49,7 +50,12 @@ export async function observeRollouts(q: DbOrTx, runs: readonly RolloutRun[]): P
     .where(and(inArray(objectStatus.clusterName, members), inArray(objectStatus.workloadId, workloadIds)));
   for (const { workloadId, cluster, ...s } of status) view.status.set(memberKey(workloadId, cluster), s);
   const cls = await q
-    .select({ name: clusters.name, state: clusters.state, lastHeartbeatAt: clusters.lastHeartbeatAt })
+    .select({
+      name: clusters.name,
+      state: clusters.state,
+      lastHeartbeatAt: clusters.lastHeartbeatAt,
+      maintenanceWindows: clusters.maintenanceWindows,
+    })
     .from(clusters)
     .where(inArray(clusters.name, members));
   for (const { name, ...c } of cls) view.clusters.set(name, c);

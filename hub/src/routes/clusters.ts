@@ -1,4 +1,7 @@
-/** /api/v1/clusters — joining (registration, acceptance, credentials), labels, listing, removal. */
+/**
+ * /api/v1/clusters — joining (registration, acceptance, credentials), labels, maintenance
+ * windows, listing, removal.
+ */
 import {
   AgentCredentials,
   ClaimCredentialsRequest,
@@ -12,6 +15,7 @@ import {
   RegisterClusterRequest,
   RegisterClusterResponse,
   SetClusterLabelsRequest,
+  SetMaintenanceWindowsRequest,
 } from '@flotilla/api';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -103,6 +107,16 @@ export function clusterRoutes(api: Api, ctx: RouteContext): void {
       schema: { tags, params, body: SetClusterLabelsRequest, response: { 200: Cluster, ...errors } },
     },
     async (request) => ctx.clusters.setLabels(principalOf(request), request.params.name, request.body.labels),
+  );
+
+  api.put(
+    '/clusters/:name/maintenance-windows',
+    {
+      onRequest: ctx.auth('operator'),
+      schema: { tags, params, body: SetMaintenanceWindowsRequest, response: { 200: Cluster, ...errors } },
+    },
+    async (request) =>
+      ctx.clusters.setMaintenanceWindows(principalOf(request), request.params.name, request.body.windows),
   );
 
   api.delete(

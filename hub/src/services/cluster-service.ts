@@ -13,7 +13,7 @@ import type {
   RegisterClusterRequest,
   RegisterClusterResponse,
 } from '@flotilla/api';
-import { agentConsumerName } from '@flotilla/api';
+import { agentConsumerName, validateMaintenanceWindows, type MaintenanceWindow } from '@flotilla/api';
 import { newSecret, secretMatches, sha256, type Principal } from '../auth/tokens.js';
 import type { Db, Tx } from '../db/client.js';
 import { labelProblems, selectorParam } from '../domain/label-selector.js';
@@ -27,6 +27,7 @@ import {
   markClusterRemoved,
   saveRegistration,
   setClusterLabels,
+  setMaintenanceWindows,
   toApiCluster,
   type ClusterRow,
 } from '../repositories/clusters-repo.js';
@@ -72,6 +73,8 @@ export interface ClusterService {
   /** An admin revokes the agent's key: its connections close; the cluster must register again. */
   revokeKey(actor: Principal, name: string): Promise<Cluster>;
   setLabels(actor: Principal, name: string, labels: Record<string, string>): Promise<Cluster>;
+  /** Replaces the windows in which rollouts may start the cluster; each problem names its field. */
+  setMaintenanceWindows(actor: Principal, name: string, windows: MaintenanceWindow[]): Promise<Cluster>;
   remove(actor: Principal, name: string): Promise<void>;
   list(query: ClusterListQuery): Promise<ClusterList>;
   get(name: string): Promise<Cluster>;
@@ -88,6 +91,22 @@ async function liveCluster(tx: Tx, name: string): Promise<ClusterRow> {
   const row = await getCluster(tx, name, true);
   if (!row || row.state === 'removed') throw notFound(`cluster ${name}`);
   return row;
+}
+
+/** Windows change no desired state (the scheduler reads them each tick): the row and an audit entry. */
+function saveWindows(deps: ClusterServiceDeps, actor: Principal, name: string, windows: MaintenanceWindow[]) {
+  return deps.db.transaction(async (tx) => {
+    const c = await liveCluster(tx, name);
+    const saved = await setMaintenanceWindows(tx, name, windows);
+    await recordAudit(tx, {
+      actor: actor.name,
+      action: 'cluster.maintenanceWindows',
+      targetType: 'cluster',
+      targetId: name,
+      details: { from: c.maintenanceWindows, to: windows },
+    });
+    return saved;
+  });
 }
 
 async function register(deps: ClusterServiceDeps, actor: Principal, body: RegisterClusterRequest, secret: string) {
@@ -277,6 +296,11 @@ export function createClusterService(deps: ClusterServiceDeps): ClusterService {
         details: (changed) => ({ from: c.labels, to: labels, objectsChanged: changed }),
       }));
       return view(row);
+    },
+    async setMaintenanceWindows(actor, name, windows) {
+      const problems = validateMaintenanceWindows(windows);
+      if (problems.length > 0) throw invalid('invalid maintenance windows', problems);
+      return view(await saveWindows(deps, actor, name, windows));
     },
     remove: (actor, name) => remove(deps, actor, name),
     list(q) {

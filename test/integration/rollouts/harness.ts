@@ -18,6 +18,7 @@ import {
   type HubMetrics,
   type RolloutScheduler,
 } from '@flotilla/hub';
+import { newAgentKey } from '@flotilla/api';
 import type { FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
 import { expect } from 'vitest';
@@ -100,13 +101,11 @@ export async function createHarness(prefix: string, opts: HarnessOptions = {}): 
     logger: createLogger('silent'),
     metrics: createHubMetrics(new Registry(), false),
     validate: kruiseSpecValidator,
-    syncCredentials: () => Promise.resolve(),
     ready: () => Promise.resolve(true),
     options: {
       bodyLimitBytes: 256 * 1024,
       heartbeatTimeoutMs: 30_000,
       natsPublicUrls: [],
-      bcryptCost: 4,
       // Fleets of dozens of simulated clusters join through one bootstrap token in a second.
       limits: { ...DEFAULT_REST_LIMITS, registrationsPerMinute: 10_000, pendingClustersPerToken: 10_000 },
     },
@@ -155,6 +154,7 @@ export async function joinFleet(
     const reg = await call(h.app, 'POST', '/api/v1/clusters/register', h.tokens.bootstrap, {
       name,
       labels: { fleet: prefix, ...labels(i) },
+      publicKey: newAgentKey().publicKey,
     });
     expect(reg.statusCode, reg.body).toBe(201);
     const acc = await call(h.app, 'POST', `/api/v1/clusters/${name}/accept`, h.tokens.operator);

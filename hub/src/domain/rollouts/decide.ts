@@ -5,7 +5,8 @@
  * write is a transaction the ticks that matter would wait for), and whether carrying it out
  * writes pins and desired state or only the rollout's own rows. Pure.
  */
-import type { ObjectHealth, WaitReason } from '@flotilla/api';
+import type { MaintenanceWindow, ObjectHealth, WaitReason } from '@flotilla/api';
+import { compileWindows, windowState } from '../maintenance-windows.js';
 import { advance } from './engine.js';
 import { observeCluster, type ObservedDesired } from './observe.js';
 import type { ClusterObservation, FrozenPlan, RolloutAction, RolloutState } from './types.js';
@@ -38,7 +39,22 @@ export interface FleetView {
   /** Desired rows and status reports by memberKey(workloadId, cluster). */
   desired: ReadonlyMap<string, ObservedDesired>;
   status: ReadonlyMap<string, StoredStatus>;
-  clusters: ReadonlyMap<string, { state: string; lastHeartbeatAt: Date | null }>;
+  clusters: ReadonlyMap<string, ViewedCluster>;
+}
+
+export interface ViewedCluster {
+  state: string;
+  lastHeartbeatAt: Date | null;
+  /** Absent or empty: the cluster may be started at any time. */
+  maintenanceWindows?: readonly MaintenanceWindow[];
+}
+
+/** The windows of a cluster whose turn may come (Pending in the current wave); others need none. */
+function windowOf(run: RolloutRun, name: string, cluster: ViewedCluster | undefined, at: Date) {
+  const cs = run.state.clusters[name];
+  const windows = cluster?.maintenanceWindows ?? [];
+  if (windows.length === 0 || cs?.phase !== 'Pending' || cs.wave !== run.state.currentWave) return undefined;
+  return windowState(compileWindows(windows), at.getTime());
 }
 
 export const memberKey = (workloadId: string, cluster: string): string => `${workloadId}/${cluster}`;
@@ -84,6 +100,7 @@ export function observeMembers(
   for (const name of run.plan.waves.flatMap((wave) => wave.members)) {
     const st = view.status.get(memberKey(run.workloadId, name));
     const cluster = view.clusters.get(name);
+    const window = windowOf(run, name, cluster, at);
     out[name] = observeCluster({
       targetRevision: run.targetRevision,
       clusterState: cluster?.state ?? 'removed',
@@ -96,6 +113,7 @@ export function observeMembers(
       ...(liveness.freshnessMs === undefined ? {} : { freshnessMs: liveness.freshnessMs }),
       ...(liveness.deafSince === undefined ? {} : { deafSince: liveness.deafSince }),
     });
+    if (window) out[name].window = window;
   }
   return out;
 }

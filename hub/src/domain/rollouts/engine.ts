@@ -186,6 +186,19 @@ class Step {
     }
   }
 
+  /** A cluster whose turn came outside its maintenance windows waits; the others go on. */
+  waitForWindow(name: string, w: FrozenWave, cs: ClusterState, opensAt: number | undefined): void {
+    if (cs.blocked?.reason !== 'window' || cs.blocked.until !== opensAt) {
+      const when = opensAt === undefined ? 'no window opens within 8 years' : new Date(opensAt).toISOString();
+      this.event('info', `cluster ${name} waits for its maintenance window (opens ${when})`, w.name, name);
+    }
+    cs.blocked = { reason: 'window', ...(opensAt === undefined ? {} : { until: opensAt }) };
+    cs.message =
+      opensAt === undefined
+        ? 'outside its maintenance windows; none opens within 8 years'
+        : `outside its maintenance windows; the next opens at ${new Date(opensAt).toISOString()}`;
+  }
+
   start(name: string, w: FrozenWave, cs: ClusterState): boolean {
     const o = this.observe(name);
     if (o.unsure) {
@@ -193,6 +206,10 @@ class Step {
       cs.message = o.hubDeaf
         ? 'waiting: the hub cannot hear NATS'
         : 'waiting for a heartbeat: the hub has only just started observing';
+      return false;
+    }
+    if (!o.removed && o.window && !o.window.open) {
+      this.waitForWindow(name, w, cs, o.window.opensAt);
       return false;
     }
     delete cs.blocked;

@@ -135,6 +135,11 @@ export interface ClusterObservation {
    * last sent (api health rules). Stale and Unknown never count as healthy.
    */
   health: HealthVerdict;
+  /**
+   * The cluster's maintenance windows now, observed for clusters whose turn may come (Pending in
+   * the current wave); absent: no windows, or not needed.
+   */
+  window?: { open: boolean; opensAt?: number };
 }
 
 /** Side effects the scheduler asks the hub to carry out in the same transaction as the state. */

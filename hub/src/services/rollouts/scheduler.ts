@@ -12,6 +12,7 @@ import { WAIT_REASONS, type WaitReason } from '@flotilla/api';
 import type { Db } from '../../db/client.js';
 import { LOCK_KEYS } from '../../db/locks.js';
 import { livenessOf, triage } from '../../domain/rollouts/decide.js';
+import { isSteppablePhase } from '../../domain/rollouts/types.js';
 import type { HearingState } from '../../health/nats-hearing.js';
 import type { HubMetrics } from '../../metrics.js';
 import { observeRollouts } from '../../repositories/rollout-observations.js';
@@ -128,7 +129,10 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
     }
     const sorted = triage(rows, await observeRollouts(deps.db, rows), at, liveness());
     reportWaits(deps.metrics, sorted.waits);
-    const out: StepOutcome[] = sorted.idle.map((r) => ({ rolloutId: r.id, changed: false, desiredChanged: 0 }));
+    // Paused rollouts are read for their waits only; they are not stepped.
+    const out: StepOutcome[] = sorted.idle
+      .filter((r) => isSteppablePhase(r.state.phase))
+      .map((r) => ({ rolloutId: r.id, changed: false, desiredChanged: 0 }));
     const withDesired = sorted.withDesired.map((r) => r.id);
     // Steps that touch only their own rollout run a few at a time; steps that write desired state
     // serialize on the desired-state lock anyway, so they run one after the other.
