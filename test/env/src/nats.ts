@@ -106,7 +106,7 @@ export interface NatsCluster extends NatsTlsSide {
   /** Freezes (SIGSTOP) or thaws (SIGCONT) every node. */
   pause(): void;
   resume(): void;
-  /** The node leading a stream's raft group (`account` when not the default $G). */
+  /** The node a running node names as the leader of a stream's raft group (in `account`, else any). */
   streamLeader(stream: string, account?: string): Promise<NatsNode>;
   /** Waits until every running node reports a healthy JetStream (meta leader, streams current). */
   waitHealthy(timeoutMs?: number): Promise<void>;
@@ -339,15 +339,16 @@ export async function startNatsCluster(opts: NatsClusterOptions): Promise<NatsCl
     },
     pause: () => running().forEach((n) => n.pause()),
     resume: () => running().forEach((n) => n.resume()),
-    async streamLeader(stream, account = '$G') {
+    async streamLeader(stream, account) {
       for (const n of running()) {
         const jsz = await n.monitor<JszStreams>('/jsz?accounts=true&streams=true');
-        const acc = jsz.account_details?.find((a) => a.name === account);
-        const leader = acc?.stream_detail?.find((s) => s.name === stream)?.cluster?.leader;
+        const accounts = (jsz.account_details ?? []).filter((a) => account === undefined || a.name === account);
+        const streams = accounts.flatMap((a) => a.stream_detail ?? []);
+        const leader = streams.find((s) => s.name === stream)?.cluster?.leader;
         const node = nodes.find((x) => x.name === leader);
         if (node) return node;
       }
-      throw new Error(`no node reports a leader for stream ${stream} in account ${account}`);
+      throw new Error(`no running node reports a leader for stream ${stream}`);
     },
     async waitHealthy(timeoutMs = 30_000) {
       for (const n of running()) {
