@@ -12,7 +12,8 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Rollout } from '@flotilla/api';
+import { DESIRED_STREAM, type Rollout } from '@flotilla/api';
+import type { NatsNode } from '@flotilla/test';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startFleet, type Fleet } from '../../fleet/fleet.js';
 import {
@@ -384,4 +385,113 @@ describe('fleet rollouts with real agents, disturbed', () => {
       settledAt(await readers.get(names[2]!)!(ns, 'offline'), V2, REPLICAS),
     );
   });
+
+  it('a NATS node, then the desired stream leader, SIGKILLed mid-rollout: finished, each cluster once, nothing lost', async ({
+    expect,
+  }) => {
+    const { cluster } = fleet.nats;
+    const { id, rec } = await deploy('nats-kill');
+    const r0 = await startRollout(fleet, id, threeWaves({ ring1: { maxConcurrency: 1, soakSeconds: 3 } }));
+    await waitRollout(r0.id, 'canary soaking', (r) => clusterOf(r, names[0]!).phase === 'Soaking');
+    const leader = await cluster.streamLeader(DESIRED_STREAM);
+    const follower = cluster.nodes.find((n) => n !== leader)!;
+    const followerDown = await killAndRestart(follower);
+    await waitRollout(r0.id, 'c2 soaking', (r) => clusterOf(r, names[1]!).phase === 'Soaking');
+    const leaderDown = await killAndRestart(await cluster.streamLeader(DESIRED_STREAM));
+    console.log(
+      `[rollouts e2e] NATS node SIGKILL: follower back and current in ${followerDown.recoveredMs} ms; ` +
+        `stream leader: new leader in ${leaderDown.failoverMs} ms, node back in ${leaderDown.recoveredMs} ms`,
+    );
+    const final = await done(r0.id);
+    expect(final.phase, story(final)).toBe('Succeeded');
+    await rec.stop();
+    // No cluster skipped or started twice.
+    const starts = await fleet.pool.query<{ cluster: string }>(
+      `select cluster from rollout_events where rollout_id = $1 and message like '% started' and cluster is not null`,
+      [r0.id],
+    );
+    expect(starts.rows.map((r) => r.cluster).sort()).toEqual([...names].sort());
+    // Every acknowledged desired state reached its cluster, every status the hub needed arrived.
+    for (const n of names) expect(rec.images(n)).toEqual(new Set([V1, V2]));
+    const sent = await fleet.pool.query<{ unsent: string }>(
+      `select count(*) as unsent from outbox where sent_at is null and subject like '%.nats-kill'`,
+    );
+    expect(Number(sent.rows[0]!.unsent)).toBe(0);
+    for (const c of final.clusters) expect([c.name, c.phase]).toEqual([c.name, 'Succeeded']);
+  });
+
+  it('all of NATS frozen for 60 s: agents keep reconciling locally, a rollout started meanwhile finishes after', async ({
+    expect,
+  }) => {
+    const { cluster } = fleet.nats;
+    const name = 'nats-freeze';
+    const w: CloneSetWorkload = { name, namespace: ns, replicas: REPLICAS, image: V1, selector: { fleet: 'e2e' } };
+    const id = await createCloneSetWorkload(fleet, w);
+    await eventually(`${name} at ${V1} everywhere`, async () => {
+      const all = await Promise.all(names.map((n) => readers.get(n)!(ns, name)));
+      return all.every((cs) => settledAt(cs, V1, REPLICAS));
+    });
+    const k = kube(clusters()[0]!);
+    const pods = async (): Promise<{ name: string; ready: boolean }[]> =>
+      (await k.core.listNamespacedPod({ namespace: ns })).items
+        .filter((p) => p.metadata?.name?.startsWith(`${name}-`) && !p.metadata.deletionTimestamp)
+        .map((p) => ({
+          name: p.metadata!.name!,
+          ready: (p.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
+        }));
+    const frozenAt = Date.now();
+    cluster.pause();
+    try {
+      // The REST API still acknowledges: the new revision and a rollout wait in Postgres.
+      expect(await setImage(fleet, id, w, V2)).toBe(2);
+      const r0 = await startRollout(fleet, id, threeWaves({ soakSeconds: 1 }));
+      // The agent in c1 repairs its cluster on its own: a deleted pod comes back.
+      const gone = (await pods())[0]!.name;
+      await k.core.deleteNamespacedPod({ name: gone, namespace: ns, gracePeriodSeconds: 0 });
+      await eventually(
+        'c1 recreates the deleted pod while NATS is frozen',
+        async () => {
+          const now = await pods();
+          return now.length === REPLICAS && now.every((p) => p.ready && p.name !== gone);
+        },
+        45_000,
+      );
+      expect(Date.now() - frozenAt).toBeLessThan(60_000);
+      await sleep(Math.max(0, 60_000 - (Date.now() - frozenAt)));
+      // Frozen, nothing moved: the rollout waits, no cluster runs v2.
+      const during = await fleet.rollout(r0.id);
+      expect(
+        during.clusters.every((c) => c.phase === 'Pending'),
+        story(during),
+      ).toBe(true);
+      for (const n of names) expect((await readers.get(n)!(ns, name))?.image).toBe(V1);
+      cluster.resume();
+      const final = await done(r0.id);
+      expect(final.phase, story(final)).toBe('Succeeded');
+      await eventually('every cluster at v2 after the thaw', async () => {
+        const all = await Promise.all(names.map((n) => readers.get(n)!(ns, name)));
+        return all.every((cs) => settledAt(cs, V2, REPLICAS));
+      });
+    } finally {
+      cluster.resume();
+    }
+  }, 240_000);
 });
+
+/**
+ * SIGKILLs a NATS node, waits until the desired stream has a leader on a live node, starts the
+ * node again on its ports and store and waits until every node reports JetStream current.
+ */
+async function killAndRestart(node: NatsNode): Promise<{ failoverMs: number; recoveredMs: number }> {
+  const { cluster } = fleet.nats;
+  const killedAt = Date.now();
+  await node.kill();
+  await eventually('the desired stream has a leader on a live node', async () => {
+    const leader = await cluster.streamLeader(DESIRED_STREAM).catch(() => undefined);
+    return leader !== undefined && leader !== node;
+  });
+  const failoverMs = Date.now() - killedAt;
+  await node.start();
+  await cluster.waitHealthy(60_000);
+  return { failoverMs, recoveredMs: Date.now() - killedAt };
+}
