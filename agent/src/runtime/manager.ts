@@ -27,10 +27,22 @@ export interface Runnable {
   start(signal: AbortSignal): void | Promise<void>;
 }
 
+function composeTransforms<T extends KubeObject>(
+  base: ObjectTransform,
+  own: ((obj: T) => T) | undefined,
+): (obj: T) => T {
+  return own ? (obj) => own(base(obj)) : base;
+}
+
 /** What informer() should list and watch. Equal requests share one informer. */
 export interface InformerRequest<T> extends KubeListWatchOptions {
   resource: ResourceRef;
   indexers?: Record<string, IndexFunc<T>>;
+  /**
+   * Applied after the manager's transform, e.g. converting what is listed at a CRD's storage
+   * version to the version the readers work in. The first request for an informer sets it.
+   */
+  transform?: (obj: T) => T;
   resyncMs?: number;
   relistMs?: number;
 }
@@ -119,7 +131,7 @@ export class Manager {
    * Extra indexers are added to an existing informer; resync settings of the first request win.
    */
   informer<T extends KubeObject>(request: InformerRequest<T>): Informer<T> {
-    const { resource, indexers, resyncMs, relistMs, ...listOptions } = request;
+    const { resource, indexers, resyncMs, relistMs, transform, ...listOptions } = request;
     const key = [resource.group, resource.version, resource.plural, listOptions.namespace ?? '*']
       .concat([listOptions.labelSelector ?? '', listOptions.fieldSelector ?? ''])
       .join('|');
@@ -135,7 +147,7 @@ export class Manager {
         metrics: this.#o.metrics.informer(name),
         resyncMs,
         relistMs,
-        transform: this.#o.transform ?? defaultTransform,
+        transform: composeTransforms(this.#o.transform ?? defaultTransform, transform),
       });
       this.#informers.set(key, informer as unknown as Informer<KubeObject>);
       if (this.#running) informer.start();

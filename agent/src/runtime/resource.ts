@@ -3,7 +3,7 @@
  * Kruise kinds from api's resource table (derived from the CRD definitions, so their group,
  * version, plural and scope are declared there only). Every request path starts here.
  */
-import { KruiseResources, type ResourceRef } from '@flotilla/api';
+import { CRD_DEFINITIONS, KruiseResources, resourceOf, type ResourceRef, storageVersionOf } from '@flotilla/api';
 
 export type { ResourceRef } from '@flotilla/api';
 
@@ -22,6 +22,11 @@ const admission = (plural: string, kind: string): ResourceRef => ({
   kind,
   namespaced: false,
 });
+
+function storedResourceOf(kind: string): ResourceRef {
+  const definition = CRD_DEFINITIONS.find((d) => d.kind === kind)!;
+  return resourceOf(definition, storageVersionOf(definition));
+}
 
 /** The resources the runtime itself and the built-in components use. */
 export const Resources = {
@@ -44,6 +49,18 @@ export const Resources = {
   validatingWebhookConfigurations: admission('validatingwebhookconfigurations', 'ValidatingWebhookConfiguration'),
   cloneSets: KruiseResources.CloneSet,
   sidecarSets: KruiseResources.SidecarSet,
+  /**
+   * SidecarSets at their storage version: read there (and converted in process) so that the
+   * agent's own caches never wait for the conversion webhook the agent itself serves.
+   */
+  sidecarSetsStored: storedResourceOf('SidecarSet'),
+  customResourceDefinitions: {
+    group: 'apiextensions.k8s.io',
+    version: 'v1',
+    plural: 'customresourcedefinitions',
+    kind: 'CustomResourceDefinition',
+    namespaced: false,
+  },
   imagePullJobs: KruiseResources.ImagePullJob,
   nodeImages: KruiseResources.NodeImage,
 } as const satisfies Record<string, ResourceRef>;

@@ -37,6 +37,13 @@ export interface WebhookConfig {
    * and the selectors below are then the installer's business.
    */
   manageConfigurations: boolean;
+  /**
+   * Point the CRDs converted by webhook (SidecarSet) at this agent's `/convert` and write the CA
+   * bundle there (only the bundle when an installer owns the configurations). False leaves their
+   * conversion `clientConfig` to someone else (a test harness serving conversions for a shared
+   * cluster); with it, nothing keeps that CRD's bundle current.
+   */
+  publishConversion: boolean;
   mutatingConfigurationName: string;
   validatingConfigurationName: string;
   timeoutSeconds: number;
@@ -141,6 +148,13 @@ export const WEBHOOK_SETTINGS = {
     kind: bool(),
     default: true,
     help: 'create and own the webhook configurations; false: only write the CA bundle into those an installer made',
+  },
+  publishConversion: {
+    flag: 'webhook-publish-conversion',
+    env: ['FLOTILLA_WEBHOOK_PUBLISH_CONVERSION'],
+    kind: bool(),
+    default: true,
+    help: 'point the CRDs converted by webhook (SidecarSet) at this agent and keep their CA bundle current',
   },
   mutatingConfigurationName: {
     flag: 'webhook-mutating-configuration',

@@ -4,6 +4,7 @@
  * patchPodMetadata whitelist ConfigMap.
  */
 import { KRUISE_SYSTEM_NAMESPACE, LABEL_SIDECARSET_NAME, type SidecarSet } from '@flotilla/api';
+import { sidecarSetInformer } from '../kube/sidecarset-informer.js';
 import type { ControllerRevision, Namespace } from '../kube/types.js';
 import type { ComponentRegistrar } from '../runtime/component.js';
 import type { Informer } from '../runtime/informer.js';
@@ -26,7 +27,7 @@ export function revisionNamespace(config: WebhookConfig): string {
 
 export function webhookInformers(manager: ComponentRegistrar, config: WebhookConfig): WebhookInformers {
   return {
-    sidecarSets: manager.informer<SidecarSet>({ resource: Resources.sidecarSets }),
+    sidecarSets: sidecarSetInformer(manager),
     namespaces: manager.informer<Namespace>({ resource: Resources.namespaces }),
     revisions: manager.informer<ControllerRevision>({
       resource: Resources.controllerRevisions,

@@ -3,7 +3,7 @@
  * configuration, what it intercepts, and its handler. The server and the configurations are both
  * built from this one list, so a path is served exactly when it is registered.
  */
-import { KRUISE_KINDS, KruiseResources, type KruiseKindName } from '@flotilla/api';
+import { CRD_DEFINITIONS, KRUISE_KINDS, KruiseKind, KruiseResources, type KruiseKindName } from '@flotilla/api';
 import type { AdmissionHandler, Operation } from './admission/types.js';
 import { kruiseDefaultingHandler } from './mutating/kruise-defaults.js';
 import { podMutatingHandler, type PodMutationSources } from './mutating/pod.js';
@@ -26,10 +26,27 @@ export interface WebhookHandlerDeps {
   extraValidation?: Partial<Record<KruiseKindName, ExtraValidation>>;
 }
 
-/** `/mutate-apps-kruise-io-v1alpha1-cloneset` and its validating twin. */
+/** The API versions the kind's CRD serves; its webhooks take requests at every one of them. */
+export function servedVersions(kind: KruiseKindName): string[] {
+  const definition = CRD_DEFINITIONS.find((d) => d.kind === kind)!;
+  return definition.versions.filter((v) => v.served).map((v) => v.name);
+}
+
+/**
+ * OpenKruise v1.9's path: `/mutate-apps-kruise-io-v1alpha1-cloneset` for a kind served at one
+ * version, `/mutate-apps-kruise-io-sidecarset` for the kinds served at both; validating alike.
+ */
 export function kruisePath(type: 'mutate' | 'validate', kind: KruiseKindName): string {
-  const { group, version } = KruiseResources[kind];
-  return `/${type}-${group.replace(/\./g, '-')}-${version}-${kind.toLowerCase()}`;
+  const { group } = KruiseResources[kind];
+  const versions = servedVersions(kind);
+  const version = versions.length === 1 ? `${versions[0]}-` : '';
+  return `/${type}-${group.replace(/\./g, '-')}-${version}${kind.toLowerCase()}`;
+}
+
+/** OpenKruise v1.9's configuration name: `mcloneset.kb.io`; ImagePullJob's end in `-v1beta1`. */
+export function kruiseWebhookName(type: 'mutating' | 'validating', kind: KruiseKindName): string {
+  const suffix = kind === KruiseKind.ImagePullJob ? '-v1beta1' : '';
+  return `${type === 'mutating' ? 'm' : 'v'}${kind.toLowerCase()}${suffix}.kb.io`;
 }
 
 export function webhookDefinitions(deps: WebhookHandlerDeps): WebhookDefinition[] {
@@ -47,15 +64,14 @@ export function webhookDefinitions(deps: WebhookHandlerDeps): WebhookDefinition[
     const resource = KruiseResources[kind];
     const rule = {
       apiGroups: [resource.group],
-      apiVersions: [resource.version],
+      apiVersions: servedVersions(kind),
       resources: [resource.plural],
       operations: ['CREATE', 'UPDATE'] as Operation[],
     };
     const clusterScoped = !resource.namespaced;
-    const lower = kind.toLowerCase();
     defs.push(
       {
-        name: `m${lower}.kb.io`,
+        name: kruiseWebhookName('mutating', kind),
         type: 'mutating',
         path: kruisePath('mutate', kind),
         rule,
@@ -63,7 +79,7 @@ export function webhookDefinitions(deps: WebhookHandlerDeps): WebhookDefinition[
         handler: kruiseDefaultingHandler(kind),
       },
       {
-        name: `v${lower}.kb.io`,
+        name: kruiseWebhookName('validating', kind),
         type: 'validating',
         path: kruisePath('validate', kind),
         rule,

@@ -3,7 +3,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { CONVERSION_WEBHOOK_PATH } from '@flotilla/api';
 import { parseAdmissionReview, reviewResponse } from './admission/review.js';
+import { answerConversionReview } from './conversion/review.js';
 import type { AdmissionDecision, AdmissionHandler, AdmissionRequest } from './admission/types.js';
 import { AgentError, hasCode } from '../errors.js';
 import { promWebhookMetrics, type WebhookServerMetrics } from './metrics.js';
@@ -81,8 +83,9 @@ export class WebhookServer {
     this.#handlers.set(path, handler);
   }
 
+  /** Every path served: the registered admission paths and the conversion webhook's. */
   paths(): string[] {
-    return [...this.#handlers.keys()];
+    return [...this.#handlers.keys(), CONVERSION_WEBHOOK_PATH];
   }
 
   /**
@@ -206,6 +209,7 @@ export class WebhookServer {
 
   async #serve(req: Request, res: Response): Promise<void> {
     const path = new URL(req.url ?? '/', 'https://localhost').pathname;
+    if (path === CONVERSION_WEBHOOK_PATH && req.method === 'POST') return this.#convert(req, res);
     const handler = this.#route(req, res, path);
     if (!handler) return;
     const started = performance.now();
@@ -224,6 +228,27 @@ export class WebhookServer {
     res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
     this.#served++;
     this.#metrics?.observe(path, decision.allowed, (performance.now() - started) / 1000);
+  }
+
+  /**
+   * Answers a ConversionReview with api's pure converters (no cache, no I/O), so every replica
+   * converts the same way from the moment it listens. Recorded on the admission metrics under
+   * path `/convert`, `allowed` meaning the conversion succeeded.
+   */
+  async #convert(req: Request, res: Response): Promise<void> {
+    const started = performance.now();
+    let body: string;
+    try {
+      body = await readBody(req, this.#o.maxBodyBytes ?? DEFAULT_MAX_BODY);
+    } catch (err) {
+      res.writeHead(413, { 'Content-Type': 'text/plain' }).end(`${err instanceof Error ? err.message : 'too large'}\n`);
+      return;
+    }
+    const answer = answerConversionReview(body);
+    if (answer.status !== 200) this.#log.warn({ reason: answer.body.trim() }, 'rejected a malformed conversion review');
+    const type = answer.status === 200 ? 'application/json' : 'text/plain';
+    res.writeHead(answer.status, { 'Content-Type': type }).end(answer.body);
+    this.#metrics?.observe(CONVERSION_WEBHOOK_PATH, answer.succeeded, (performance.now() - started) / 1000);
   }
 
   /**

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { CONVERTERS } from '../kruise/conversion/index.js';
 import { type CustomResourceDefinition, generateAllCrds } from './generate.js';
 import { CRD_DIR, crdFileName, renderCrdYaml } from './render.js';
 import { type CrdSchema, structuralViolations, toCrdRootSchema, toCrdSchema } from './structural.js';
@@ -88,6 +89,9 @@ describe('generated CRDs', () => {
       },
     });
     for (const kind of ['CloneSet', 'ImagePullJob', 'NodeImage']) expect(byKind(kind).spec.conversion).toBeUndefined();
+    // Every kind converted by webhook has a converter, and only those.
+    const webhookKinds = crds.filter((c) => c.spec.conversion).map((c) => c.spec.names.kind);
+    expect(Object.keys(CONVERTERS)).toEqual(webhookKinds);
   });
 
   it('give v1beta1 SidecarSets customVersion instead of namespace, and v1beta1 NodeImage secrets a mode', () => {

@@ -6,6 +6,7 @@ import type { CloneSet } from './cloneset/schema.js';
 import { validateCloneSetUpdate } from './cloneset/update.js';
 import { validateCloneSet } from './cloneset/validation.js';
 import { KRUISE_KINDS, type KruiseKindName } from './constants.js';
+import { asV1alpha1Document } from './conversion/index.js';
 import { defaultImagePullJob } from './imagepulljob/defaults.js';
 import type { ImagePullJob } from './imagepulljob/schema.js';
 import { validateImagePullJob } from './imagepulljob/validation.js';
@@ -32,10 +33,14 @@ function isKruiseKind(kind: unknown): kind is KruiseKindName {
 }
 
 /**
- * Every problem with a document claiming to be a CloneSet, SidecarSet, ImagePullJob or NodeImage;
- * empty when OpenKruise would accept it. Never throws, whatever the input.
+ * Every problem with a document claiming to be a CloneSet, SidecarSet, ImagePullJob or NodeImage,
+ * at v1alpha1 or (the kinds OpenKruise v1.9 serves so) v1beta1, which is judged as its v1alpha1
+ * conversion; empty when OpenKruise would accept it. Never throws, whatever the input.
  */
-export function validateKruiseObject(document: unknown): FieldError[] {
+export function validateKruiseObject(input: unknown): FieldError[] {
+  const converted = asV1alpha1Document(input);
+  if (!converted.ok) return converted.errors;
+  const document = converted.document;
   if (!isRecord(document)) return [typeInvalid('', document, 'object')];
   const { kind } = document;
   if (!isKruiseKind(kind)) return [notSupported('kind', kind, KRUISE_KINDS)];
@@ -53,9 +58,14 @@ const UPDATE_VALIDATORS: Readonly<Record<KruiseKindName, (next: unknown, previou
 /**
  * Problems with replacing `previous` by `next` (an UPDATE in admission terms): everything
  * validateKruiseObject reports for `next`, plus the kind's rules about what may change; a change
- * of kind is reported on `kind`. Never throws.
+ * of kind is reported on `kind`. Either may be v1beta1 (judged as converted). Never throws.
  */
-export function validateKruiseObjectUpdate(next: unknown, previous: unknown): FieldError[] {
+export function validateKruiseObjectUpdate(nextInput: unknown, previousInput: unknown): FieldError[] {
+  const converted = asV1alpha1Document(nextInput);
+  if (!converted.ok) return converted.errors;
+  const next = converted.document;
+  const previousConverted = asV1alpha1Document(previousInput);
+  const previous = previousConverted.ok ? previousConverted.document : previousInput;
   if (!isRecord(next)) return [typeInvalid('', next, 'object')];
   const { kind } = next;
   if (!isKruiseKind(kind)) return [notSupported('kind', kind, KRUISE_KINDS)];

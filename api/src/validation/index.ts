@@ -16,6 +16,6 @@ export {
   validateLabels,
   validateLabelSelector,
 } from './labels.js';
-export { cloneJson, isRecord, setOwn } from './json.js';
+export { cloneJson, isRecord, jsonEqual, setOwn } from './json.js';
 export * from './names.js';
 export { toFieldErrors } from './schema-errors.js';

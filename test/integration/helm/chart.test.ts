@@ -214,6 +214,7 @@ describe('helm template with the required values', () => {
         ['get', 'patch'],
         ['flotilla-agent-validating'],
       ),
+      rule(['apiextensions.k8s.io'], ['customresourcedefinitions'], ['get', 'patch'], ['sidecarsets.apps.kruise.io']),
     ]);
     expect(one<Role>(ms, 'Role', 'flotilla-agent-manager').rules).toEqual([
       rule(['coordination.k8s.io'], ['leases'], ['create']),

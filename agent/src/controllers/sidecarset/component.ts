@@ -10,7 +10,7 @@ import { setupSidecarSetController } from './index.js';
 export const sidecarSetComponent: Component<AgentConfig> = {
   name: 'sidecarset',
   runsOn: 'leader',
-  requires: [Resources.sidecarSets],
+  requires: [Resources.sidecarSets, Resources.sidecarSetsStored],
   setup(ctx) {
     // Revisions live in the agent's namespace, as OpenKruise keeps them in its own.
     setupSidecarSetController(ctx, agentNamespace(ctx.config));

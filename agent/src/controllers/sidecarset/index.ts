@@ -3,7 +3,7 @@
  * revisions in the agent's namespace; pod and namespace events enqueue the SidecarSets that may
  * cover them. Runs only on the leader (injection, in the webhook, runs on every replica).
  */
-import { LABEL_SIDECARSET_NAME, type SidecarSet } from '@flotilla/api';
+import { LABEL_SIDECARSET_NAME } from '@flotilla/api';
 import type { ComponentContext } from '../../runtime/component.js';
 import { Resources } from '../../runtime/resource.js';
 import { injectedSidecarSets } from './control/annotations.js';
@@ -13,6 +13,7 @@ import {
   sidecarSetChanged,
   sidecarSetReconciler,
 } from './controller.js';
+import { sidecarSetInformer } from '../../kube/sidecarset-informer.js';
 import type { ControllerRevision, Namespace, Pod } from '../../kube/types.js';
 
 /**
@@ -32,10 +33,7 @@ export function setupSidecarSetController(
   sidecarSetSelector?: string,
 ): void {
   const { manager } = ctx;
-  const sidecarSets = manager.informer<SidecarSet>({
-    resource: Resources.sidecarSets,
-    ...(sidecarSetSelector ? { labelSelector: sidecarSetSelector } : {}),
-  });
+  const sidecarSets = sidecarSetInformer(manager, sidecarSetSelector ? { labelSelector: sidecarSetSelector } : {});
   const pods = manager.informer<Pod>({
     resource: Resources.pods,
     indexers: { [BY_INJECTED_SIDECARSET]: injectedSidecarSetIndex },

@@ -38,3 +38,32 @@ describe('ImagePullJob defaulting', () => {
     expect(await patchOf('UPDATE')).toBe('[]');
   });
 });
+
+describe('SidecarSet defaulting at v1beta1', () => {
+  const handler = kruiseDefaultingHandler('SidecarSet');
+  const beta = {
+    apiVersion: 'apps.kruise.io/v1beta1',
+    kind: 'SidecarSet',
+    metadata: { name: 'ss' },
+    spec: {
+      customVersion: 'v2',
+      selector: { matchLabels: { app: 'web' } },
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'team-a' } },
+      containers: [{ name: 'proxy', image: 'envoy:1' }],
+    },
+  };
+
+  it('patches in the defaults and hashes only, keeping v1beta1 fields where they are', async () => {
+    const decision = await handler({
+      ...request('CREATE', beta),
+      kind: { group: 'apps.kruise.io', version: 'v1beta1', kind: 'SidecarSet' },
+    });
+    expect(decision.allowed).toBe(true);
+    const patch = decision.allowed ? (decision.patch ?? []) : [];
+    const paths = patch.map((op) => op.path);
+    expect(paths).toContain('/metadata/annotations');
+    expect(paths.some((p) => p.startsWith('/spec/updateStrategy'))).toBe(true);
+    // No conversion artefacts: nothing about namespace, customVersion or the custom-version label.
+    expect(paths.filter((p) => /namespace|customVersion|labels/.test(p))).toEqual([]);
+  });
+});

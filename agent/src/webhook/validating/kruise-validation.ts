@@ -1,10 +1,17 @@
 /**
- * Validating webhooks of the Kruise kinds (/validate-apps-kruise-io-v1alpha1-<kind>): the
- * api package's rules on CREATE, its update rules on UPDATE, plus checks that need the cluster
- * (given as `extra`, e.g. SidecarSet name clashes and the patchPodMetadata whitelist). A denial
- * carries every field path and message.
+ * Validating webhooks of the Kruise kinds (OpenKruise v1.9's paths, registry.ts): the api
+ * package's rules on CREATE, its update rules on UPDATE, plus checks that need the cluster (given
+ * as `extra`, e.g. SidecarSet name clashes and the patchPodMetadata whitelist). Objects come at
+ * either served version; v1beta1 ones are judged as their v1alpha1 conversion, as OpenKruise v1.9
+ * converts before validating. A denial carries every field path and message.
  */
-import { validateKruiseObject, validateKruiseObjectUpdate, type FieldError, type KruiseKindName } from '@flotilla/api';
+import {
+  asV1alpha1Document,
+  validateKruiseObject,
+  validateKruiseObjectUpdate,
+  type FieldError,
+  type KruiseKindName,
+} from '@flotilla/api';
 import { allow, deny, denyInvalid } from '../admission/review.js';
 import type { AdmissionHandler } from '../admission/types.js';
 
@@ -16,6 +23,12 @@ const nameOf = (o: unknown): string => {
   return typeof name === 'string' ? name : '';
 };
 
+/** The v1alpha1 form of a (valid) object of either version, for the cluster checks written for it. */
+function asV1alpha1(object: unknown): unknown {
+  const converted = asV1alpha1Document(object);
+  return converted.ok ? converted.document : object;
+}
+
 export function kruiseValidatingHandler(kind: KruiseKindName, extra?: ExtraValidation): AdmissionHandler {
   return async (request) => {
     if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allow();
@@ -25,7 +38,7 @@ export function kruiseValidatingHandler(kind: KruiseKindName, extra?: ExtraValid
       request.operation === 'CREATE'
         ? validateKruiseObject(object)
         : validateKruiseObjectUpdate(object, request.oldObject);
-    if (errors.length === 0 && extra) errors.push(...(await extra(object, request.oldObject)));
+    if (errors.length === 0 && extra) errors.push(...(await extra(asV1alpha1(object), asV1alpha1(request.oldObject))));
     if (errors.length === 0) return allow();
     return denyInvalid(`${kind}.apps.kruise.io "${nameOf(object) || request.name || ''}"`, errors);
   };

@@ -5,7 +5,12 @@
  */
 import { KRUISE_API_VERSION, KRUISE_V1BETA1_API_VERSION, KruiseKind, type KruiseKindName } from '../constants.js';
 import { childPath, type FieldError, notSupported, typeInvalid } from '../../validation/field-error.js';
-import { isRecord } from '../../validation/json.js';
+import { cloneJson, isRecord } from '../../validation/json.js';
+import type { TSchema } from 'typebox';
+import { checkSchema } from '../common/validate-object.js';
+import { ImagePullJobSchema } from '../imagepulljob/schema.js';
+import { NodeImageV1beta1Schema } from '../nodeimage/schema.js';
+import { SidecarSetV1beta1Schema } from '../sidecarset/schema.js';
 import { sidecarSetToV1alpha1, sidecarSetToV1beta1 } from './sidecarset.js';
 
 export {
@@ -92,4 +97,56 @@ export function convertKruiseObject(obj: unknown, desiredAPIVersion: string, pat
       ? converter.toV1beta1(obj, desiredAPIVersion)
       : converter.toV1alpha1(obj, desiredAPIVersion);
   return { ok: true, object };
+}
+
+/** The v1beta1 schemas a v1beta1 document is checked against before it is converted. */
+const V1BETA1_SCHEMAS: Readonly<Partial<Record<KruiseKindName, TSchema>>> = {
+  [KruiseKind.SidecarSet]: SidecarSetV1beta1Schema,
+  [KruiseKind.ImagePullJob]: ImagePullJobSchema,
+  [KruiseKind.NodeImage]: NodeImageV1beta1Schema,
+};
+
+type Validated = { ok: true; document: unknown } | { ok: false; errors: FieldError[] };
+
+/** A v1beta1 NodeImage as v1alpha1: pull secrets' `mode`, which v1alpha1 lacks, is checked and left out. */
+function nodeImageAsV1alpha1(document: Json): Validated {
+  const copy = cloneJson(document);
+  copy.apiVersion = KRUISE_API_VERSION;
+  const images = isRecord(copy.spec) && isRecord(copy.spec.images) ? copy.spec.images : {};
+  const errors: FieldError[] = [];
+  for (const [image, spec] of Object.entries(images)) {
+    const secrets = isRecord(spec) && Array.isArray(spec.pullSecrets) ? spec.pullSecrets : [];
+    secrets.forEach((secret: unknown, i) => {
+      if (!isRecord(secret) || !('mode' in secret)) return;
+      if (typeof secret.mode !== 'string') {
+        errors.push(typeInvalid(`spec.images[${image}].pullSecrets[${i}].mode`, secret.mode, 'string'));
+      }
+      delete secret.mode;
+    });
+  }
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, document: copy };
+}
+
+/**
+ * A Kruise document of either served version as v1alpha1, the version validation and defaulting
+ * are written for: SidecarSets through the converter, ImagePullJobs (the same schema) and
+ * NodeImages by their apiVersion. Anything else comes back unchanged for validation to judge.
+ */
+export function asV1alpha1Document(document: unknown): Validated {
+  if (!isRecord(document) || document.apiVersion !== KRUISE_V1BETA1_API_VERSION) return { ok: true, document };
+  const schema = V1BETA1_SCHEMAS[document.kind as KruiseKindName];
+  const schemaErrors = schema ? checkSchema(schema, document) : [];
+  if (schemaErrors.length > 0) return { ok: false, errors: schemaErrors };
+  switch (document.kind) {
+    case KruiseKind.SidecarSet: {
+      const outcome = convertKruiseObject(document, KRUISE_API_VERSION);
+      return outcome.ok ? { ok: true, document: outcome.object } : outcome;
+    }
+    case KruiseKind.ImagePullJob:
+      return { ok: true, document: { ...document, apiVersion: KRUISE_API_VERSION } };
+    case KruiseKind.NodeImage:
+      return nodeImageAsV1alpha1(document);
+    default:
+      return { ok: true, document };
+  }
 }

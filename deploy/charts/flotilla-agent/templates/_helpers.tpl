@@ -81,16 +81,23 @@ component but those a feature gate or an `enabled: false` turns off.
 The webhooks the agent serves, as agent/src/webhook/registry.ts lists them (OpenKruise's names
 and paths). test/integration/helm checks this list against the agent's own definitions.
 */}}
+{{- /*
+OpenKruise v1.9's webhook names and paths (agent/src/webhook/registry.ts): kinds served at one
+version (CloneSet) keep it in the path; SidecarSet, ImagePullJob and NodeImage take both versions
+under an unversioned path, and ImagePullJob's names end in -v1beta1.
+*/ -}}
 {{- define "flotilla-agent.webhookList" -}}
-- {name: mpod.kb.io, type: mutating, path: /mutate-pod, group: "", resource: pods, operations: [CREATE], clusterScoped: false}
+- {name: mpod.kb.io, type: mutating, path: /mutate-pod, group: "", versions: [v1], resource: pods, operations: [CREATE], clusterScoped: false}
 {{- range $kind := list "CloneSet" "SidecarSet" "ImagePullJob" "NodeImage" }}
 {{- $lower := lower $kind }}
 {{- $clusterScoped := has $kind (list "SidecarSet" "NodeImage") }}
+{{- $multi := ne $kind "CloneSet" }}
 {{- range $type := list "mutating" "validating" }}
-- name: {{ printf "%s%s.kb.io" (substr 0 1 $type) $lower }}
+- name: {{ printf "%s%s%s.kb.io" (substr 0 1 $type) $lower (ternary "-v1beta1" "" (eq $kind "ImagePullJob")) }}
   type: {{ $type }}
-  path: {{ printf "/%s-apps-kruise-io-v1alpha1-%s" (ternary "mutate" "validate" (eq $type "mutating")) $lower }}
+  path: {{ printf "/%s-apps-kruise-io-%s%s" (ternary "mutate" "validate" (eq $type "mutating")) (ternary "" "v1alpha1-" $multi) $lower }}
   group: apps.kruise.io
+  versions: {{ ternary "[v1alpha1, v1beta1]" "[v1alpha1]" $multi }}
   resource: {{ $lower }}s
   operations: [CREATE, UPDATE]
   clusterScoped: {{ $clusterScoped }}
