@@ -43,7 +43,9 @@ const shutdown = async (): Promise<void> => {
 };
 
 try {
-  say('starting Postgres database, NATS, the hub and one agent per cluster; accepting the clusters...');
+  say(
+    'starting Postgres database, a 3-node TLS NATS cluster, the hub and one agent per cluster; accepting the clusters...',
+  );
   fleet = await startFleet({
     dir: path.join(env.dir, 'fleet'),
     env: process.env,
@@ -177,15 +179,15 @@ async function waitUntil(what: string, probe: () => Promise<boolean>, timeoutMs 
 
 function printWhereToLook(f: Fleet): void {
   const kubectl = toolPath('kubectl');
-  const auth = `-H 'authorization: Bearer ${f.adminToken}'`;
+  const auth = `--cacert ${f.hubCaFile} -H 'authorization: Bearer ${f.adminToken}'`;
   console.log(`
 Where to look next
   hub REST API    ${f.hubUrl()}/api/v1   (OpenAPI: ${f.hubUrl()}/api/v1/openapi.json)
                   curl -s ${auth} ${f.hubUrl()}/api/v1/clusters
                   curl -s ${auth} ${f.hubUrl()}/api/v1/workloads
                   curl -sN ${auth} ${f.hubUrl()}/api/v1/rollouts/<id>/events
-  dashboard       ${f.hubUrl()}/ui/   (sign in with the admin token above)
-  CLI             npm run build; export FLOTILLA_HUB_URL=${f.hubUrl()} FLOTILLA_TOKEN=${f.adminToken}
+  dashboard       ${f.hubUrl()}/ui/   (sign in with the admin token above; the hub's CA is ${f.hubCaFile})
+  CLI             npm run build; export FLOTILLA_HUB_URL=${f.hubUrl()} FLOTILLA_CA_FILE=${f.hubCaFile} FLOTILLA_TOKEN=${f.adminToken}
                   npx flotilla clusters list; npx flotilla workloads status default/web; npx flotilla rollouts list default/web
   clusters`);
   for (const c of env.clusters) {

@@ -1,6 +1,6 @@
 /**
  * A whole local fleet around existing clusters, shared by the README's demo and the rollout e2e
- * suite: a harness nats-server whose authorization the hub renders, a fresh Postgres database,
+ * suite: a harness NATS cluster in operator mode (the hub pushes the clusters' accounts), a fresh Postgres database,
  * the hub as its own process (so it can be killed like a real one), and one real `agent manager`
  * process per cluster that registers itself with the bootstrap token; the fleet accepts each
  * cluster as an operator would.
@@ -12,10 +12,13 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { hubFetch } from '@flotilla/agent';
 import type { Rollout } from '@flotilla/api';
 import {
+  createCa,
   createTestDatabase,
   freePort,
+  issueServingCert,
   startProcess,
   waitFor,
   type ManagedProcess,
@@ -25,7 +28,7 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import pg from 'pg';
 import type { ClusterInfo } from '../integration/helpers/context.js';
 import { installCrds } from '../integration/hub/crds.js';
-import { HUB_NATS_PASSWORD, HUB_NATS_USER, startFleetNats, type FleetNats } from '../integration/hub/fleet.js';
+import { startFleetNats, type FleetNats } from '../integration/hub/fleet.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** Workspace sources run directly: no build step between an edit and the demo or the suite. */
@@ -69,8 +72,10 @@ export interface Agent {
 }
 
 export interface Fleet {
-  /** http://127.0.0.1:PORT of the hub currently running. */
+  /** https://127.0.0.1:PORT of the hub currently running. */
   hubUrl(): string;
+  /** The CA (PEM file) that verifies the hub's HTTPS certificate (curl --cacert, FLOTILLA_CA_FILE). */
+  hubCaFile: string;
   adminToken: string;
   bootstrapToken: string;
   database: TestDatabase;
@@ -122,9 +127,11 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
     cleanup.push(() => pool.end());
     const nats = await startFleetNats();
     cleanup.push(() => nats.stop());
-    // The hub re-renders the authorization include and reloads nats-server through this file.
-    const pidFile = path.join(nats.dir, 'nats.pid');
-    writeFileSync(pidFile, `${nats.server.process.pid}\n`);
+    // The hub serves HTTPS; the agents and the fleet's own calls verify it with this CA.
+    const hubCa = await createCa(path.join(o.dir, 'hub-pki'), 'flotilla-hub-ca');
+    const hubCert = await issueServingCert(hubCa, 'hub', ['IP:127.0.0.1', 'DNS:localhost']);
+    const hubGet = hubFetch({ caPem: hubCa.caPem, insecure: false });
+    const tls = { hubCaFile: hubCa.caCert, natsCaFile: nats.cluster.caFile };
 
     const adminToken = secret('flt-admin');
     const bootstrapToken = secret('flt-bootstrap');
@@ -149,13 +156,9 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
         env: {
           ...o.env,
           DATABASE_URL: database.url,
-          NATS_URL: nats.server.url,
-          NATS_USER: HUB_NATS_USER,
-          NATS_PASSWORD: HUB_NATS_PASSWORD,
-          FLOTILLA_NATS_AUTH_FILE: path.join(nats.dir, 'flotilla-auth.conf'),
-          FLOTILLA_NATS_PID_FILE: pidFile,
-          // Agent passwords are hashed on every credential sync; cost 4 keeps that instant.
-          FLOTILLA_NATS_BCRYPT_COST: '4',
+          ...nats.hubEnv,
+          FLOTILLA_TLS_CERT_FILE: hubCert.cert,
+          FLOTILLA_TLS_KEY_FILE: hubCert.key,
           FLOTILLA_HUB_HOST: '127.0.0.1',
           FLOTILLA_HUB_PORT: String(port),
           FLOTILLA_ADMIN_TOKEN: adminToken,
@@ -167,9 +170,9 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
         },
       });
       hubProcess = proc;
-      hubUrl = `http://127.0.0.1:${port}`;
+      hubUrl = `https://127.0.0.1:${port}`;
       const url = hubUrl;
-      const ready = waitFor('hub', async () => (await fetch(`${url}/readyz`)).status === 200, {
+      const ready = waitFor('hub', async () => (await hubGet(`${url}/readyz`)).status === 200, {
         timeoutMs: 120_000,
         process: proc,
       });
@@ -190,7 +193,7 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
       apiPath: string,
       body?: unknown,
     ): Promise<{ status: number; body: unknown }> => {
-      const res = await fetch(`${hubUrl}/api/v1${apiPath}`, {
+      const res = await hubGet(`${hubUrl}/api/v1${apiPath}`, {
         method,
         headers: {
           authorization: `Bearer ${adminToken}`,
@@ -219,7 +222,7 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
     // All agents stop together (each may take its shutdown timeout).
     cleanup.push(() => Promise.all([...agents.values()].map((a) => a.process.stop())));
     for (const member of o.members) {
-      const proc = await startAgent(o, member, hubUrl, bootstrapTokenFile);
+      const proc = await startAgent(o, member, { hubUrl, bootstrapTokenFile, ...tls });
       agents.set(member.name, { member, process: proc });
     }
     await hubReady;
@@ -247,6 +250,7 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
 
     return {
       hubUrl: () => hubUrl,
+      hubCaFile: hubCa.caCert,
       adminToken,
       bootstrapToken,
       database,
@@ -271,12 +275,15 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
   }
 }
 
-async function startAgent(
-  o: FleetOptions,
-  m: FleetMember,
-  hubUrl: string,
-  bootstrapTokenFile: string,
-): Promise<ManagedProcess> {
+/** Where an agent finds the hub, its bootstrap token, and the CAs of the hub and of NATS. */
+interface AgentLink {
+  hubUrl: string;
+  bootstrapTokenFile: string;
+  hubCaFile: string;
+  natsCaFile: string;
+}
+
+async function startAgent(o: FleetOptions, m: FleetMember, link: AgentLink): Promise<ManagedProcess> {
   const labels = Object.entries(m.labels)
     .map(([k, v]) => `${k}=${v}`)
     .join(',');
@@ -290,8 +297,10 @@ async function startAgent(
       'manager',
       `--kubeconfig=${m.cluster.kubeconfigPath}`,
       `--cluster-name=${m.name}`,
-      `--hub-url=${hubUrl}`,
-      `--bootstrap-token-file=${bootstrapTokenFile}`,
+      `--hub-url=${link.hubUrl}`,
+      `--hub-ca-file=${link.hubCaFile}`,
+      `--nats-ca-file=${link.natsCaFile}`,
+      `--bootstrap-token-file=${link.bootstrapTokenFile}`,
       `--cluster-labels=${labels}`,
       `--namespace=${o.namespace}`,
       // One agent per cluster: a Lease would only slow down restarts in the tests.
