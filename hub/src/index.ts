@@ -20,3 +20,6 @@ export { upsertStatuses } from './repositories/status-repo.js';
 export { pruneSentOutbox } from './repositories/outbox-repo.js';
 export { createOutbox, type Outbox } from './outbox/outbox.js';
 export { createDesiredChanges, type DesiredChanges } from './services/desired-sync.js';
+export { createOperatorSetup, keysOfSetup, type OperatorSetup } from './nats/auth/setup.js';
+export { createAccountIssuer, type NatsAccountIssuer } from './nats/auth/issuer.js';
+export type { AccountResolver } from './nats/auth/resolver.js';

@@ -4,6 +4,7 @@
  * the rollout suite does it (heartbeats and status written through the hub's own repositories).
  * Also: the dashboard's files are public and carry the CSP, while its data still needs a token.
  */
+import { newAgentKey } from '@flotilla/api';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -84,7 +85,11 @@ beforeAll(async () => {
     const res = await fetch(`${t.hub.url}/api/v1/clusters/register`, {
       method: 'POST',
       headers: { authorization: `Bearer ${t.bootstrapToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name, labels: { fleet: 'cli', ring: name === 'cli-a' ? 'canary' : 'main' } }),
+      body: JSON.stringify({
+        name,
+        labels: { fleet: 'cli', ring: name === 'cli-a' ? 'canary' : 'main' },
+        publicKey: newAgentKey().publicKey,
+      }),
     });
     expect(res.status).toBe(201);
   }

@@ -4,6 +4,7 @@
  * from the event stream, and a control that pauses it. Needs Debian's chromium, which
  * scripts/setup.sh installs; without it the suite fails rather than passing unseen.
  */
+import { newAgentKey } from '@flotilla/api';
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cloneSetSpec } from '../hub/fixtures.js';
@@ -41,7 +42,11 @@ beforeAll(async () => {
   t = await startTestHub(nats);
   const sim = { hub: t.db, now: () => Date.now() } as unknown as Harness;
   for (const name of ['ui-a', 'ui-b']) {
-    await api('POST', '/clusters/register', t.bootstrapToken, { name, labels: { fleet: 'ui', note: 'canary' } });
+    await api('POST', '/clusters/register', t.bootstrapToken, {
+      name,
+      labels: { fleet: 'ui', note: 'canary' },
+      publicKey: newAgentKey().publicKey,
+    });
     await api('POST', `/clusters/${name}/accept`, t.operatorToken);
   }
   // The API refuses labels that are not Kubernetes labels; a row from before it did still holds one.

@@ -2,6 +2,9 @@
 import { createTestDatabase, localPostgres, type PostgresServer, type TestDatabase } from '@flotilla/test';
 import {
   buildApp,
+  createAccountIssuer,
+  createOperatorSetup,
+  keysOfSetup,
   kruiseSpecValidator,
   createDb,
   createHubMetrics,
@@ -56,28 +59,38 @@ export async function insertToken(pool: pg.Pool, name: string, role: string): Pr
 
 export interface TestApp {
   app: FastifyInstance;
-  credentialSyncs: () => number;
+  /** Account JWTs the hub pushed to its (recording) resolver, in order. */
+  accountPushes: () => string[];
 }
 
 /**
- * The REST app over a real database, without NATS: credential syncs are counted, not performed;
- * outbox rows stay in the table (no relay).
+ * The REST app over a real database, without NATS: the hub signs real account and user JWTs with
+ * real keys, and its resolver records the pushes instead of sending them; outbox rows stay in the
+ * table (no relay).
  */
 export async function restApp(db: Db, bodyLimitBytes = 64 * 1024): Promise<TestApp> {
-  let syncs = 0;
+  const pushes: string[] = [];
+  const accounts = createAccountIssuer({
+    keys: keysOfSetup(await createOperatorSetup()),
+    resolver: {
+      update: (jwt) => {
+        pushes.push(jwt);
+        return Promise.resolve();
+      },
+      remove: () => Promise.resolve(),
+      list: () => Promise.resolve([]),
+    },
+  });
   const app = await buildApp({
     db,
     logger: createLogger('silent'),
     metrics: createHubMetrics(new Registry(), false),
     validate: kruiseSpecValidator,
-    syncCredentials: () => {
-      syncs++;
-      return Promise.resolve();
-    },
+    accounts,
     ready: () => Promise.resolve(true),
-    options: { bodyLimitBytes, heartbeatTimeoutMs: 30_000, natsPublicUrls: ['nats://127.0.0.1:4222'], bcryptCost: 4 },
+    options: { bodyLimitBytes, heartbeatTimeoutMs: 30_000, natsPublicUrls: ['nats://127.0.0.1:4222'] },
   });
-  return { app, credentialSyncs: () => syncs };
+  return { app, accountPushes: () => [...pushes] };
 }
 
 export function call(
@@ -86,11 +99,12 @@ export function call(
   url: string,
   token: string | undefined,
   body?: unknown,
+  headers: Record<string, string> = {},
 ): Promise<LightMyRequestResponse> {
   return app.inject({
     method,
     url,
-    headers: token ? { authorization: `Bearer ${token}` } : {},
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
     ...(body === undefined ? {} : { payload: body as object }),
   });
 }

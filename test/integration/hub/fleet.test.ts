@@ -11,12 +11,20 @@ import { connect } from '@nats-io/transport-node';
 import { createHubLink, createHubLinkMetrics, createKubeApplier, type HubLink } from '@flotilla/agent';
 import { createKubeRest, type KubeRestClient } from '@flotilla/agent/runtime';
 import { createLogger } from '@flotilla/hub';
-import type { AgentCredentials, WorkloadStatus } from '@flotilla/api';
+import type { WorkloadStatus } from '@flotilla/api';
 import { clusters, type ClusterInfo } from '../helpers/context.js';
 import { customResource, eventually, kube, mergePatch, testNamespace, type Kube } from '../helpers/kube.js';
 import { cloneSetSpec } from './fixtures.js';
 import { installCrds } from './crds.js';
-import { joinCluster, rest, startFleetNats, startTestHub, type FleetNats, type TestHub } from './fleet.js';
+import {
+  joinCluster,
+  rest,
+  startFleetNats,
+  startTestHub,
+  type FleetNats,
+  type TestHub,
+  type JoinedCluster,
+} from './fleet.js';
 
 interface Member {
   info: ClusterInfo;
@@ -24,7 +32,7 @@ interface Member {
   k: Kube;
   /** The agent's own client, as the agent builds it. */
   rest: KubeRestClient;
-  creds: AgentCredentials;
+  creds: JoinedCluster;
   link: HubLink | undefined;
 }
 
@@ -37,10 +45,10 @@ let ns = '';
 
 function startLink(m: Member): HubLink {
   const link = createHubLink({
-    nats: { connect },
+    nats: { connect: (o) => connect({ ...o, tls: nats.tls }) },
     kube: createKubeApplier(m.rest),
     clusterName: m.name,
-    credentials: m.creds.nats,
+    credentials: { ...m.creds.nats, seed: m.creds.seed },
     logger,
     metrics: createHubLinkMetrics(new Registry()),
     agentVersion: '0.1.0-test',

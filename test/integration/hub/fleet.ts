@@ -1,34 +1,32 @@
 /**
- * A small fleet for the hub suites: a harness NATS cluster (3 TLS nodes by default) whose users
- * come from the hub's file credential issuer (the same mechanism a deployment uses), a hub
- * started in-process on a fresh database, and helpers to register, accept and claim clusters
- * over REST.
+ * A small fleet for the hub suites: a harness NATS cluster (3 TLS nodes by default) in operator
+ * mode (docs/adr/0012: a full resolver, SYS and HUB accounts preloaded, cluster accounts pushed by
+ * the hub, the same mechanism a deployment uses), a hub started in-process on a fresh database,
+ * and helpers to register, accept and claim clusters over REST with agent keys of their own.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startNatsCluster, type NatsClientTls, type NatsCluster, type NatsNode } from '@flotilla/test';
+import { operatorModeAuth, startNatsCluster, type NatsClientTls, type NatsCluster } from '@flotilla/test';
 import {
-  bcryptHash,
-  createFileCredentialIssuer,
   createLogger,
+  createOperatorSetup,
   loadConfig,
   startHub,
-  type NatsCredentialIssuer,
+  type HubOptions,
+  type OperatorSetup,
   type RunningHub,
 } from '@flotilla/hub';
-import type { AgentCredentials } from '@flotilla/api';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { SIGNATURE_HEADER, newAgentKey, signRequest, type AgentCredentials } from '@flotilla/api';
+import { connect, credsAuthenticator, jwtAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { Registry } from 'prom-client';
 import { insertToken, migratedDatabase, type HubDb } from './fixtures.js';
 
-export const HUB_NATS_USER = 'hub';
-export const HUB_NATS_PASSWORD = 'hub-password-for-tests';
-
 export interface FleetNats {
   cluster: NatsCluster;
-  issuer: NatsCredentialIssuer;
+  /** The operator, its keys and the hub's creds (as an installer generates them). */
+  setup: OperatorSetup;
   dir: string;
   /** What a client needs to trust the servers. */
   tls: NatsClientTls;
@@ -46,48 +44,50 @@ export interface FleetNatsOptions {
   nodes?: number;
 }
 
-const AUTH_FILE = 'flotilla-auth.conf';
+/** Writes the hub's secret files; returns them as the hub's environment variables. */
+function writeHubSecrets(dir: string, setup: OperatorSetup): Record<string, string> {
+  const files = {
+    FLOTILLA_NATS_CREDS_FILE: ['hub.creds', setup.hubCreds],
+    FLOTILLA_NATS_SYSTEM_CREDS_FILE: ['hub-system.creds', setup.systemCreds],
+    FLOTILLA_NATS_OPERATOR_SIGNING_KEY_FILE: ['operator-signing.nk', setup.operatorSigningSeed],
+    FLOTILLA_NATS_ACCOUNT_SIGNING_KEY_FILE: ['account-signing.nk', setup.accountSigningSeed],
+  } as const;
+  const env: Record<string, string> = {};
+  for (const [key, [name, content]] of Object.entries(files)) {
+    writeFileSync(path.join(dir, name), content, { mode: 0o600 });
+    env[key] = path.join(dir, name);
+  }
+  return env;
+}
 
-/**
- * Starts the NATS cluster with every node including the hub issuer's rendered authorization
- * (`flotilla-auth.conf`, written before the nodes start); a reload signals every running node.
- */
+/** Starts the NATS cluster in operator mode: every node preloads the SYS and HUB accounts. */
 export async function startFleetNats(opts: FleetNatsOptions = {}): Promise<FleetNats> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'flotilla-hub-nats-'));
-  // Filled once the cluster runs; until then a reload has nothing to signal.
-  const nodes: NatsNode[] = [];
-  const issuer = createFileCredentialIssuer({
-    file: path.join(dir, AUTH_FILE),
-    staticUsers: [{ user: HUB_NATS_USER, passwordHash: await bcryptHash(HUB_NATS_PASSWORD, 4) }],
-    reload: () => {
-      for (const n of nodes) if (!n.process.hasExited()) process.kill(n.process.pid, 'SIGHUP');
-      return Promise.resolve();
-    },
-  });
-  await issuer.sync([]);
+  const setup = await createOperatorSetup();
   const count = opts.nodes ?? 3;
   const started = await startNatsCluster({
     dir,
     nodes: count,
     ...(opts.maxPayload !== undefined ? { maxPayload: opts.maxPayload } : {}),
-    // Each node's config sits in its own folder under `dir`; includes are relative to it.
-    renderAuth: () => `include "../${AUTH_FILE}"`,
+    renderAuth: operatorModeAuth(setup),
   });
-  nodes.push(...started.nodes);
   return {
     cluster: started,
-    issuer,
+    setup,
     dir,
     tls: started.tls,
     hubEnv: {
       NATS_URL: started.url,
-      NATS_USER: HUB_NATS_USER,
-      NATS_PASSWORD: HUB_NATS_PASSWORD,
+      ...writeHubSecrets(dir, setup),
       FLOTILLA_NATS_CA_FILE: started.caFile,
       FLOTILLA_NATS_REPLICAS: String(Math.min(3, count)),
     },
     connectAsHub: () =>
-      connect({ servers: started.urls, tls: started.tls, user: HUB_NATS_USER, pass: HUB_NATS_PASSWORD }),
+      connect({
+        servers: started.urls,
+        tls: started.tls,
+        authenticator: credsAuthenticator(new TextEncoder().encode(setup.hubCreds)),
+      }),
     stop: () => started.stop(),
   };
 }
@@ -110,8 +110,8 @@ export interface TestHubOptions {
   relayIntervalMs?: number;
   /** How long sent outbox rows are kept; default the hub's (1 hour). */
   outboxRetentionSeconds?: number;
-  /** Replaces the fleet's credential issuer (e.g. one that fails on purpose). */
-  issuer?: NatsCredentialIssuer;
+  /** Wraps the hub's NATS account issuer (e.g. one that fails on purpose). */
+  wrapAccounts?: HubOptions['wrapAccounts'];
   /** More hub configuration (environment variables, as main.ts reads them). */
   env?: Record<string, string>;
 }
@@ -136,7 +136,7 @@ export async function startTestHub(nats: FleetNats, opts: TestHubOptions = {}): 
     config,
     logger: createLogger('warn'),
     registry,
-    issuer: opts.issuer ?? nats.issuer,
+    ...(opts.wrapAccounts ? { wrapAccounts: opts.wrapAccounts } : {}),
     relay: opts.relay ?? true,
   });
   const tokens = await Promise.all(
@@ -155,38 +155,69 @@ export async function startTestHub(nats: FleetNats, opts: TestHubOptions = {}): 
   };
 }
 
-export async function rest<T>(t: TestHub, method: string, url: string, token: string, body?: unknown): Promise<T> {
+export async function rest<T>(
+  t: TestHub,
+  method: string,
+  url: string,
+  token: string | undefined,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<T> {
   const res = await t.hub.app.inject({
     method: method as 'GET',
     url,
-    headers: { authorization: `Bearer ${token}` },
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
     ...(body === undefined ? {} : { payload: body as object }),
   });
   if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
   return (res.body === '' ? undefined : res.json()) as T;
 }
 
-/** Register → accept → claim; returns the agent's credentials (the password is shown only here). */
-export async function joinCluster(t: TestHub, name: string, labels: Record<string, string>): Promise<AgentCredentials> {
+/** The signature header of a request signed with an agent's seed (api: signed-request.ts). */
+export function signedHeaders(seed: string, method: string, url: string, body: unknown): Record<string, string> {
+  return { [SIGNATURE_HEADER]: signRequest(seed, { method, path: url, body }, Date.now()) };
+}
+
+/** What a test agent holds: the credentials the hub returned and the seed that never left it. */
+export type JoinedCluster = AgentCredentials & { seed: string };
+
+/** Register (with a new key) → accept → claim (signed); returns the credentials and the seed. */
+export async function joinCluster(t: TestHub, name: string, labels: Record<string, string>): Promise<JoinedCluster> {
+  const key = newAgentKey();
   const reg = await rest<{ registrationSecret: string }>(t, 'POST', '/api/v1/clusters/register', t.bootstrapToken, {
     name,
     labels,
+    publicKey: key.publicKey,
   });
   await rest(t, 'POST', `/api/v1/clusters/${name}/accept`, t.operatorToken);
-  return rest<AgentCredentials>(t, 'POST', `/api/v1/clusters/${name}/claim`, t.bootstrapToken, {
-    registrationSecret: reg.registrationSecret,
-  });
+  const url = `/api/v1/clusters/${name}/claim`;
+  const body = { registrationSecret: reg.registrationSecret };
+  const creds = await rest<AgentCredentials>(
+    t,
+    'POST',
+    url,
+    t.bootstrapToken,
+    body,
+    signedHeaders(key.seed, 'POST', url, body),
+  );
+  return { ...creds, seed: key.seed };
 }
 
-/** Connects as a cluster's agent, retrying while nats-server reloads its authorization. */
-export async function connectAs(nats: FleetNats, creds: AgentCredentials): Promise<NatsConnection> {
+/** A renewal signed with the cluster's seed: a fresh user JWT. */
+export async function renewCredentials(t: TestHub, c: JoinedCluster): Promise<JoinedCluster> {
+  const url = `/api/v1/clusters/${c.cluster}/credentials/renew`;
+  const creds = await rest<AgentCredentials>(t, 'POST', url, undefined, {}, signedHeaders(c.seed, 'POST', url, {}));
+  return { ...creds, seed: c.seed };
+}
+
+/** Connects as a cluster's agent with its user JWT and seed, retrying while the account propagates. */
+export async function connectAs(nats: FleetNats, creds: JoinedCluster): Promise<NatsConnection> {
   for (let i = 0; ; i++) {
     try {
       return await connect({
         servers: creds.nats.servers,
         tls: nats.tls,
-        user: creds.nats.user,
-        pass: creds.nats.password,
+        authenticator: jwtAuthenticator(creds.nats.jwt, new TextEncoder().encode(creds.seed)),
         inboxPrefix: creds.nats.inboxPrefix,
         maxReconnectAttempts: -1,
         reconnectTimeWait: 250,

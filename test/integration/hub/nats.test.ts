@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AckPolicy, jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { connect, jwtAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import {
   DESIRED_STREAM,
   PROTOCOL_VERSION,
@@ -16,7 +16,6 @@ import {
   desiredFilter,
   encodeMessage,
   statusSubject,
-  type AgentCredentials,
   type DesiredMessage,
   type StatusMessage,
 } from '@flotilla/api';
@@ -33,12 +32,13 @@ import {
   startTestHub,
   type FleetNats,
   type TestHub,
+  type JoinedCluster,
 } from './fleet.js';
 
 let nats: FleetNats;
 let t: TestHub;
-let credsA: AgentCredentials;
-let credsB: AgentCredentials;
+let credsA: JoinedCluster;
+let credsB: JoinedCluster;
 let ncA: NatsConnection;
 
 beforeAll(async () => {
@@ -57,8 +57,8 @@ afterAll(async () => {
 });
 
 /** Everything currently in the agent's durable (acks as it goes). */
-async function drainDesired(nc: NatsConnection, creds: AgentCredentials): Promise<DesiredMessage[]> {
-  const js = jetstream(nc, { checkAPI: false });
+async function drainDesired(nc: NatsConnection, creds: JoinedCluster): Promise<DesiredMessage[]> {
+  const js = jetstream(nc, { checkAPI: false, apiPrefix: creds.nats.apiPrefix });
   const consumer = await js.consumers.get(DESIRED_STREAM, creds.nats.consumer);
   const out: DesiredMessage[] = [];
   const batch = await consumer.fetch({ max_messages: 100, expires: 1000 });
@@ -213,12 +213,10 @@ describe('per-cluster NATS identities', () => {
       'the removed identity is refused',
       async () => {
         try {
-          const again = await (
-            await import('@nats-io/transport-node')
-          ).connect({
+          const again = await connect({
             servers: creds.nats.servers,
-            user: creds.nats.user,
-            pass: creds.nats.password,
+            tls: nats.tls,
+            authenticator: jwtAuthenticator(creds.nats.jwt, new TextEncoder().encode(creds.seed)),
             maxReconnectAttempts: 0,
           });
           await again.close();
@@ -255,8 +253,10 @@ describe('agent registration', () => {
     expect(pending.state).toBe('pending');
     await rest(t, 'POST', '/api/v1/clusters/joiner/accept', t.operatorToken);
     const creds = await joining;
-    expect(creds.nats.user).toBe('agent-joiner');
-    expect((await store.load())?.credentials?.nats.password).toBe(creds.nats.password);
+    expect(creds.nats.consumer).toBe('agent-joiner');
+    const saved = await store.load();
+    expect(saved?.credentials?.nats.jwt).toBe(creds.nats.jwt);
+    expect(saved?.seed).toBe(creds.seed);
     // A restarted agent resumes from its store without asking the hub again.
     expect(
       await joinFleet({

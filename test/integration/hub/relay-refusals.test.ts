@@ -16,7 +16,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { DESIRED_STREAM, agentConsumerName, decodeDesired, desiredSubject, type AgentCredentials } from '@flotilla/api';
+import { DESIRED_STREAM, agentConsumerName, decodeDesired, desiredSubject } from '@flotilla/api';
 import { ensureStreams, publishAll } from '@flotilla/hub';
 import { startNats } from '@flotilla/test';
 import { eventually } from '../helpers/kube.js';
@@ -30,6 +30,7 @@ import {
   startTestHub,
   type FleetNats,
   type TestHub,
+  type JoinedCluster,
 } from './fleet.js';
 import { startSimAgent, type SimAgent } from './sim-agent.js';
 
@@ -67,7 +68,7 @@ let ncA: NatsConnection;
 let ncB: NatsConnection;
 let agentA: SimAgent;
 let agentB: SimAgent;
-let credsA: AgentCredentials;
+let credsA: JoinedCluster;
 
 beforeAll(async () => {
   nats = await startFleetNats({ maxPayload: MAX_PAYLOAD });

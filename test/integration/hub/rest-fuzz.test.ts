@@ -4,6 +4,7 @@
  * from the OpenAPI document it serves. Plus the regression of what the fuzz found in the
  * rendering of manifests: a cluster named like an Object.prototype member.
  */
+import { newAgentKey } from '@flotilla/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRestFuzz, type RestFuzz } from '../../bench/fuzz/rest/target.js';
 
@@ -35,7 +36,10 @@ async function call(
 describe('REST API fuzz, seeded subset', () => {
   it('a cluster named "constructor" gets the template spec, not Object.prototype.constructor', async () => {
     const { tokens } = fuzz.fuzz;
-    const reg = await call('POST', '/api/v1/clusters/register', tokens.bootstrap, { name: 'constructor' });
+    const reg = await call('POST', '/api/v1/clusters/register', tokens.bootstrap, {
+      name: 'constructor',
+      publicKey: newAgentKey().publicKey,
+    });
     expect(reg.status).toBe(201);
     expect((await call('POST', '/api/v1/clusters/constructor/accept', tokens.operator)).status).toBe(200);
     const spec = {

@@ -5,6 +5,7 @@
  * names, Kubernetes label rules, no query values in request logs, and every limit (request
  * rates, event streams, registrations) refusing with 429 and counting the refusal.
  */
+import { newAgentKey } from '@flotilla/api';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -35,13 +36,11 @@ async function hubApp(db: Db, limits: Partial<RestLimits> = {}, logSink?: Writab
     logger: createLogger(logSink ? 'info' : 'silent', logSink),
     metrics: createHubMetrics(registry, false),
     validate: kruiseSpecValidator,
-    syncCredentials: () => Promise.resolve(),
     ready: () => Promise.resolve(true),
     options: {
       bodyLimitBytes: 1024 * 1024,
       heartbeatTimeoutMs: 30_000,
       natsPublicUrls: ['nats://127.0.0.1:4222'],
-      bcryptCost: 4,
       limits: { ...DEFAULT_REST_LIMITS, ...limits },
     },
   });
@@ -294,7 +293,10 @@ describe('no 500s from hostile input', () => {
   });
 
   it('answers 400 for a Last-Event-ID that is not an event id', async () => {
-    await call(t.app, 'POST', '/api/v1/clusters/register', tokens.bootstrap, { name: 'bounds-c1' });
+    await call(t.app, 'POST', '/api/v1/clusters/register', tokens.bootstrap, {
+      name: 'bounds-c1',
+      publicKey: newAgentKey().publicKey,
+    });
     await call(t.app, 'POST', '/api/v1/clusters/bounds-c1/accept', tokens.operator);
     const r = await call(t.app, 'POST', `/api/v1/workloads/${workloadId}/rollouts`, tokens.operator, {
       strategy: { waves: [{ name: 'all' }] },
@@ -351,7 +353,10 @@ describe('no 500s from hostile input', () => {
 
 describe('claiming credentials', () => {
   it('answers an unknown name exactly like a wrong secret', async () => {
-    const reg = await call(t.app, 'POST', '/api/v1/clusters/register', tokens.bootstrap, { name: 'oracle-a' });
+    const reg = await call(t.app, 'POST', '/api/v1/clusters/register', tokens.bootstrap, {
+      name: 'oracle-a',
+      publicKey: newAgentKey().publicKey,
+    });
     expect(reg.statusCode, reg.body).toBe(201);
     const wrongSecret = await call(t.app, 'POST', '/api/v1/clusters/oracle-a/claim', tokens.bootstrap, {
       registrationSecret: 'flreg_wrong',
@@ -369,6 +374,7 @@ describe('labels', () => {
   it('validates cluster labels as Kubernetes does, naming the label', async () => {
     const longKey = await call(t.app, 'POST', '/api/v1/clusters/register', tokens.bootstrap, {
       name: 'label-a',
+      publicKey: newAgentKey().publicKey,
       labels: { ['k'.repeat(317)]: 'v' },
     });
     expect(longKey.statusCode).toBe(400);
@@ -377,6 +383,7 @@ describe('labels', () => {
 
     const reg = await call(t.app, 'POST', '/api/v1/clusters/register', tokens.bootstrap, {
       name: 'label-a',
+      publicKey: newAgentKey().publicKey,
       labels: { env: 'prod' },
     });
     expect(reg.statusCode).toBe(201);
@@ -467,7 +474,10 @@ describe('limits', () => {
     const url = await limited.app.listen({ host: '127.0.0.1', port: 0 });
     const opened: AbortController[] = [];
     try {
-      await call(limited.app, 'POST', '/api/v1/clusters/register', tokens.bootstrap, { name: 'streamed-c1' });
+      await call(limited.app, 'POST', '/api/v1/clusters/register', tokens.bootstrap, {
+        name: 'streamed-c1',
+        publicKey: newAgentKey().publicKey,
+      });
       await call(limited.app, 'POST', '/api/v1/clusters/streamed-c1/accept', tokens.operator);
       const w = await call(limited.app, 'POST', '/api/v1/workloads', tokens.operator, {
         kind: 'CloneSet',
@@ -523,7 +533,10 @@ describe('limits', () => {
       const fast = await newToken('bootstrap');
       const fastCodes: number[] = [];
       for (let i = 0; i < 4; i++) {
-        const res = await call(limited.app, 'POST', '/api/v1/clusters/register', fast, { name: `burst-${i}` });
+        const res = await call(limited.app, 'POST', '/api/v1/clusters/register', fast, {
+          name: `burst-${i}`,
+          publicKey: newAgentKey().publicKey,
+        });
         fastCodes.push(res.statusCode);
         // Accept as we go, so only the per-minute limit can refuse.
         if (res.statusCode === 201)
@@ -538,7 +551,12 @@ describe('limits', () => {
       const squatCodes: number[] = [];
       for (let i = 0; i < 3; i++) {
         squatCodes.push(
-          (await call(limited.app, 'POST', '/api/v1/clusters/register', squatter, { name: `future-${i}` })).statusCode,
+          (
+            await call(limited.app, 'POST', '/api/v1/clusters/register', squatter, {
+              name: `future-${i}`,
+              publicKey: newAgentKey().publicKey,
+            })
+          ).statusCode,
         );
       }
       expect(squatCodes).toEqual([201, 201, 429]);
@@ -551,7 +569,10 @@ describe('limits', () => {
   });
 
   it('expires pending registrations: an expired one cannot be accepted or claimed, and may register again', async () => {
-    const reg = await call(t.app, 'POST', '/api/v1/clusters/register', tokens.bootstrap, { name: 'stale-1' });
+    const reg = await call(t.app, 'POST', '/api/v1/clusters/register', tokens.bootstrap, {
+      name: 'stale-1',
+      publicKey: newAgentKey().publicKey,
+    });
     expect(reg.statusCode).toBe(201);
     const secret = reg.json<{ registrationSecret: string }>().registrationSecret;
     await hub.pool.query(`update clusters set registered_at = now() - interval '2 days' where name = 'stale-1'`);
@@ -560,7 +581,10 @@ describe('limits', () => {
       registrationSecret: secret,
     });
     expect(claim.statusCode).toBe(403);
-    const again = await call(t.app, 'POST', '/api/v1/clusters/register', tokens.bootstrap, { name: 'stale-1' });
+    const again = await call(t.app, 'POST', '/api/v1/clusters/register', tokens.bootstrap, {
+      name: 'stale-1',
+      publicKey: newAgentKey().publicKey,
+    });
     expect(again.statusCode, again.body).toBe(201);
     const audit = await hub.pool.query(
       `select count(*)::int as n from audit_log where action = 'cluster.registration.expire' and target_id = 'stale-1'`,

@@ -3,6 +3,7 @@
  * Covers auth and roles, registration, workloads and revisions, placement/override/relabel in
  * the desired-state tables and outbox, bad input, pagination and the audit log.
  */
+import { SIGNATURE_HEADER, newAgentKey, signRequest } from '@flotilla/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { readFileSync } from 'node:fs';
@@ -34,7 +35,11 @@ afterAll(async () => {
 
 /** Registers and accepts a cluster; returns its registration secret. */
 async function joinCluster(name: string, labels: Record<string, string>): Promise<string> {
-  const reg = await call(t.app, 'POST', '/api/v1/clusters/register', tokens.bootstrap, { name, labels });
+  const reg = await call(t.app, 'POST', '/api/v1/clusters/register', tokens.bootstrap, {
+    name,
+    labels,
+    publicKey: newAgentKey().publicKey,
+  });
   expect(reg.statusCode, reg.body).toBe(201);
   const acc = await call(t.app, 'POST', `/api/v1/clusters/${name}/accept`, tokens.operator);
   expect(acc.statusCode, acc.body).toBe(200);
@@ -99,8 +104,14 @@ describe('auth', () => {
 
 describe('cluster registration', () => {
   it('is double opt-in: register → pending → accept → credentials claimed once', async () => {
+    const key = newAgentKey();
+    const claimUrl = '/api/v1/clusters/edge-1/claim';
+    const signed = (body: unknown): Record<string, string> => ({
+      [SIGNATURE_HEADER]: signRequest(key.seed, { method: 'POST', path: claimUrl, body }, Date.now()),
+    });
     const reg = await call(t.app, 'POST', '/api/v1/clusters/register', tokens.bootstrap, {
       name: 'edge-1',
+      publicKey: key.publicKey,
       labels: { env: 'edge' },
       agentVersion: '0.1.0',
       kubernetesVersion: 'v1.36.3',
@@ -112,11 +123,21 @@ describe('cluster registration', () => {
     }>();
     expect(cluster).toMatchObject({ state: 'pending', health: 'Pending' });
 
-    const dup = await call(t.app, 'POST', '/api/v1/clusters/register', tokens.bootstrap, { name: 'edge-1' });
+    const dup = await call(t.app, 'POST', '/api/v1/clusters/register', tokens.bootstrap, {
+      name: 'edge-1',
+      publicKey: newAgentKey().publicKey,
+    });
     expect(dup.statusCode).toBe(409);
     expect(dup.json().error.code).toBe('HUB_ERR_CONFLICT');
 
-    const early = await call(t.app, 'POST', '/api/v1/clusters/edge-1/claim', tokens.bootstrap, { registrationSecret });
+    const early = await call(
+      t.app,
+      'POST',
+      claimUrl,
+      tokens.bootstrap,
+      { registrationSecret },
+      signed({ registrationSecret }),
+    );
     expect(early.statusCode).toBe(409);
     expect(early.json().error.code).toBe('HUB_ERR_CLUSTER_NOT_ACCEPTED');
 
@@ -124,28 +145,83 @@ describe('cluster registration', () => {
     const acc = await call(t.app, 'POST', '/api/v1/clusters/edge-1/accept', tokens.operator);
     expect(acc.json()).toMatchObject({ state: 'accepted', health: 'Offline' });
 
-    const wrong = await call(t.app, 'POST', '/api/v1/clusters/edge-1/claim', tokens.bootstrap, {
-      registrationSecret: 'flreg_wrong',
-    });
+    const wrong = await call(
+      t.app,
+      'POST',
+      claimUrl,
+      tokens.bootstrap,
+      { registrationSecret: 'flreg_wrong' },
+      signed({
+        registrationSecret: 'flreg_wrong',
+      }),
+    );
     expect(wrong.statusCode).toBe(403);
+    // The right secret without the key's signature, or signed by another key: the same refusal.
+    const unsigned = await call(t.app, 'POST', claimUrl, tokens.bootstrap, { registrationSecret });
+    expect(unsigned.statusCode).toBe(403);
+    const otherKey = newAgentKey();
+    const foreign = await call(
+      t.app,
+      'POST',
+      claimUrl,
+      tokens.bootstrap,
+      { registrationSecret },
+      {
+        [SIGNATURE_HEADER]: signRequest(
+          otherKey.seed,
+          { method: 'POST', path: claimUrl, body: { registrationSecret } },
+          Date.now(),
+        ),
+      },
+    );
+    expect(foreign.statusCode).toBe(403);
+    expect(foreign.json().error.code).toBe(unsigned.json().error.code);
 
-    const syncsBefore = t.credentialSyncs();
-    const claim = await call(t.app, 'POST', '/api/v1/clusters/edge-1/claim', tokens.bootstrap, { registrationSecret });
+    const pushesBefore = t.accountPushes().length;
+    const claim = await call(
+      t.app,
+      'POST',
+      claimUrl,
+      tokens.bootstrap,
+      { registrationSecret },
+      signed({ registrationSecret }),
+    );
     expect(claim.statusCode, claim.body).toBe(200);
-    const creds = claim.json<{ nats: { user: string; password: string; inboxPrefix: string; consumer: string } }>();
-    expect(creds.nats).toMatchObject({ user: 'agent-edge-1', inboxPrefix: '_INBOX_edge-1', consumer: 'agent-edge-1' });
-    expect(creds.nats.password.length).toBeGreaterThan(20);
-    expect(t.credentialSyncs()).toBe(syncsBefore + 1);
+    const creds = claim.json<{ nats: { jwt: string; inboxPrefix: string; consumer: string; apiPrefix: string } }>();
+    expect(creds.nats).toMatchObject({
+      inboxPrefix: '_INBOX_edge-1',
+      consumer: 'agent-edge-1',
+      apiPrefix: 'flotilla.js',
+    });
+    // A user JWT for the agent's own key, in the account the hub pushed for the cluster.
+    const user = jwtClaims(creds.nats.jwt);
+    expect(user.sub).toBe(key.publicKey);
+    expect(t.accountPushes()).toHaveLength(pushesBefore + 1);
+    const account = jwtClaims(t.accountPushes().at(-1)!);
+    expect(user.nats.issuer_account).toBe(account.sub);
+    expect(account.nats.imports?.map((i) => i.subject)).toContain('flotilla.status.edge-1.>');
 
-    const again = await call(t.app, 'POST', '/api/v1/clusters/edge-1/claim', tokens.bootstrap, { registrationSecret });
+    const again = await call(
+      t.app,
+      'POST',
+      claimUrl,
+      tokens.bootstrap,
+      { registrationSecret },
+      signed({ registrationSecret }),
+    );
     expect(again.statusCode).toBe(409);
     expect(again.json().error.code).toBe('HUB_ERR_CREDENTIALS_CLAIMED');
 
-    const stored = await hub.pool.query('select password_hash from cluster_credentials where cluster_name = $1', [
-      'edge-1',
-    ]);
-    expect(stored.rows[0].password_hash).toMatch(/^\$2[aby]\$/);
-    expect(stored.rows[0].password_hash).not.toContain(creds.nats.password);
+    // The hub keeps public keys and the JWT's id only: nothing to connect with.
+    const stored = await hub.pool.query(
+      'select agent_public_key, account_public_key, credential_id from clusters where name = $1',
+      ['edge-1'],
+    );
+    expect(stored.rows[0]).toEqual({
+      agent_public_key: key.publicKey,
+      account_public_key: account.sub,
+      credential_id: user.jti,
+    });
 
     const got = await call(t.app, 'GET', '/api/v1/clusters/edge-1', tokens.viewer);
     expect(got.json()).toMatchObject({
@@ -155,7 +231,8 @@ describe('cluster registration', () => {
       kubernetesVersion: 'v1.36.3',
       credentialsIssued: true,
     });
-    expect(got.body).not.toContain(creds.nats.password);
+    expect(got.body).not.toContain(creds.nats.jwt);
+    expect(got.body).not.toContain(key.seed);
     expect(got.body).not.toContain(registrationSecret);
   });
 
@@ -483,3 +560,14 @@ describe('audit, OpenAPI, probes', () => {
     expect(metrics.body).toContain('flotilla_hub_http_request_duration_seconds');
   });
 });
+
+interface JwtClaims {
+  sub: string;
+  jti: string;
+  nats: { issuer_account?: string; imports?: { subject: string }[] };
+}
+
+/** The claims of a NATS JWT (not verified: the test reads what the hub signed). */
+function jwtClaims(jwt: string): JwtClaims {
+  return JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as JwtClaims;
+}

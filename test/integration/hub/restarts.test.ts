@@ -9,7 +9,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { AgentCredentials } from '@flotilla/api';
 import { startPrivatePostgres, type PrivatePostgres } from '@flotilla/test';
 import { sql } from 'drizzle-orm';
 import { eventually } from '../helpers/kube.js';
@@ -23,6 +22,7 @@ import {
   startTestHub,
   type FleetNats,
   type TestHub,
+  type JoinedCluster,
 } from './fleet.js';
 import { startSimAgent, type SimAgent } from './sim-agent.js';
 
@@ -30,7 +30,7 @@ let postgres: PrivatePostgres;
 let db: HubDb;
 let nats: FleetNats;
 let t: TestHub;
-let creds: AgentCredentials;
+let creds: JoinedCluster;
 let nc: NatsConnection;
 let agent: SimAgent;
 

@@ -34,7 +34,6 @@ async function hubWith(seed: { admin: string; bootstrap?: string }): Promise<Run
   return startHub({
     config,
     logger: createLogger('warn'),
-    issuer: nats.issuer,
     listen: false,
     relay: false,
     statusIngest: false,

@@ -91,7 +91,7 @@ export async function startSimAgent(
   creds: AgentCredentials,
   o: SimAgentOptions,
 ): Promise<SimAgent> {
-  const js = jetstream(nc, { checkAPI: false });
+  const js = jetstream(nc, { checkAPI: false, apiPrefix: creds.nats.apiPrefix });
   const consumer = await eventually(
     `the hub created ${creds.nats.consumer}`,
     () => js.consumers.get(DESIRED_STREAM, creds.nats.consumer).catch(() => undefined),

@@ -9,13 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import {
-  PROTOCOL_VERSION,
-  encodeMessage,
-  statusSubject,
-  type AgentCredentials,
-  type StatusMessage,
-} from '@flotilla/api';
+import { PROTOCOL_VERSION, encodeMessage, statusSubject, type StatusMessage } from '@flotilla/api';
 import { eventually } from '../helpers/kube.js';
 import { cloneSetSpec } from './fixtures.js';
 import {
@@ -27,6 +21,7 @@ import {
   startTestHub,
   type FleetNats,
   type TestHub,
+  type JoinedCluster,
 } from './fleet.js';
 import { startSimAgent, type SimAgent } from './sim-agent.js';
 
@@ -36,8 +31,8 @@ const DROPPED = 'flotilla_hub_nats_messages_dropped_total';
 
 let nats: FleetNats;
 let t: TestHub;
-let credsA: AgentCredentials;
-let credsB: AgentCredentials;
+let credsA: JoinedCluster;
+let credsB: JoinedCluster;
 let ncA: NatsConnection;
 let ncB: NatsConnection;
 let js: JetStreamClient;

@@ -6,8 +6,9 @@
  * to re-sign the operator JWT (a new signing key), so an installer keeps it offline.
  */
 import { encodeOperator, encodeUser, fmtCreds } from '@nats-io/jwt';
-import { createAccount, createOperator, createUser, type KeyPair } from '@nats-io/nkeys';
+import { createAccount, createOperator, createUser, fromSeed, type KeyPair } from '@nats-io/nkeys';
 import { hubAccountJwt, systemAccountJwt } from './claims.js';
+import type { NatsAuthKeys } from './keys.js';
 
 export interface OperatorSetup {
   operatorJwt: string;
@@ -53,5 +54,19 @@ export async function createOperatorSetup(name = 'flotilla'): Promise<OperatorSe
     systemCreds: await userCreds('flotilla-hub-system', sys),
     operatorSigningSeed: text(operatorSigner.getSeed()),
     accountSigningSeed: text(accountSigner.getSeed()),
+  };
+}
+
+/** The keys a hub holds, straight from a setup (tests; a deployment reads files: keys.ts). */
+export function keysOfSetup(setup: OperatorSetup, credentialTtlSeconds = 86_400): NatsAuthKeys {
+  const enc = new TextEncoder();
+  return {
+    operatorSigner: fromSeed(enc.encode(setup.operatorSigningSeed)),
+    userSigner: fromSeed(enc.encode(setup.accountSigningSeed)),
+    hubAccount: setup.hubAccount,
+    systemAccount: setup.systemAccount,
+    hubCreds: enc.encode(setup.hubCreds),
+    systemCreds: enc.encode(setup.systemCreds),
+    credentialTtlSeconds,
   };
 }
