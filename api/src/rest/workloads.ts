@@ -31,6 +31,12 @@ export const UpdatePolicy = Type.Union([Type.Literal('Immediate'), Type.Literal(
 export type UpdatePolicy = Static<typeof UpdatePolicy>;
 
 const WorkloadTemplate = {
+  /**
+   * The version `metadata` and `spec` are written at: apps.kruise.io/v1alpha1 (default) or, for
+   * the kinds OpenKruise v1.9 serves so (SidecarSet, ImagePullJob), v1beta1. The hub stores and
+   * sends v1alpha1, converting on the way in.
+   */
+  apiVersion: Type.Optional(Type.String()),
   metadata: Type.Optional(WorkloadMetadata),
   spec: JsonObject,
   placement: Placement,

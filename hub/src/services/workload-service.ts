@@ -39,7 +39,7 @@ import {
 } from '../repositories/workloads-repo.js';
 import { observeSync, type DesiredChanges } from './desired-sync.js';
 import type { WorkloadAdmission } from './workload-admission.js';
-import { assertPublishable, assertValidTemplate } from './workload-validation.js';
+import { asV1alpha1Body, assertPublishable, assertValidTemplate } from './workload-validation.js';
 
 export interface WorkloadServiceDeps {
   db: Db;
@@ -108,7 +108,8 @@ async function changeWorkload(
   return done;
 }
 
-async function create(deps: WorkloadServiceDeps, actor: Principal, body: CreateWorkloadRequest): Promise<Workload> {
+async function create(deps: WorkloadServiceDeps, actor: Principal, input: CreateWorkloadRequest): Promise<Workload> {
+  const body = asV1alpha1Body(input.kind, input);
   const target = { kind: body.kind, name: body.name, namespace: body.namespace ?? '' };
   assertValidTemplate(deps.validate, target, body);
   const content = contentOf(body);
@@ -155,6 +156,7 @@ async function update(
   const { head, revision } = await changeWorkload(deps, actor, async (tx) => {
     const w = await getLiveWorkload(tx, id, true);
     if (!w) throw notFound(`workload ${id}`);
+    body = asV1alpha1Body(w.kind, body);
     assertValidTemplate(deps.validate, w, body);
     const current = await getRevision(tx, w.id, w.currentRevision);
     const content = contentOf(body);

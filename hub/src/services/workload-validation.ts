@@ -4,7 +4,7 @@
  * the desired messages it makes can be published at all.
  * Problems carry the request's field paths (`spec.replicas`, `overrides.c1.replicas`).
  */
-import { isValidClusterName, KruiseResources, type WorkloadKind } from '@flotilla/api';
+import { isValidClusterName, KruiseResources, templateAsV1alpha1, type WorkloadKind } from '@flotilla/api';
 import type { CreateWorkloadRequest, UpdateWorkloadRequest } from '@flotilla/api';
 import { desiredSizeProblems, type SizedContent } from '../domain/desired-size.js';
 import { selectorProblems } from '../domain/label-selector.js';
@@ -29,6 +29,19 @@ export function namespaceProblems(kind: WorkloadKind, namespace: string): FieldP
     return [{ path: 'namespace', message: 'Invalid value: must be a DNS-1123 label' }];
   }
   return [];
+}
+
+/**
+ * The body written at v1beta1 (`apiVersion`) as the v1alpha1 template the hub stores; throws
+ * HubError(HUB_ERR_INVALID) naming the fields that cannot be converted.
+ */
+export function asV1alpha1Body<B extends CreateWorkloadRequest | UpdateWorkloadRequest>(
+  kind: WorkloadKind,
+  body: B,
+): B {
+  const out = templateAsV1alpha1(kind, body);
+  if (!out.ok) throw invalid(`the ${kind} template is invalid`, dedupe(out.errors));
+  return out.template;
 }
 
 /** Throws HubError(HUB_ERR_INVALID) listing every problem with its field path. */

@@ -150,3 +150,5 @@ export function asV1alpha1Document(document: unknown): Validated {
       return { ok: true, document };
   }
 }
+
+export { templateAsV1alpha1, type TemplateLike, type TemplateOutcome } from './template.js';

@@ -1,0 +1,62 @@
+/**
+ * A workload template (the hub's REST body: metadata, spec, per-cluster spec overrides) written at
+ * v1beta1, as its v1alpha1 form, the version the hub stores and sends. SidecarSets go through the
+ * converter; ImagePullJob's versions are the same (only apiVersion goes). An override is a merge patch of the spec and
+ * cannot be converted on its own, so one touching a field without a counterpart is refused.
+ */
+import {
+  KRUISE_API_VERSION,
+  KRUISE_V1BETA1_API_VERSION,
+  KRUISE_V1BETA1,
+  KruiseKind,
+  type KruiseKindName,
+} from '../constants.js';
+import { childPath, type FieldError, forbidden, notSupported } from '../../validation/field-error.js';
+import { isRecord } from '../../validation/json.js';
+import { CONVERTERS, convertKruiseObject } from './index.js';
+
+export interface TemplateLike {
+  apiVersion?: string;
+  metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec: Record<string, unknown>;
+  overrides?: Record<string, Record<string, unknown>>;
+}
+
+/** Kinds whose v1beta1 templates the hub accepts, and the spec fields an override may not set. */
+const V1BETA1_TEMPLATES: Readonly<Partial<Record<KruiseKindName, readonly string[]>>> = {
+  [KruiseKind.SidecarSet]: ['customVersion', 'namespace'],
+  [KruiseKind.ImagePullJob]: [],
+};
+
+export type TemplateOutcome<T> = { ok: true; template: T } | { ok: false; errors: FieldError[] };
+
+/** `template` without apiVersion, at v1alpha1; errors name the request's fields. */
+export function templateAsV1alpha1<T extends TemplateLike>(kind: KruiseKindName, template: T): TemplateOutcome<T> {
+  const { apiVersion, ...rest } = template;
+  if (apiVersion === undefined || apiVersion === KRUISE_API_VERSION) return { ok: true, template: rest as T };
+  const frozen = V1BETA1_TEMPLATES[kind];
+  if (apiVersion !== KRUISE_V1BETA1_API_VERSION || !frozen) {
+    const supported = frozen ? [KRUISE_API_VERSION, KRUISE_V1BETA1_API_VERSION] : [KRUISE_API_VERSION];
+    return { ok: false, errors: [notSupported('apiVersion', apiVersion, supported)] };
+  }
+  const errors: FieldError[] = [];
+  for (const [cluster, patch] of Object.entries(template.overrides ?? {})) {
+    for (const field of frozen.filter((f) => isRecord(patch) && f in patch)) {
+      errors.push(
+        forbidden(
+          childPath(`overrides.${cluster}`, field),
+          `set ${field} in spec, not per cluster, at ${KRUISE_V1BETA1}`,
+        ),
+      );
+    }
+  }
+  if (!CONVERTERS[kind]) return errors.length > 0 ? { ok: false, errors } : { ok: true, template: rest as T };
+  const converted = convertKruiseObject(
+    { apiVersion, kind, metadata: template.metadata ?? {}, spec: template.spec },
+    KRUISE_API_VERSION,
+  );
+  if (!converted.ok) errors.push(...converted.errors);
+  if (errors.length > 0 || !converted.ok) return { ok: false, errors };
+  const { metadata, spec } = converted.object as { metadata: T['metadata']; spec: T['spec'] };
+  return { ok: true, template: { ...rest, metadata, spec } as T };
+}
