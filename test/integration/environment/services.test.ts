@@ -5,11 +5,11 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { createTestDatabase, localPostgres, startNats } from '@flotilla/test';
+import { createTestDatabase, localPostgres, startNats, startNatsCluster } from '@flotilla/test';
 import { eventually } from '../helpers/kube.js';
 
 describe('the harness serves NATS and Postgres for suites', () => {
-  it('starts a JetStream nats-server whose generated config holds the given users and permissions', async () => {
+  it('starts a TLS-only JetStream nats-server whose generated config holds the given users and permissions', async () => {
     const nats = await startNats({
       dir: mkdtempSync(path.join(os.tmpdir(), 'nats-users-')),
       users: [
@@ -23,13 +23,14 @@ describe('the harness serves NATS and Postgres for suites', () => {
     });
     const open: NatsConnection[] = [];
     try {
-      await expect(connect({ servers: nats.url, user: 'app', pass: 'wrong', maxReconnectAttempts: 0 })).rejects.toThrow(
+      const { url, tls } = nats;
+      await expect(connect({ servers: url, tls, user: 'app', pass: 'wrong', maxReconnectAttempts: 0 })).rejects.toThrow(
         /authorization/i,
       );
-      const admin = await connect({ servers: nats.url, user: 'admin', pass: 'admin-pw' });
+      const admin = await connect({ servers: url, tls, user: 'admin', pass: 'admin-pw' });
       open.push(admin);
       // The password with quotes proves the config quotes what it writes.
-      const app = await connect({ servers: nats.url, user: 'app', pass: 'app "pw"' });
+      const app = await connect({ servers: url, tls, user: 'app', pass: 'app "pw"' });
       open.push(app);
 
       const seen: string[] = [];
@@ -61,6 +62,58 @@ describe('the harness serves NATS and Postgres for suites', () => {
     } finally {
       for (const nc of open) await nc.close();
       await nats.stop();
+    }
+  });
+
+  it('starts a 3-node TLS cluster whose R3 stream keeps every message through a node kill and a freeze', async () => {
+    const cluster = await startNatsCluster({ dir: mkdtempSync(path.join(os.tmpdir(), 'nats-cluster-')) });
+    let nc: NatsConnection | undefined;
+    try {
+      expect(cluster.urls).toHaveLength(3);
+      expect(cluster.urls.every((u) => u.startsWith('tls://127.0.0.1:'))).toBe(true);
+      for (const node of cluster.nodes) {
+        const routez = await node.monitor<{ num_routes: number }>('/routez');
+        expect(routez.num_routes).toBeGreaterThanOrEqual(2);
+      }
+      nc = await connect({ servers: cluster.urls, tls: cluster.tls, reconnectTimeWait: 100, maxReconnectAttempts: -1 });
+      const jsm = await jetstreamManager(nc);
+      await jsm.streams.add({ name: 'CHAOS', subjects: ['chaos.>'], num_replicas: 3 });
+      const js = jsm.jetstream();
+      await js.publish('chaos.1', 'one');
+      const leader = await cluster.streamLeader('CHAOS');
+      await leader.kill();
+      // Acknowledged with the leader dead: the other two elect a new one.
+      await eventually(
+        'a new leader takes writes',
+        async () => {
+          await js.publish('chaos.2', 'two', { timeout: 1000, msgID: 'chaos-2' });
+          return true;
+        },
+        30_000,
+      );
+      expect((await cluster.streamLeader('CHAOS')).name).not.toBe(leader.name);
+      await leader.start();
+      await cluster.waitHealthy();
+      // A frozen node holds its sockets: clients connected to it would stall, so freeze another.
+      const connectedTo = nc.info?.server_name;
+      const other = cluster.nodes.find((n) => n.name !== connectedTo)!;
+      other.pause();
+      await expect(other.monitor('/healthz')).rejects.toThrow(/timeout/);
+      // Two of three still form a quorum (after a new election if the frozen one led).
+      await eventually(
+        'the two others take writes',
+        async () => {
+          await js.publish('chaos.3', 'three', { timeout: 2000, msgID: 'chaos-3' });
+          return true;
+        },
+        30_000,
+      );
+      other.resume();
+      await cluster.waitHealthy();
+      expect((await jsm.streams.info('CHAOS')).state.messages).toBe(3);
+    } finally {
+      await nc?.close();
+      await cluster.stop();
     }
   });
 
