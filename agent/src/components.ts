@@ -12,6 +12,7 @@ import { podReadinessComponent } from './controllers/podreadiness/component.js';
 import { sidecarSetComponent } from './controllers/sidecarset/component.js';
 import { hubLinkComponent } from './hublink/component.js';
 import type { Component } from './runtime/component.js';
+import { storageMigrationComponent } from './runtime/storage-migration/component.js';
 import { webhookComponent } from './webhook/component.js';
 
 export const components: readonly Component<AgentConfig>[] = [
@@ -21,5 +22,6 @@ export const components: readonly Component<AgentConfig>[] = [
   sidecarSetComponent,
   podReadinessComponent,
   webhookComponent,
+  storageMigrationComponent,
   hubLinkComponent,
 ];

@@ -214,7 +214,18 @@ describe('helm template with the required values', () => {
         ['get', 'patch'],
         ['flotilla-agent-validating'],
       ),
-      rule(['apiextensions.k8s.io'], ['customresourcedefinitions'], ['get', 'patch'], ['sidecarsets.apps.kruise.io']),
+      rule(['apps.kruise.io'], ['clonesets', 'sidecarsets', 'imagepulljobs', 'nodeimages'], ['list', 'patch']),
+      rule(
+        ['apiextensions.k8s.io'],
+        ['customresourcedefinitions', 'customresourcedefinitions/status'],
+        ['get', 'patch'],
+        [
+          'clonesets.apps.kruise.io',
+          'sidecarsets.apps.kruise.io',
+          'imagepulljobs.apps.kruise.io',
+          'nodeimages.apps.kruise.io',
+        ],
+      ),
     ]);
     expect(one<Role>(ms, 'Role', 'flotilla-agent-manager').rules).toEqual([
       rule(['coordination.k8s.io'], ['leases'], ['create']),
