@@ -1,14 +1,13 @@
 /**
  * The hub under fuzz: the real hub (`startHub`, not listening, driven with `app.inject`) on a
- * fresh Postgres database and its own nats-server with the hub's credential issuer, as the hub
- * suites run it. Request limits are raised so the fuzz reaches the routes rather than the rate
+ * fresh Postgres database and its own NATS cluster in operator mode, as the hub suites run it. Request limits are raised so the fuzz reaches the routes rather than the rate
  * limiter, and the hub's error log lines are captured so a 5xx comes with its stack.
  */
 import { Writable } from 'node:stream';
 import { createLogger, loadConfig, startHub, type RunningHub } from '@flotilla/hub';
 import { Registry } from 'prom-client';
 import { insertToken, migratedDatabase, type HubDb } from '../../../integration/hub/fixtures.js';
-import { HUB_NATS_PASSWORD, startFleetNats, type FleetNats } from '../../../integration/hub/fleet.js';
+import { startFleetNats, type FleetNats } from '../../../integration/hub/fleet.js';
 
 /** Limits high enough that a fuzz run at full speed is never throttled. */
 const FUZZ_LIMITS: Record<string, string> = {
@@ -35,7 +34,7 @@ export interface FuzzHub {
   nats: FleetNats;
   registry: Registry;
   tokens: Record<Role | 'revoked', string>;
-  /** Secrets that must never appear in an answer (API tokens, the hub's NATS password). */
+  /** Secrets that must never appear in an answer (API tokens, the hub's NATS signing seeds). */
   secrets: string[];
   /** Error (and fatal) log lines since the last call. */
   takeErrors(): LogLine[];
@@ -87,7 +86,6 @@ export async function startFuzzHub(): Promise<FuzzHub> {
       config,
       logger: createLogger('warn', capture.stream),
       registry,
-      issuer: nats.issuer,
       listen: false,
     });
     const roles = ['admin', 'operator', 'viewer', 'bootstrap', 'revoked'] as const;
@@ -102,7 +100,7 @@ export async function startFuzzHub(): Promise<FuzzHub> {
       nats,
       registry,
       tokens,
-      secrets: [...secrets, HUB_NATS_PASSWORD],
+      secrets: [...secrets, nats.setup.operatorSigningSeed, nats.setup.accountSigningSeed],
       takeErrors: () => capture.take(),
       async stop() {
         await hub.close();
