@@ -1,7 +1,8 @@
 /**
  * The hub under fuzz: the real hub (`startHub`, not listening, driven with `app.inject`) on a
- * fresh Postgres database and its own NATS cluster in operator mode, as the hub suites run it. Request limits are raised so the fuzz reaches the routes rather than the rate
- * limiter, and the hub's error log lines are captured so a 5xx comes with its stack.
+ * fresh Postgres database and its own NATS cluster in operator mode, as the hub suites run it.
+ * Request limits are raised so the fuzz reaches the routes rather than the rate limiter, and the
+ * hub's error log lines are captured so a 5xx comes with its stack.
  */
 import { Writable } from 'node:stream';
 import { createLogger, loadConfig, startHub, type RunningHub } from '@flotilla/hub';
