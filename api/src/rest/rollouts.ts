@@ -24,6 +24,8 @@ export const CreateRolloutRequest = Type.Object(
     revision: Type.Optional(Revision),
     /** A RolloutStrategy: { waves: [...], failureBudget?, onFailure?, offlinePolicy? }. */
     strategy: Type.Record(Type.String(), Type.Unknown(), { description: 'RolloutStrategy' }),
+    /** Answer 200 with the RolloutPreview of the plan a start would freeze now; start nothing. */
+    dryRun: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );
@@ -31,15 +33,21 @@ export type CreateRolloutRequest = Static<typeof CreateRolloutRequest>;
 
 const Time = Type.Union([Type.String(), Type.Null()]);
 
-export const RolloutWaveStatus = Type.Object({
+/** A wave's settings as a plan froze them (every percentage resolved against the wave's size). */
+const WaveSettings = {
   name: Type.String(),
-  phase: Type.String(),
+  /** Member clusters in the order they are updated. */
   members: Type.Array(Type.String()),
   maxConcurrency: Type.Integer(),
   failureBudget: Type.Integer(),
   soakSeconds: Type.Integer(),
   progressDeadlineSeconds: Type.Integer(),
   approval: Type.String(),
+};
+
+export const RolloutWaveStatus = Type.Object({
+  ...WaveSettings,
+  phase: Type.String(),
   approvedBefore: Type.Boolean(),
   approvedAfter: Type.Boolean(),
   startedAt: Time,
@@ -134,3 +142,76 @@ export const RolloutEvent = Type.Object({
   phase: Type.String(),
 });
 export type RolloutEvent = Static<typeof RolloutEvent>;
+
+/**
+ * Why a cluster is in a previewed plan or out of it, or what will hold it: `selector` (the
+ * workload's placement targets it, or does not), `state` (not an accepted cluster), `offline`
+ * (no heartbeat now: skipped or failed at its turn by the offline policy unless it returns),
+ * `window` (outside its maintenance windows now; waits for the next opening).
+ */
+export const PREVIEW_REASONS = ['selector', 'state', 'offline', 'window'] as const;
+export type PreviewReason = (typeof PREVIEW_REASONS)[number];
+
+/** One change between the manifest a cluster has now and the one it would get. */
+export const ManifestChange = Type.Object({
+  /** JSON path of the field, e.g. `spec.template.spec.containers[0].image`. */
+  path: Type.String(),
+  /** Absent: the field is added. */
+  from: Type.Optional(Type.Unknown()),
+  /** Absent: the field is removed. */
+  to: Type.Optional(Type.Unknown()),
+});
+export type ManifestChange = Static<typeof ManifestChange>;
+
+export const PreviewCluster = Type.Object({
+  name: Type.String(),
+  /** In the plan (and in which wave), or left out. */
+  included: Type.Boolean(),
+  wave: Type.Union([Type.String(), Type.Null()]),
+  reasons: Type.Array(
+    Type.Object({
+      reason: Type.Unsafe<PreviewReason>({ type: 'string', enum: [...PREVIEW_REASONS] }),
+      message: Type.String(),
+    }),
+  ),
+  /** When the cluster is expected to start (null: not in the plan). */
+  expectedStartAt: Time,
+  /** The revision the hub sends the cluster now (null: nothing). */
+  currentRevision: Type.Union([Type.Integer(), Type.Null()]),
+  /** The manifest the cluster would get at the target revision, overrides applied (null: not in the plan). */
+  manifest: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
+  /** What changes from the manifest it has now (one change at the root `''` when it has none). */
+  diff: Type.Array(ManifestChange),
+});
+export type PreviewCluster = Static<typeof PreviewCluster>;
+
+export const PreviewWave = Type.Object({
+  ...WaveSettings,
+  /** In-cluster canary steps: the partition held and the pause of each. */
+  canarySteps: Type.Array(
+    Type.Object({ partition: Type.Union([Type.Integer(), Type.String()]), pauseSeconds: Type.Integer() }),
+  ),
+  /**
+   * Expected start and end from soak times, canary pauses, concurrency and maintenance windows,
+   * with clusters healthy at once and approvals given at once (a lower bound).
+   */
+  expectedStartAt: Type.String(),
+  expectedEndAt: Type.String(),
+});
+export type PreviewWave = Static<typeof PreviewWave>;
+
+/** The plan a rollout would freeze now (POST …/rollouts with dryRun: true); nothing is started. */
+export const RolloutPreview = Type.Object({
+  workloadId: Type.String(),
+  targetRevision: Type.Integer(),
+  previousRevision: Type.Integer(),
+  failureBudget: Type.Integer(),
+  onFailure: Type.String(),
+  offlinePolicy: Type.String(),
+  waves: Type.Array(PreviewWave),
+  /** Every cluster of the fleet (removed ones aside): the plan's in wave order, then the rest by name. */
+  clusters: Type.Array(PreviewCluster),
+  /** The time the preview was computed; expected times count from it. */
+  at: Type.String(),
+});
+export type RolloutPreview = Static<typeof RolloutPreview>;

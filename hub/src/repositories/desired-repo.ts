@@ -41,6 +41,22 @@ export async function currentDesired(
   return new Map(rows.map((r) => [r.cluster, r]));
 }
 
+/** The live manifests the hub sends for one object now (tombstones left out), by cluster. */
+export async function liveManifests(
+  db: DbOrTx,
+  identity: Omit<WorkloadIdentity, 'id'>,
+): Promise<Map<string, { revision: number; manifest: Record<string, unknown> | null }>> {
+  const rows = await db
+    .select({
+      cluster: desiredObjects.clusterName,
+      revision: desiredObjects.revision,
+      manifest: desiredObjects.manifest,
+    })
+    .from(desiredObjects)
+    .where(and(sameObject(identity), eq(desiredObjects.deleted, false)));
+  return new Map(rows.map((r) => [r.cluster, { revision: r.revision, manifest: r.manifest }]));
+}
+
 /**
  * Upserts the changed desired rows of one object. Rows go in as arrays through `unnest` (one
  * statement, a handful of parameters), because a fleet-wide change writes one row per cluster

@@ -10,6 +10,7 @@ import {
   type RolloutPhase,
   type RolloutState,
 } from '../domain/rollouts/types.js';
+import { waveSettings } from '../domain/rollouts/plan.js';
 import type { RevisionSkew } from '../domain/rollouts/skew.js';
 import { countWaits, waitOf } from '../domain/rollouts/waits.js';
 import { conflict, isUniqueViolation } from '../errors.js';
@@ -75,14 +76,8 @@ export function toApiRollout(r: RolloutRow, revisions?: RevisionSkew): Rollout {
     waves: plan.waves.map((w, i) => {
       const ws = state.waves[i]!;
       return {
-        name: w.name,
+        ...waveSettings(w),
         phase: ws.phase,
-        members: w.members,
-        maxConcurrency: w.maxConcurrency,
-        failureBudget: w.failureBudget,
-        soakSeconds: w.soakSeconds,
-        progressDeadlineSeconds: w.progressDeadlineSeconds,
-        approval: w.approval,
         approvedBefore: ws.approvedBefore,
         approvedAfter: ws.approvedAfter,
         startedAt: iso(ws.startedAt),

@@ -1,5 +1,6 @@
 /**
- * /api/v1 rollouts: start one for a workload, read its status, control it and roll it back.
+ * /api/v1 rollouts: start one for a workload (or preview it: dryRun), read its status, control it
+ * and roll it back.
  * Its events stream from rollout-events.ts.
  */
 import {
@@ -10,6 +11,7 @@ import {
   type RolloutControlRequest,
   RolloutIdParams,
   RolloutList,
+  RolloutPreview,
   WorkloadIdParams,
 } from '@flotilla/api';
 import { invalid } from '../errors.js';
@@ -42,10 +44,17 @@ export function rolloutRoutes(api: Api, ctx: RouteContext): void {
     '/workloads/:id/rollouts',
     {
       onRequest: ctx.auth('operator'),
-      schema: { tags, params: WorkloadIdParams, body: CreateRolloutRequest, response: { 201: Rollout, ...errors } },
+      schema: {
+        tags,
+        params: WorkloadIdParams,
+        body: CreateRolloutRequest,
+        response: { 200: RolloutPreview, 201: Rollout, ...errors },
+      },
     },
     async (request, reply) =>
-      reply.status(201).send(await ctx.rollouts.create(principalOf(request), request.params.id, request.body)),
+      request.body.dryRun
+        ? reply.status(200).send(await ctx.rollouts.preview(request.params.id, request.body))
+        : reply.status(201).send(await ctx.rollouts.create(principalOf(request), request.params.id, request.body)),
   );
 
   api.get(

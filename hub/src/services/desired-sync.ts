@@ -66,11 +66,11 @@ function clusterView(row: Pick<ClusterRow, 'name' | 'labels' | 'state'>): Cluste
   return { name: row.name, labels: row.labels, accepted: row.state === 'accepted' };
 }
 
-function identityOf(w: WorkloadRow): WorkloadIdentity {
+export function identityOf(w: WorkloadRow): WorkloadIdentity {
   return { id: w.id, kind: w.kind, namespace: w.namespace, name: w.name };
 }
 
-function contentOf(r: RevisionRow): RevisionContent {
+export function contentOf(r: RevisionRow): RevisionContent {
   return { revision: r.revision, metadata: r.metadata, spec: r.spec, overrides: r.overrides };
 }
 

@@ -83,6 +83,7 @@ export function createServices(deps: ServiceDeps): Services {
       db,
       now,
       admission,
+      heartbeatTimeoutMs,
       onRolloutChange: (id) => {
         deps.rolloutNotifier.notify(id);
         deps.onRolloutChange(id);

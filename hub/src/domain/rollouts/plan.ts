@@ -119,3 +119,21 @@ export function freezePlan(strategy: RolloutStrategy, targeted: PlanCluster[]): 
     },
   };
 }
+
+/** A frozen wave's settings as the REST API shows them (status and preview alike). */
+export function waveSettings(
+  w: FrozenWave,
+): Pick<
+  FrozenWave,
+  'name' | 'members' | 'maxConcurrency' | 'failureBudget' | 'soakSeconds' | 'progressDeadlineSeconds' | 'approval'
+> {
+  return {
+    name: w.name,
+    members: w.members,
+    maxConcurrency: w.maxConcurrency,
+    failureBudget: w.failureBudget,
+    soakSeconds: w.soakSeconds,
+    progressDeadlineSeconds: w.progressDeadlineSeconds,
+    approval: w.approval,
+  };
+}

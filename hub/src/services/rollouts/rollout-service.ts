@@ -11,6 +11,7 @@ import type {
   RolloutEvent,
   RolloutList,
   RolloutControlRequest,
+  RolloutPreview,
 } from '@flotilla/api';
 import type { Principal } from '../../auth/tokens.js';
 import type { Db, DbOrTx, Tx } from '../../db/client.js';
@@ -40,6 +41,7 @@ import {
 } from '../../repositories/rollouts-repo.js';
 import { getLiveWorkload } from '../../repositories/workloads-repo.js';
 import type { WorkloadAdmission } from '../workload-admission.js';
+import { previewRollout } from './preview-rollout.js';
 import { startRollout } from './start-rollout.js';
 
 export interface RolloutServiceDeps {
@@ -53,10 +55,14 @@ export interface RolloutServiceDeps {
    * they return clusters to the revision they ran before.
    */
   admission?: WorkloadAdmission;
+  /** A cluster without a heartbeat this long shows as offline in a preview. */
+  heartbeatTimeoutMs: number;
 }
 
 export interface RolloutService {
   create(actor: Principal, workloadId: string, body: CreateRolloutRequest): Promise<Rollout>;
+  /** The plan `create` would freeze now, explained per cluster and wave; starts nothing. */
+  preview(workloadId: string, body: CreateRolloutRequest): Promise<RolloutPreview>;
   control(actor: Principal, id: string, control: RolloutControl, body: RolloutControlRequest): Promise<Rollout>;
   rollback(actor: Principal, id: string): Promise<Rollout>;
   /** A workload's rollouts, newest first. */
@@ -169,6 +175,11 @@ export function createRolloutService(deps: RolloutServiceDeps): RolloutService {
       onRolloutChange(row.id);
       return viewedOne(db, row);
     },
+    preview: (workloadId, body) =>
+      // A read-only transaction: the same reads and locks as a start, nothing written.
+      db.transaction((tx) =>
+        previewRollout(deps, tx, { workloadId, revision: body.revision, strategy: body.strategy, rollbackOf: null }),
+      ),
     async control(actor, id, what, body) {
       const result = await db.transaction((tx) => control(deps, tx, actor, { id, control: what, body }));
       onRolloutChange(result.id);

@@ -19,7 +19,7 @@ import {
   recordRolloutEvent,
   type RolloutRow,
 } from '../../repositories/rollouts-repo.js';
-import { getLiveWorkload, getRevision, type WorkloadRow } from '../../repositories/workloads-repo.js';
+import { getLiveWorkload, getRevision, type RevisionRow, type WorkloadRow } from '../../repositories/workloads-repo.js';
 import type { WorkloadAdmission } from '../workload-admission.js';
 
 export interface StartRequest {
@@ -60,23 +60,44 @@ async function freezeFor(tx: Tx, w: WorkloadRow, strategy: RolloutStrategy): Pro
   return frozen.plan;
 }
 
+/** What a start checked and froze, before anything is written. */
+export interface PreparedStart {
+  w: WorkloadRow;
+  strategy: RolloutStrategy;
+  target: RevisionRow;
+  plan: FrozenPlan;
+}
+
+/**
+ * Every check of a start and the plan it freezes, writing nothing: a real start stores exactly
+ * this, a dry run explains it (preview-rollout.ts).
+ */
+export async function prepareStart(
+  deps: { admission?: WorkloadAdmission | undefined },
+  tx: Tx,
+  req: StartRequest,
+): Promise<PreparedStart> {
+  const w = await rollingWorkload(tx, req.workloadId);
+  const errors = validateRolloutStrategy(req.strategy);
+  if (errors.length > 0) throw invalid('the rollout strategy is invalid', strategyProblems(errors));
+  const strategy = req.strategy as RolloutStrategy;
+  const number = req.revision ?? w.currentRevision;
+  const target = await getRevision(tx, w.id, number);
+  if (!target) throw notFound(`revision ${number} of workload ${w.id}`);
+  if (req.rollbackOf === null) await deps.admission?.check(tx, w, target);
+  const active = await activeRolloutOf(tx, w.id);
+  if (active) throw conflict(`workload ${w.id} already has an active rollout ${active.id} (${active.phase})`);
+  return { w, strategy, target, plan: await freezeFor(tx, w, strategy) };
+}
+
 export async function startRollout(
   deps: { admission?: WorkloadAdmission | undefined; now: () => Date },
   tx: Tx,
   actor: Principal,
   req: StartRequest,
 ): Promise<RolloutRow> {
-  const w = await rollingWorkload(tx, req.workloadId);
-  const errors = validateRolloutStrategy(req.strategy);
-  if (errors.length > 0) throw invalid('the rollout strategy is invalid', strategyProblems(errors));
-  const strategy = req.strategy as RolloutStrategy;
-  const target = req.revision ?? w.currentRevision;
-  const revision = await getRevision(tx, w.id, target);
-  if (!revision) throw notFound(`revision ${target} of workload ${w.id}`);
-  if (req.rollbackOf === null) await deps.admission?.check(tx, w, revision);
-  const active = await activeRolloutOf(tx, w.id);
-  if (active) throw conflict(`workload ${w.id} already has an active rollout ${active.id} (${active.phase})`);
-  const plan = await freezeFor(tx, w, strategy);
+  const { w, strategy, target: revision, plan } = await prepareStart(deps, tx, req);
+  const target = revision.revision;
   const at = deps.now();
   const state = initialState(plan, at.getTime());
   const { rollbackOf } = req;
