@@ -5,6 +5,7 @@ import { runCli, type CliDeps } from './run.js';
 interface Call {
   url: string;
   method: string;
+  body?: unknown;
   authorization: string | undefined;
   lastEventId: string | undefined;
 }
@@ -17,6 +18,7 @@ function hub(answers: ((call: Call) => Response)[]): { fetch: Fetch; calls: Call
     const call = {
       url,
       method: init?.method ?? 'GET',
+      ...(typeof init?.body === 'string' ? { body: JSON.parse(init.body) as unknown } : {}),
       authorization: headers['authorization'],
       lastEventId: headers['last-event-id'],
     };
@@ -174,6 +176,20 @@ describe('rollouts watch', () => {
     // Without --watch it returns as soon as the rollout is started.
     const once = await run(['rollouts', 'rollback', 'r1'], hub([() => json(back, 201)]));
     expect(once.code).toBe(0);
+  });
+
+  it('start --dry-run asks for the preview and prints it; nothing is started', async () => {
+    const id = '0b5f6a2e-6a53-4c36-9a0e-0c7e1f5d3a11';
+    const preview = { workloadId: id, previousRevision: 1, targetRevision: 2, waves: [], clusters: [] };
+    const h = hub([() => json({ id, name: 'web' }), () => json(preview)]);
+    const res = await run(['rollouts', 'start', id, '--canary', 'c1', '--dry-run', '-o', 'json'], h);
+    expect(res.code).toBe(0);
+    expect(h.calls[1]).toMatchObject({
+      method: 'POST',
+      url: `https://hub.test/api/v1/workloads/${id}/rollouts`,
+      body: { dryRun: true },
+    });
+    expect(JSON.parse(res.out)).toEqual(preview);
   });
 
   it('exits 1 when the rollout ends in any other terminal phase', async () => {

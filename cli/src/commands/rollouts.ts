@@ -1,5 +1,5 @@
 /** `flotilla rollouts ...`: start, list, get, watch, the controls, and rollback. */
-import type { Rollout } from '@flotilla/api';
+import type { Rollout, RolloutPreview } from '@flotilla/api';
 import { intFlag, str, type OptionSpec, type OptionValues } from '../args.js';
 import { listAll, seg } from '../client.js';
 import { confirm, print, type CliContext, type Command } from '../context.js';
@@ -7,6 +7,7 @@ import { usageError } from '../errors.js';
 import { renderData } from '../output.js';
 import { canaryStrategy, parseStrategyFile } from '../strategy.js';
 import { resolveWorkload } from './resolve.js';
+import { renderPreview } from './rollout-preview.js';
 import { renderRollout, rolloutColumns } from './rollout-view.js';
 import { watchRollout } from './rollout-watch.js';
 
@@ -53,14 +54,24 @@ const start: Command = {
     deadline: { type: 'string', value: 'SECONDS', description: 'with --canary: progress deadline per cluster' },
     revision: { type: 'string', value: 'N', description: 'target revision (default: the latest)' },
     watch: WATCH,
+    'dry-run': {
+      type: 'boolean',
+      description: 'show the plan a start would freeze (clusters in or out and why, manifest diffs, expected starts)',
+    },
   },
   async run(ctx, { positionals: [ref], options }) {
     const strategy = await strategyFrom(ctx, options);
     const revision = intFlag(options, 'revision');
     const w = await resolveWorkload(ctx.client, ref!);
-    const r = await ctx.client.request<Rollout>('POST', `/workloads/${seg(w.id)}/rollouts`, {
-      body: { strategy, ...(revision !== undefined ? { revision } : {}) },
-    });
+    const body = { strategy, ...(revision !== undefined ? { revision } : {}) };
+    if (options['dry-run'] === true) {
+      const p = await ctx.client.request<RolloutPreview>('POST', `/workloads/${seg(w.id)}/rollouts`, {
+        body: { ...body, dryRun: true },
+      });
+      ctx.stdout(ctx.format === 'table' ? renderPreview(p) : renderData(ctx.format, p));
+      return 0;
+    }
+    const r = await ctx.client.request<Rollout>('POST', `/workloads/${seg(w.id)}/rollouts`, { body });
     confirm(ctx, `rollout ${r.id} started: revision ${r.previousRevision} -> ${r.targetRevision}, phase ${r.phase}`, r);
     return options['watch'] === true ? watchRollout(ctx, r.id) : 0;
   },
