@@ -1,4 +1,4 @@
-import type { Cluster, Rollout, WorkloadStatus } from '@flotilla/api';
+import type { Cluster, Rollout, RolloutPreview, WorkloadStatus } from '@flotilla/api';
 import { describe, expect, it } from 'vitest';
 import {
   availableControls,
@@ -7,6 +7,8 @@ import {
   renderClusters,
   renderError,
   renderEvents,
+  renderNewRollout,
+  renderPreview,
   renderRollout,
   renderWorkloadStatus,
   renderWorkloads,
@@ -204,6 +206,72 @@ describe('renderers escape everything that comes from the hub', () => {
   it('badge classes come from a fixed list, not from the data', () => {
     expect(badge('Online')).toBe('<span class="badge good">Online</span>');
     expect(badge(`x" class="evil`)).toBe('<span class="badge busy">x&#34; class=&#34;evil</span>');
+  });
+});
+
+const preview = (over: Partial<RolloutPreview> = {}): RolloutPreview => ({
+  workloadId: 'w-1',
+  targetRevision: 2,
+  previousRevision: 1,
+  failureBudget: 0,
+  onFailure: 'Rollback',
+  offlinePolicy: 'Skip',
+  at: '2026-01-01T12:00:00.000Z',
+  waves: [
+    {
+      name: 'canary',
+      members: ['c1'],
+      maxConcurrency: 1,
+      failureBudget: 0,
+      soakSeconds: 60,
+      progressDeadlineSeconds: 600,
+      approval: 'None',
+      canarySteps: [],
+      expectedStartAt: '2026-01-01T12:00:00.000Z',
+      expectedEndAt: '2026-01-01T12:01:00.000Z',
+    },
+  ],
+  clusters: [
+    {
+      name: 'c1',
+      included: true,
+      wave: 'canary',
+      reasons: [{ reason: 'window', message: XSS }],
+      expectedStartAt: '2026-01-01T12:00:00.000Z',
+      currentRevision: 1,
+      manifest: {},
+      diff: [{ path: 'spec.image', from: 'a:v1', to: XSS }],
+    },
+    {
+      name: 'c2',
+      included: false,
+      wave: null,
+      reasons: [{ reason: 'selector', message: 'not targeted' }],
+      expectedStartAt: null,
+      currentRevision: null,
+      manifest: null,
+      diff: [],
+    },
+  ],
+  ...over,
+});
+
+describe('rollout preview', () => {
+  it('shows waves with expected times, clusters in or out with why, and manifest changes, all escaped', () => {
+    const html = renderPreview(preview());
+    expectInert(html);
+    expect(html).toContain('<td>2026-01-01T12:01:00.000Z</td>');
+    expect(html).toContain('<strong>selector</strong>: not targeted');
+    expect(html).toContain('<code>spec.image</code>: &#34;a:v1&#34; → ');
+    expect(html).toContain('<summary>1 change(s)</summary>');
+  });
+
+  it('offers the start button only with a preview', () => {
+    const form = renderNewRollout({ strategy: XSS });
+    expectInert(form);
+    expect(form).toContain('data-form="preview"');
+    expect(form).not.toContain('data-action="start-rollout"');
+    expect(renderNewRollout({ strategy: '{}', preview: preview() })).toContain('data-action="start-rollout"');
   });
 });
 

@@ -23,6 +23,8 @@ const state = {
   rollout: undefined,
   events: [],
   live: false,
+  /** The start form: the strategy text, and the preview and strategy it was made for. */
+  newRollout: { strategy: '{"waves": [{"name": "all", "soakSeconds": 60}]}', preview: undefined, previewed: undefined },
 };
 
 /** @type {AbortController | undefined} */
@@ -123,9 +125,22 @@ async function refresh() {
   renderAll();
 }
 
+/**
+ * The start form of a workload that rolls out by rollouts. Rendered only when it changes (not on
+ * the periodic refresh), so what the user types stays.
+ */
+function renderNewRollout() {
+  const w = state.workloads.find((x) => x.id === state.workloadId);
+  const show = w?.updatePolicy === 'Rollout';
+  $('new-rollout').hidden = !show;
+  $('new-rollout').innerHTML = show ? view.renderNewRollout(state.newRollout) : '';
+}
+
 /** Forgets the open workload and rollout (the workload was deleted, or another one opens). */
 function closeWorkload() {
   stream?.abort();
+  state.newRollout.preview = undefined;
+  state.newRollout.previewed = undefined;
   state.workloadId = undefined;
   state.status = undefined;
   state.rollouts = [];
@@ -220,6 +235,22 @@ const actions = {
     state.workloadId = el.dataset.id;
     await loadWorkload(el.dataset.id);
     renderAll();
+    renderNewRollout();
+  },
+  /** Starts exactly the strategy that was previewed, then follows the new rollout. */
+  async 'start-rollout'() {
+    const strategy = state.newRollout.previewed;
+    if (!state.workloadId || !strategy) return;
+    const created = await api('POST', `/workloads/${encodeURIComponent(state.workloadId)}/rollouts`, { strategy });
+    showError(undefined);
+    state.newRollout.preview = undefined;
+    state.newRollout.previewed = undefined;
+    await loadWorkload(state.workloadId);
+    state.rolloutId = created.id;
+    await loadRollout(created.id);
+    renderAll();
+    renderNewRollout();
+    void follow(created.id);
   },
   async 'select-rollout'(el) {
     state.rolloutId = el.dataset.id;
@@ -261,8 +292,36 @@ document.addEventListener('click', (event) => {
   if (action) action(el).catch(showError);
 });
 
+/** Previews the typed strategy (a dry run); the start button appears with the preview. */
+async function preview(form) {
+  const text = new FormData(form).get('strategy');
+  state.newRollout.strategy = typeof text === 'string' ? text : '';
+  state.newRollout.preview = undefined;
+  state.newRollout.previewed = undefined;
+  let strategy;
+  try {
+    strategy = JSON.parse(state.newRollout.strategy);
+  } catch (err) {
+    renderNewRollout();
+    throw new ApiFailure(undefined, undefined, `the strategy is not JSON: ${err.message}`);
+  }
+  const path = `/workloads/${encodeURIComponent(state.workloadId)}/rollouts`;
+  state.newRollout.preview = await api('POST', path, { strategy, dryRun: true });
+  state.newRollout.previewed = strategy;
+  showError(undefined);
+  renderNewRollout();
+}
+
 document.addEventListener('submit', (event) => {
   const form = event.target;
+  if (form.dataset.form === 'preview') {
+    event.preventDefault();
+    preview(form).catch((err) => {
+      renderNewRollout();
+      showError(err);
+    });
+    return;
+  }
   if (form.dataset.form !== 'login') return;
   event.preventDefault();
   const value = new FormData(form).get('token');

@@ -336,6 +336,92 @@ export function renderRollout(r, now, view) {
   );
 }
 
+/** @typedef {import('@flotilla/api').RolloutPreview} RolloutPreview */
+
+/**
+ * A preview's manifest changes of one cluster, as a list (at most `max`).
+ * @param {RolloutPreview['clusters'][number]} c
+ * @param {number} max
+ * @returns {string}
+ */
+function diffList(c, max = 20) {
+  if (c.diff.length === 0) return '<span class="muted">no change</span>';
+  /** @param {unknown} v */
+  const val = (v) => (v === undefined ? '(none)' : JSON.stringify(v));
+  const items = c.diff
+    .slice(0, max)
+    .map(
+      (d) =>
+        `<li><code>${escapeHtml(d.path || '(whole manifest)')}</code>: ${escapeHtml(val(d.from))} → ${escapeHtml(val(d.to))}</li>`,
+    )
+    .join('');
+  const more = c.diff.length > max ? `<li class="muted">${escapeHtml(c.diff.length - max)} more</li>` : '';
+  return `<details><summary>${escapeHtml(c.diff.length)} change(s)</summary><ul class="diff">${items}${more}</ul></details>`;
+}
+
+/**
+ * The plan a start would freeze: waves with expected times, every cluster in or out and why,
+ * and each member's manifest changes.
+ * @param {RolloutPreview} p
+ * @returns {string}
+ */
+export function renderPreview(p) {
+  const waves = table(
+    ['Wave', 'Clusters', 'Concurrency', 'Soak', 'Approval', 'Expected start', 'Expected end'],
+    p.waves.map((w) => [
+      escapeHtml(w.name),
+      escapeHtml(w.members.join(', ')),
+      escapeHtml(w.maxConcurrency),
+      escapeHtml(`${w.soakSeconds}s`),
+      escapeHtml(w.approval),
+      escapeHtml(w.expectedStartAt),
+      escapeHtml(w.expectedEndAt),
+    ]),
+    'No waves.',
+  );
+  const clusters = table(
+    ['Cluster', 'In plan', 'Wave', 'Runs', 'Expected start', 'Why', 'Manifest'],
+    p.clusters.map((c) => [
+      escapeHtml(c.name),
+      c.included ? 'yes' : 'no',
+      escapeHtml(c.wave ?? '-'),
+      escapeHtml(c.currentRevision ?? '-'),
+      escapeHtml(c.expectedStartAt ?? '-'),
+      c.reasons.map((r) => `<strong>${escapeHtml(r.reason)}</strong>: ${escapeHtml(r.message)}`).join('<br>'),
+      c.included ? diffList(c) : '-',
+    ]),
+    'No clusters.',
+  );
+  return (
+    `<p class="preview-head">Preview: revision ${escapeHtml(p.previousRevision)} → ${escapeHtml(p.targetRevision)}, ` +
+    `onFailure ${escapeHtml(p.onFailure)}, offline clusters: ${escapeHtml(p.offlinePolicy)}. ` +
+    'Expected times assume healthy clusters and approvals at once.</p>' +
+    waves +
+    clusters
+  );
+}
+
+/**
+ * The form that starts a rollout: a strategy, a preview of the plan it freezes, and only then
+ * the start button (which starts exactly the previewed strategy).
+ * @param {{ strategy: string; preview?: RolloutPreview }} form
+ * @returns {string}
+ */
+export function renderNewRollout(form) {
+  return (
+    '<form data-form="preview" class="new-rollout">' +
+    '<label>Strategy (JSON RolloutStrategy)<br>' +
+    `<textarea name="strategy" rows="6" cols="80" spellcheck="false">${escapeHtml(form.strategy)}</textarea></label><br>` +
+    '<button type="submit">Preview</button>' +
+    '</form>' +
+    (form.preview
+      ? renderPreview(form.preview) +
+        '<p><button data-action="start-rollout">Start this rollout</button> ' +
+        '<span class="muted">starts the strategy previewed above</span></p>'
+      : '')
+  );
+}
+
 /**
  * The latest events, newest first.
  * @param {RolloutEvent[]} events
