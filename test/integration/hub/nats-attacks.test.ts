@@ -1,12 +1,11 @@
 /**
- * Attacks on the hub ↔ agent link, as a cluster's agent holding its own credentials and as
- * faults, against a real nats-server running the hub's rendered permissions and real Postgres:
- * agents can neither create nor change a consumer (the hub owns every durable and repairs or
- * deletes what drifted), a desired subject clobbered through a reply subject is put back, a claim
- * whose NATS authorization update fails can be retried with the same secret, and both streams
- * are bounded.
+ * Hardening of the hub ↔ agent link, as a cluster's agent holding its own key and as faults,
+ * against a real NATS cluster in operator mode and real Postgres: agents can neither create nor
+ * change a consumer (the hub owns every durable and repairs or deletes what drifted), a desired
+ * message the hub did not publish is put back, a claim or re-key whose account push fails can be
+ * retried, and both streams are bounded. Isolation between clusters' accounts:
+ * account-isolation.test.ts.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -17,7 +16,7 @@ import {
   jetstreamManager,
   type JetStreamManager,
 } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, jwtAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { Registry } from 'prom-client';
 import {
   DESIRED_STREAM,
@@ -29,13 +28,14 @@ import {
   desiredSubject,
   encodeMessage,
   heartbeatSubject,
+  newAgentKey,
   statusSubject,
   type AgentCredentials,
   type DesiredMessage,
 } from '@flotilla/api';
 import { createHubLink, createHubLinkMetrics, createKubeApplier } from '@flotilla/agent';
 import { createKubeRest } from '@flotilla/agent/runtime';
-import { createLogger, ensureStreams, type NatsCredentialIssuer } from '@flotilla/hub';
+import { createLogger, ensureStreams, type NatsAccountIssuer } from '@flotilla/hub';
 import { startNats } from '@flotilla/test';
 import { cluster } from '../helpers/context.js';
 import { customResource, eventually, kube, testNamespace } from '../helpers/kube.js';
@@ -46,63 +46,63 @@ import {
   joinCluster,
   metricValue,
   rest,
+  signedHeaders,
   startFleetNats,
   startTestHub,
   type FleetNats,
+  type JoinedCluster,
   type TestHub,
 } from './fleet.js';
 
-/** A fault of the issuer: once, when a sync would give `cluster` a password nats-server lacks. */
+/**
+ * The hub's account issuer, failing once per queued fault: `push` before a cluster's account is
+ * pushed, `sign` after it was pushed (the transaction then rolls back: an account Postgres does not
+ * know, which the reconciler deletes).
+ */
 interface Fault {
   cluster: string;
-  when: 'before-write' | 'after-write';
+  when: 'push' | 'sign';
 }
 
-/**
- * The fleet's file issuer, failing on queued faults: before it writes the authorization, or
- * after. A fault waits for the sync that brings the cluster's new identity (a claim's or a
- * rotation's), so the hub's other syncs (a reconcile pass after an accept) pass it by.
- */
-interface FlakyIssuer extends NatsCredentialIssuer {
-  faults: Fault[];
+const faults: Fault[] = [];
+let accounts: NatsAccountIssuer | undefined;
+
+function takeFault(cluster: string, when: Fault['when']): boolean {
+  const i = faults.findIndex((f) => f.cluster === cluster && f.when === when);
+  if (i < 0) return false;
+  faults.splice(i, 1);
+  return true;
 }
 
-function flaky(inner: NatsCredentialIssuer, authFile: () => string): FlakyIssuer {
-  const issuer: FlakyIssuer = {
-    faults: [],
-    async sync(identities) {
-      const written = authFile();
-      const due = issuer.faults.findIndex((f) =>
-        identities.some((i) => i.cluster === f.cluster && !written.includes(i.passwordHash)),
-      );
-      const fault = due < 0 ? undefined : issuer.faults.splice(due, 1)[0]!.when;
-      if (fault === 'before-write') throw new Error('injected: nats-server authorization not updated');
-      await inner.sync(identities);
-      if (fault === 'after-write') throw new Error('injected: failed after the authorization was written');
+function flaky(inner: NatsAccountIssuer): NatsAccountIssuer {
+  accounts = inner;
+  return {
+    ...inner,
+    async pushAccount(a) {
+      if (takeFault(a.cluster, 'push')) throw new Error('injected: the account push failed');
+      await inner.pushAccount(a);
+    },
+    async signUser(a, key) {
+      if (takeFault(a.cluster, 'sign')) throw new Error('injected: failed after the account was pushed');
+      return inner.signUser(a, key);
     },
   };
-  return issuer;
 }
-
-/** The authorization the hub rendered for the fleet's nats-server. */
-const authFile = (): string => readFileSync(path.join(nats.dir, 'flotilla-auth.conf'), 'utf8');
 
 const WEB = { kind: 'CloneSet', namespace: 'apps', name: 'web' } as const;
 const CLONESETS = customResource('CloneSet');
 
 let nats: FleetNats;
 let t: TestHub;
-let issuer: FlakyIssuer;
 let admin: NatsConnection;
 let jsmAdmin: JetStreamManager;
-let credsA: AgentCredentials;
-let credsB: AgentCredentials;
+let credsA: JoinedCluster;
+let credsB: JoinedCluster;
 let ncA: NatsConnection;
 let ncB: NatsConnection;
 
 beforeAll(async () => {
   nats = await startFleetNats();
-  issuer = flaky(nats.issuer, authFile);
   admin = await nats.connectAsHub();
   jsmAdmin = await jetstreamManager(admin);
   // What an older hub and an agent under the old permissions left behind: unbounded streams,
@@ -120,7 +120,7 @@ beforeAll(async () => {
     ack_policy: AckPolicy.Explicit,
   });
   // Only the passes a test runs (and the one at start): the periodic one would race them.
-  t = await startTestHub(nats, { issuer, env: { FLOTILLA_NATS_RECONCILE_SECONDS: '3600' } });
+  t = await startTestHub(nats, { wrapAccounts: flaky, env: { FLOTILLA_NATS_RECONCILE_SECONDS: '3600' } });
   credsA = await joinCluster(t, 'atk-a', { atk: 'yes', team: 'a' });
   credsB = await joinCluster(t, 'atk-b', { atk: 'yes', team: 'b' });
   for (const [name, labels] of [
@@ -153,7 +153,8 @@ async function drain(
   nc: NatsConnection,
   creds: AgentCredentials,
 ): Promise<{ subject: string; msg?: DesiredMessage }[]> {
-  const consumer = await jetstream(nc, { checkAPI: false }).consumers.get(DESIRED_STREAM, creds.nats.consumer);
+  const js = jetstream(nc, { checkAPI: false, apiPrefix: creds.nats.apiPrefix });
+  const consumer = await js.consumers.get(DESIRED_STREAM, creds.nats.consumer);
   const out: { subject: string; msg?: DesiredMessage }[] = [];
   for await (const m of await consumer.fetch({ max_messages: 100, expires: 1000 })) {
     const d = decodeDesired(m.data);
@@ -279,7 +280,10 @@ describe('an agent and the consumers', () => {
     expect(info.config.deliver_subject).toBeUndefined();
     expect(await clustersRead(ncA, credsA)).toEqual(['atk-a']);
     await expect(
-      jetstream(ncA, { checkAPI: false }).consumers.get(DESIRED_STREAM, agentConsumerName('atk-b')),
+      jetstream(ncA, { checkAPI: false, apiPrefix: credsA.nats.apiPrefix }).consumers.get(
+        DESIRED_STREAM,
+        agentConsumerName('atk-b'),
+      ),
     ).rejects.toThrow();
   });
 
@@ -352,7 +356,9 @@ describe('an agent and the consumers', () => {
   });
 });
 
-describe('a desired subject clobbered through a reply subject', () => {
+describe('a desired message the hub did not publish', () => {
+  // Agents cannot reach the desired subjects at all (account-isolation.test.ts); what remains is a
+  // writer inside the hub's own account (an operator's tool, an older hub): the watch repairs it.
   it("is put back with the stored value, and B's agent receives it", async () => {
     await drain(ncB, credsB);
     const subject = desiredSubject('atk-b', WEB);
@@ -368,9 +374,9 @@ describe('a desired subject clobbered through a reply subject', () => {
     });
     await admin.flush();
 
-    // Allowed to A, answered by the server on the reply subject A chose: B's desired subject.
-    ncA.publish(`$JS.API.CONSUMER.INFO.${DESIRED_STREAM}.${agentConsumerName('atk-a')}`, '', { reply: subject });
-    await ncA.flush();
+    // What the reply-subject trap once did: a JetStream API answer stored as B's desired value.
+    admin.publish(`$JS.API.CONSUMER.INFO.${DESIRED_STREAM}.${agentConsumerName('atk-a')}`, '', { reply: subject });
+    await admin.flush();
 
     const restored = await eventually('B receives the stored desired message again', async () =>
       (await drain(ncB, credsB)).find((m) => m.subject === subject && m.msg?.name === 'web'),
@@ -395,8 +401,8 @@ describe('a desired subject clobbered through a reply subject', () => {
   it('deletes what lands on a subject the hub never placed', async () => {
     const subject = desiredSubject('atk-b', { kind: 'CloneSet', namespace: 'apps', name: 'never-placed' });
     const repairs = await metricValue(t.registry, 'flotilla_hub_desired_repairs_total', { reason: 'unknown' });
-    ncA.publish(`$JS.API.CONSUMER.INFO.${DESIRED_STREAM}.${agentConsumerName('atk-a')}`, '', { reply: subject });
-    await ncA.flush();
+    admin.publish(`$JS.API.CONSUMER.INFO.${DESIRED_STREAM}.${agentConsumerName('atk-a')}`, '', { reply: subject });
+    await admin.flush();
     await eventually('the message is deleted and counted', async () => {
       const counted =
         (await metricValue(t.registry, 'flotilla_hub_desired_repairs_total', { reason: 'unknown' })) > repairs;
@@ -410,44 +416,50 @@ describe('a desired subject clobbered through a reply subject', () => {
   });
 });
 
-describe('claiming credentials while NATS authorization cannot be updated', () => {
-  const users = (name: string): number => authFile().split(`user: "agent-${name}"`).length - 1;
-
+describe('claiming and re-keying while the account cannot be pushed', () => {
   it('keeps the one-time secret: the claim is retried with it and the agent connects', async () => {
+    const key = newAgentKey();
     const reg = await rest<{ registrationSecret: string }>(t, 'POST', '/api/v1/clusters/register', t.bootstrapToken, {
       name: 'atk-claim',
       labels: { atk: 'yes' },
+      publicKey: key.publicKey,
     });
     await rest(t, 'POST', '/api/v1/clusters/atk-claim/accept', t.operatorToken);
+    const url = '/api/v1/clusters/atk-claim/claim';
+    const payload = { registrationSecret: reg.registrationSecret };
     const claim = () =>
       t.hub.app.inject({
         method: 'POST',
-        url: '/api/v1/clusters/atk-claim/claim',
-        headers: { authorization: `Bearer ${t.bootstrapToken}` },
-        payload: { registrationSecret: reg.registrationSecret },
+        url,
+        headers: { authorization: `Bearer ${t.bootstrapToken}`, ...signedHeaders(key.seed, 'POST', url, payload) },
+        payload,
       });
-    const issued = async (): Promise<unknown> =>
-      (await t.db.pool.query("select credentials_issued from clusters where name = 'atk-claim'")).rows[0]
-        .credentials_issued;
+    type Row = { credentials_issued: boolean; account_public_key: string | null };
+    const row = async (): Promise<Row> =>
+      (
+        await t.db.pool.query<Row>(
+          "select credentials_issued, account_public_key from clusters where name = 'atk-claim'",
+        )
+      ).rows[0]!;
 
-    issuer.faults.push({ cluster: 'atk-claim', when: 'before-write' });
-    const first = await claim();
-    expect(first.statusCode).toBe(503);
-    expect(await issued()).toBe(false);
-
-    // Written to nats-server, then the transaction failed: an identity nobody knows the password of.
-    issuer.faults.push({ cluster: 'atk-claim', when: 'after-write' });
+    faults.push({ cluster: 'atk-claim', when: 'push' });
     expect((await claim()).statusCode).toBe(503);
-    expect(await issued()).toBe(false);
-    expect(users('atk-claim')).toBe(1);
+    expect(await row()).toEqual({ credentials_issued: false, account_public_key: null });
+
+    // Pushed to NATS, then the transaction failed: an account Postgres does not know.
+    const held = new Set(await accounts!.listAccounts());
+    faults.push({ cluster: 'atk-claim', when: 'sign' });
+    expect((await claim()).statusCode).toBe(503);
+    expect((await row()).credentials_issued).toBe(false);
+    const orphans = (await accounts!.listAccounts()).filter((k) => !held.has(k));
+    expect(orphans).toHaveLength(1);
     await t.hub.link.pass();
-    expect(users('atk-claim')).toBe(0);
+    expect(await accounts!.listAccounts()).not.toContain(orphans[0]);
 
     const ok = await claim();
-    expect(ok.statusCode).toBe(200);
-    const creds = ok.json<AgentCredentials>();
-    expect(await issued()).toBe(true);
-    expect(users('atk-claim')).toBe(1);
+    expect(ok.statusCode, ok.body).toBe(200);
+    const creds = { ...ok.json<AgentCredentials>(), seed: key.seed };
+    expect((await row()).credentials_issued).toBe(true);
     const nc = await connectAs(nats, creds);
     try {
       expect(await clustersRead(nc, creds)).toEqual(['atk-claim']);
@@ -457,12 +469,12 @@ describe('claiming credentials while NATS authorization cannot be updated', () =
     expect((await claim()).statusCode).toBe(409);
   });
 
-  it('keeps the old password working when a rotation cannot reach nats-server', async () => {
-    const canConnect = async (creds: AgentCredentials): Promise<boolean> =>
+  it('keeps the old key working when a re-key cannot push the account', async () => {
+    const canConnect = async (jwt: string, seed: string): Promise<boolean> =>
       connect({
-        servers: creds.nats.servers,
-        user: creds.nats.user,
-        pass: creds.nats.password,
+        servers: credsA.nats.servers,
+        tls: nats.tls,
+        authenticator: jwtAuthenticator(jwt, new TextEncoder().encode(seed)),
         maxReconnectAttempts: 0,
       }).then(
         async (nc) => {
@@ -471,20 +483,22 @@ describe('claiming credentials while NATS authorization cannot be updated', () =
         },
         () => false,
       );
-    issuer.faults.push({ cluster: 'atk-a', when: 'before-write' });
-    const failed = await t.hub.app.inject({
-      method: 'POST',
-      url: '/api/v1/clusters/atk-a/credentials',
-      headers: { authorization: `Bearer ${t.adminToken}` },
-    });
-    expect(failed.statusCode).toBe(503);
+    const next = newAgentKey();
+    const url = '/api/v1/clusters/atk-a/credentials/rekey';
+    const payload = { publicKey: next.publicKey };
+    const rekey = () =>
+      t.hub.app.inject({ method: 'POST', url, headers: signedHeaders(credsA.seed, 'POST', url, payload), payload });
+    faults.push({ cluster: 'atk-a', when: 'push' });
+    expect((await rekey()).statusCode).toBe(503);
     await t.hub.link.pass();
-    expect(await canConnect(credsA)).toBe(true);
+    expect(await canConnect(credsA.nats.jwt, credsA.seed)).toBe(true);
 
-    const rotated = await rest<AgentCredentials>(t, 'POST', '/api/v1/clusters/atk-a/credentials', t.adminToken);
-    await eventually('the new password is accepted', () => canConnect(rotated));
-    await eventually('the old one is refused', async () => !(await canConnect(credsA)));
-    credsA = rotated;
+    const res = await rekey();
+    expect(res.statusCode, res.body).toBe(200);
+    const rekeyed = { ...res.json<AgentCredentials>(), seed: next.seed };
+    await eventually('the new key is accepted', () => canConnect(rekeyed.nats.jwt, next.seed));
+    await eventually('the old one is refused', async () => !(await canConnect(credsA.nats.jwt, credsA.seed)));
+    credsA = rekeyed;
     await ncA.close();
     ncA = await connectAs(nats, credsA);
   });
@@ -514,10 +528,10 @@ describe('an agent whose durable does not exist or is repaired', () => {
     const registry = new Registry();
     const kubeRest = createKubeRest(k.kc);
     const link = createHubLink({
-      nats: { connect },
+      nats: { connect: (o) => connect({ ...o, tls: nats.tls }) },
       kube: createKubeApplier(kubeRest),
       clusterName: 'atk-wait',
-      credentials: creds.nats,
+      credentials: { ...creds.nats, seed: creds.seed },
       logger: createLogger('silent'),
       metrics: createHubLinkMetrics(registry),
       agentVersion: '0.1.0-test',
