@@ -13,7 +13,7 @@
  *    failures; prune podsToDelete; truncate the revision history;
  * 7. come back when a pod becomes available (minReadySeconds) or a grace period ends.
  */
-import { defaultCloneSet, validateCloneSet } from '@flotilla/api';
+import { type CloneSetStatus, defaultCloneSet, validateCloneSet } from '@flotilla/api';
 import { BY_OWNER_UID } from '../../runtime/cache.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { ReconcileContext, ReconcileResult, Reconciler } from '../../runtime/controller.js';
@@ -31,6 +31,7 @@ import { syncRevisions, type ActiveRevisions } from './revision-sync.js';
 import { revisionTemplate, sortRevisions } from './revisions.js';
 import { executeScale } from './scale.js';
 import { planScale } from './scale-plan.js';
+import { progressDeadlineIn } from './progressing.js';
 import { calculateStatus, nextAvailableIn, statusChanged, type CloneSetConditionType } from './status.js';
 import type { CloneSetControllerOptions, SyncContext } from './sync-context.js';
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from '../../kube/types.js';
@@ -170,7 +171,7 @@ async function reconcileValid(
   const outcome = ctx.cs.metadata?.deletionTimestamp
     ? { failures: {} }
     : await sync(deps, ctx, { active, inactive, claims, revs });
-  await writeStatus(ctx, active, {
+  const written = await writeStatus(ctx, active, {
     current: revs.current.metadata.name,
     update: revs.update.metadata.name,
     collisionCount: revs.collisionCount,
@@ -179,7 +180,8 @@ async function reconcileValid(
   await housekeeping(ctx, rctx, { all, revs });
   if (outcome.error !== undefined) throw asError(outcome.error);
   const available = nextAvailableIn(active, ctx.cs.spec.minReadySeconds ?? 0, ctx.now);
-  const requeueAfter = minDelay(outcome.delayMs, available);
+  const deadline = progressDeadlineIn(ctx.cs, written?.conditions ?? ctx.cs.status?.conditions, ctx.now);
+  const requeueAfter = minDelay(minDelay(outcome.delayMs, available), deadline);
   return requeueAfter === undefined ? undefined : { requeueAfter };
 }
 
@@ -255,7 +257,7 @@ async function writeStatus(
   ctx: SyncContext,
   pods: readonly Pod[],
   s: { current: string; update: string; collisionCount: number; failures: Failures },
-): Promise<void> {
+): Promise<CloneSetStatus> {
   const status = calculateStatus({
     cs: ctx.cs,
     pods,
@@ -265,12 +267,12 @@ async function writeStatus(
     failures: s.failures,
     now: ctx.now,
   });
-  if (!statusChanged(ctx.cs.status, status)) return;
+  if (!statusChanged(ctx.cs.status, status)) return status;
   let cs = ctx.cs;
   for (let attempt = 0; ; attempt++) {
     try {
       ctx.resourceVersions.expectUpdated(ctx.key, await ctx.client.updateStatus(cs, status));
-      return;
+      return status;
     } catch (err) {
       const conflict = (err as { status?: number }).status === 409;
       if (!conflict || attempt >= 3) {

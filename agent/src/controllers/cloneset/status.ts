@@ -10,6 +10,7 @@
  *   (readiness not required);
  * - conditions: FailedScale / FailedUpdate while the last reconcile failed, with the error as
  *   message. Unlike OpenKruise they also count as a change, so a failure is always reported.
+ *   Progressing under progressDeadlineSeconds (progressing.ts).
  */
 import type { LabelSelector } from '../../runtime/label-selector.js';
 import { formatTime } from '../../runtime/kube-time.js';
@@ -19,12 +20,14 @@ import { partitionReplicas } from './strategy.js';
 import type { Pod } from '../../kube/types.js';
 import type { CloneSet } from './types.js';
 import type { CloneSetStatus } from '@flotilla/api';
+import { progressingCondition } from './progressing.js';
 
 export type CloneSetConditionType = 'FailedScale' | 'FailedUpdate';
 
 export interface CloneSetCondition {
   type: string;
   status: string;
+  lastUpdateTime?: string;
   lastTransitionTime?: string;
   reason?: string;
   message?: string;
@@ -97,8 +100,10 @@ export function calculateStatus(input: StatusInput): CloneSetStatus {
   if (status.updatedReplicas === status.replicas && status.replicas === replicas) {
     status.currentRevision = input.updateRevision;
   }
-  const conds = conditions(cs.status?.conditions, input.failures, now);
-  if (conds) status.conditions = conds;
+  const conds = conditions(cs.status?.conditions, input.failures, now) ?? [];
+  const progressing = progressingCondition(cs, status, cs.status?.conditions, now);
+  if (progressing) conds.push(progressing);
+  if (conds.length > 0) status.conditions = conds;
   return status;
 }
 

@@ -4,8 +4,8 @@
  */
 import Type, { type Static } from 'typebox';
 import type { KRUISE_API_VERSION, KruiseKind } from '../constants.js';
-import { int32, int64, intOrString, stringList, strictObject } from '../common/markers.js';
-import { ConditionSchema, LabelSelectorSchema, ObjectMetaSchema } from '../common/meta.js';
+import { int32, int64, intOrString, stringList, strictObject, time } from '../common/markers.js';
+import { LabelSelectorSchema, ObjectMetaSchema } from '../common/meta.js';
 import {
   PersistentVolumeClaimTemplateSchema,
   PodTemplateSpecSchema,
@@ -60,10 +60,27 @@ export const CloneSetSpecSchema = strictObject(
     updateStrategy: Type.Optional(CloneSetUpdateStrategySchema),
     revisionHistoryLimit: Type.Optional(int32({ description: 'ControllerRevisions kept. Default 10.' })),
     minReadySeconds: Type.Optional(int32({ description: 'Seconds a ready pod must stay ready to be available.' })),
+    progressDeadlineSeconds: Type.Optional(
+      int32({
+        description:
+          'Seconds to reach available, paused or partition-available before the Progressing condition turns False (OpenKruise v1.9). No default.',
+      }),
+    ),
     lifecycle: Type.Optional(LifecycleSchema),
   },
   { description: 'Desired state of a CloneSet.' },
 );
+
+/** A CloneSet condition; v1.9 adds lastUpdateTime (when its reason was last set). */
+export const CloneSetConditionSchema = strictObject({
+  type: Type.String(),
+  status: Type.String(),
+  lastUpdateTime: Type.Optional(time()),
+  lastTransitionTime: Type.Optional(time()),
+  reason: Type.Optional(Type.String()),
+  message: Type.Optional(Type.String()),
+});
+export type CloneSetCondition = Static<typeof CloneSetConditionSchema>;
 
 export const CloneSetStatusSchema = strictObject(
   {
@@ -78,7 +95,7 @@ export const CloneSetStatusSchema = strictObject(
     updateRevision: Type.Optional(Type.String()),
     currentRevision: Type.Optional(Type.String()),
     collisionCount: Type.Optional(int32()),
-    conditions: Type.Optional(Type.Array(ConditionSchema)),
+    conditions: Type.Optional(Type.Array(CloneSetConditionSchema)),
     labelSelector: Type.Optional(Type.String({ description: 'The selector as a string, for the scale subresource.' })),
   },
   { description: 'Observed state of a CloneSet.' },

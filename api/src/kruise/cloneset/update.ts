@@ -16,12 +16,13 @@ export const CLONESET_MUTABLE_SPEC_FIELDS: readonly string[] = [
   'scaleStrategy',
   'updateStrategy',
   'minReadySeconds',
+  'progressDeadlineSeconds',
   'volumeClaimTemplates',
   'revisionHistoryLimit',
 ];
 
 const IMMUTABLE_MESSAGE =
-  "updates to cloneset spec for fields other than 'replicas', 'template', 'lifecycle', 'scaleStrategy', 'updateStrategy', 'minReadySeconds', 'volumeClaimTemplates' and 'revisionHistoryLimit' are forbidden";
+  "updates to cloneset spec for fields other than 'replicas', 'template', 'lifecycle', 'scaleStrategy', 'updateStrategy', 'minReadySeconds', 'progressDeadlineSeconds', 'volumeClaimTemplates' and 'revisionHistoryLimit' are forbidden";
 
 function renderPath(base: string, segments: readonly JsonPathSegment[]): string {
   return segments.reduce<string>((path, s) => (typeof s === 'number' ? `${path}[${s}]` : childPath(path, s)), base);

@@ -147,6 +147,18 @@ function validateSurge(
   return errors;
 }
 
+const INT32_MAX = 2147483647;
+
+/** OpenKruise v1.9: the deadline, unless "none" (MaxInt32), must exceed minReadySeconds. */
+function validateProgressDeadline(spec: CloneSetSpec): FieldError[] {
+  const deadline = spec.progressDeadlineSeconds;
+  if (deadline === undefined || deadline === INT32_MAX) return [];
+  const minReady = spec.minReadySeconds ?? 0;
+  return deadline > minReady
+    ? []
+    : [invalid('spec.progressDeadlineSeconds', deadline, 'must be greater than minReadySeconds')];
+}
+
 /** The semantic rules, on a CloneSet that passed the schema and was defaulted. */
 export function validateDefaultedCloneSet(cloneSet: CloneSet): FieldError[] {
   const { spec } = cloneSet;
@@ -159,6 +171,7 @@ export function validateDefaultedCloneSet(cloneSet: CloneSet): FieldError[] {
     ...validateScaleStrategy(spec),
     ...validateUpdateStrategy(spec),
     ...validateLifecycle(spec.lifecycle, 'spec.lifecycle'),
+    ...validateProgressDeadline(spec),
   ];
 }
 
