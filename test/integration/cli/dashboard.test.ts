@@ -1,8 +1,9 @@
 /**
  * The dashboard in a real headless Chromium against a real hub: sign in with a token, clusters
  * and workload status rendered from the API (a hostile label stays text), a rollout followed live
- * from the event stream, and a control that pauses it. Needs Debian's chromium, which
- * scripts/setup.sh installs; without it the suite fails rather than passing unseen.
+ * from the event stream, a control that pauses it, and a rollout previewed and then started.
+ * Needs Debian's chromium, which scripts/setup.sh installs; without it the suite fails rather
+ * than passing unseen.
  */
 import { newAgentKey } from '@flotilla/api';
 import { writeFileSync } from 'node:fs';
@@ -193,5 +194,39 @@ describe('dashboard in Chromium', () => {
     if (process.env.FLOTILLA_DASHBOARD_SCREENSHOT) {
       writeFileSync(process.env.FLOTILLA_DASHBOARD_SCREENSHOT, await page.screenshot());
     }
+    await api('POST', `/rollouts/${rollback!.id}/abort`, t.operatorToken, {});
+  });
+
+  it('previews a strategy before it offers to start it, then starts exactly that plan', async () => {
+    const strategy = { waves: [{ name: 'first', clusters: { names: ['ui-b'] } }, { name: 'then' }] };
+    expect(await page.evaluate<boolean>(`document.querySelector('#new-rollout').hidden`)).toBe(false);
+    expect(await page.evaluate<unknown>(`document.querySelector('[data-action=start-rollout]')`)).toBeNull();
+    await page.evaluate(`(() => {
+      document.querySelector('#new-rollout textarea').value = ${JSON.stringify(JSON.stringify(strategy))};
+      document.querySelector('form[data-form=preview] button').click();
+    })()`);
+    await page.waitFor(`document.querySelector('[data-action=start-rollout]')`);
+    const shown = await page.evaluate<string>(`document.querySelector('#new-rollout').textContent`);
+    expect(shown).toContain('Preview: revision 1 → 2');
+    expect(shown).toContain('spec.template.spec.containers[0].image');
+    const before = await api<{ items: unknown[] }>('GET', `/workloads/${workloadId}/rollouts`, t.viewerToken);
+    expect(before.items).toHaveLength(2);
+
+    await page.evaluate(`document.querySelector('[data-action=start-rollout]').click()`);
+    await page.waitFor(
+      `document.querySelector('#rollout .live') && document.querySelectorAll('#rollouts [data-action=select-rollout]').length === 3`,
+    );
+    const list = await api<{ items: { id: string; waves: { name: string; members: string[] }[] }[] }>(
+      'GET',
+      `/workloads/${workloadId}/rollouts`,
+      t.viewerToken,
+    );
+    const started = list.items[0]!;
+    expect(started.waves.map((w) => [w.name, w.members])).toEqual([
+      ['first', ['ui-b']],
+      ['then', ['ui-a']],
+    ]);
+    expect(await page.evaluate<string>(`document.querySelector('#rollout h3 code').textContent`)).toBe(started.id);
+    expect(await page.evaluate<unknown>(`document.querySelector('[data-action=start-rollout]')`)).toBeNull();
   });
 });
