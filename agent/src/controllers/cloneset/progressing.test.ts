@@ -5,13 +5,12 @@ import { progressDeadlineIn, progressingCondition } from './progressing.js';
 import type { CloneSet } from './types.js';
 
 const T0 = Date.parse('2026-06-01T10:00:00Z');
-const cs = (spec: Partial<CloneSet['spec']> = {}): CloneSet =>
-  ({
-    apiVersion: 'apps.kruise.io/v1alpha1',
-    kind: 'CloneSet',
-    metadata: { name: 'web', namespace: 'ns' },
-    spec: { replicas: 3, progressDeadlineSeconds: 60, selector: {}, template: {}, ...spec },
-  }) as CloneSet;
+const cs = (spec: Partial<CloneSet['spec']> = {}): CloneSet => ({
+  apiVersion: 'apps.kruise.io/v1alpha1',
+  kind: 'CloneSet',
+  metadata: { name: 'web', namespace: 'ns' },
+  spec: { replicas: 3, progressDeadlineSeconds: 60, selector: {}, template: {}, ...spec },
+});
 const rolling = {
   replicas: 3,
   updatedReplicas: 1,
