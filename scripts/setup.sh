@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Makes a fresh machine ready to run Flotilla's demo and tests: starts Postgres and NATS if they
-# are down, installs the OS packages and npm dependencies, and builds (or reuses) the pinned
+# Makes a fresh machine ready to run Flotilla's demo and tests: starts Postgres if it is down,
+# installs the OS packages and npm dependencies, and builds (or reuses) the pinned
 # Kubernetes, etcd, kwok, helm and nats-server binaries. Safe to run again; warm runs take seconds.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,14 +31,8 @@ if ! pg_isready -q -h 127.0.0.1 -p 5432; then
 fi
 pg_isready -h 127.0.0.1 -p 5432 >/dev/null || { log "PostgreSQL did not come up"; exit 1; }
 
-# NATS with JetStream on 127.0.0.1:4222 (tests start their own servers; the demo and smoke tests use this one).
-if ! (exec 3<>/dev/tcp/127.0.0.1/4222) 2>/dev/null; then
-  log "starting nats-server"
-  mkdir -p /var/lib/nats-server
-  start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- \
-    -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server -l /var/log/nats-server.log
-  for _ in $(seq 1 30); do (exec 3<>/dev/tcp/127.0.0.1/4222) 2>/dev/null && break; sleep 1; done
-fi
+# No machine-wide nats-server: the demo and every suite start their own TLS NATS cluster
+# (test/env/src/nats.ts) from the pinned build below.
 
 # npm dependencies: a clean install when the lockfile changed since the last one.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ] || [ -n "${CI:-}" ]; then
