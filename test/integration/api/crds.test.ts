@@ -35,7 +35,9 @@ describe('generated Kruise CRDs on a real apiserver', () => {
 
   async function create(m: Manifest, dryRun = true): Promise<unknown> {
     const kind = m.kind as KruiseKindName;
-    const { group, version, plural } = customResource(kind);
+    const { group, plural } = customResource(kind);
+    // The manifest's own version: the corpus holds v1alpha1 and v1beta1 manifests.
+    const version = String(m.apiVersion).split('/')[1]!;
     const body = { ...m, metadata: { ...m.metadata } };
     if (!KruiseResources[kind].namespaced) {
       delete body.metadata.namespace;

@@ -21,6 +21,8 @@ declare module 'vitest' {
     clusters: ClusterInfo[];
     pki: PkiInfo;
     envDir: string;
+    /** The run's conversion webhook (helpers/conversion-server.ts). */
+    conversion: { url: string; caPem: string };
   }
 }
 

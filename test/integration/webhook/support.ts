@@ -39,6 +39,8 @@ export async function freePort(): Promise<number> {
 
 export interface AgentReplica {
   manager: Manager;
+  /** The replica's metrics (the webhook server's among them). */
+  registry: Registry;
   webhook: WebhookHandle;
   rest: KubeRest;
   stop(): Promise<void>;
@@ -64,6 +66,8 @@ export function testWebhookConfig(
     propagationMs: 2_000,
     namespaceSelector: { matchLabels: { [SUITE_LABEL]: suite } },
     clusterScopedObjectSelector: { matchLabels: { [SUITE_LABEL]: suite } },
+    // The shared CRDs call the run's conversion server (helpers/conversion-server.ts).
+    publishConversion: false,
   };
 }
 
@@ -109,6 +113,7 @@ export async function startReplica(
   }
   return {
     manager,
+    registry,
     webhook,
     rest,
     stop: async () => {
