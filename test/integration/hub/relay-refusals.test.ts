@@ -245,11 +245,12 @@ describe('the relay when JetStream refuses a desired message', () => {
 
   it('repairs a clobbered subject whose stored value is refused once, and does not loop', async () => {
     const repairs = await metricValue(t.registry, 'flotilla_hub_desired_repairs_total', { reason: 'invalid' });
-    // What nats-attacks.test.ts shows an agent can do: the server answers on a desired subject.
-    ncA.publish(`$JS.API.CONSUMER.INFO.${DESIRED_STREAM}.${agentConsumerName('rel-a')}`, '', {
+    // A writer in the hub's own account (agents cannot reach desired subjects: ADR 0012) makes the
+    // server answer on a desired subject.
+    admin.publish(`$JS.API.CONSUMER.INFO.${DESIRED_STREAM}.${agentConsumerName('rel-a')}`, '', {
       reply: desiredSubject('rel-a', object('big-stream')),
     });
-    await ncA.flush();
+    await admin.flush();
     const repair = await eventually('the repair is queued and refused', async () => {
       const rows = await unsent('rel-a', 'big-stream');
       // The repair's own refusal retires the older refused row of the subject.
