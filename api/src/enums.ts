@@ -23,6 +23,13 @@ export type ApprovalGate = (typeof APPROVAL_GATES)[number];
 export const FAILURE_ACTIONS = ['Pause', 'Rollback', 'Continue'] as const;
 export type FailureAction = (typeof FAILURE_ACTIONS)[number];
 
+/**
+ * How `onFailure: Rollback` returns the clusters a rollout moved: `AllAtOnce`, or `Staged` — a
+ * rollback rollout over those clusters in reverse wave order with the same gates and soak.
+ */
+export const ROLLBACK_MODES = ['AllAtOnce', 'Staged'] as const;
+export type RollbackMode = (typeof ROLLBACK_MODES)[number];
+
 /** What happens to a cluster that is offline or removed when its turn comes. */
 export const OFFLINE_POLICIES = ['Skip', 'Fail'] as const;
 export type OfflinePolicy = (typeof OFFLINE_POLICIES)[number];

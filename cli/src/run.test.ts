@@ -192,6 +192,17 @@ describe('rollouts watch', () => {
     expect(JSON.parse(res.out)).toEqual(preview);
   });
 
+  it('rollback --dry-run asks for the rollback preview and starts nothing', async () => {
+    const preview = { workloadId: 'w', previousRevision: 2, targetRevision: 1, waves: [], clusters: [] };
+    const h = hub([() => json(preview)]);
+    const res = await run(['rollouts', 'rollback', 'r1', '--dry-run', '-o', 'json'], h);
+    expect(res.code).toBe(0);
+    expect(h.calls).toMatchObject([
+      { method: 'POST', url: 'https://hub.test/api/v1/rollouts/r1/rollback', body: { dryRun: true } },
+    ]);
+    expect(JSON.parse(res.out)).toEqual(preview);
+  });
+
   it('exits 1 when the rollout ends in any other terminal phase', async () => {
     const h = hub([() => sse(event(1, 'RolledBack')), () => json({ id: 'r1', phase: 'RolledBack', message: '' })]);
     const res = await run(['rollouts', 'watch', 'r1', '-o', 'json'], h);

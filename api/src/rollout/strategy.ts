@@ -6,7 +6,7 @@
 import Type, { type Static, type TUnsafe } from 'typebox';
 import { intOrString, int32, strictObject } from '../kruise/common/markers.js';
 import { LabelSelectorSchema } from '../kruise/common/meta.js';
-import { APPROVAL_GATES, FAILURE_ACTIONS, OFFLINE_POLICIES } from '../enums.js';
+import { APPROVAL_GATES, FAILURE_ACTIONS, OFFLINE_POLICIES, ROLLBACK_MODES } from '../enums.js';
 
 export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;
 
@@ -52,6 +52,7 @@ export const RolloutStrategySchema = strictObject({
   waves: Type.Array(WaveSchema, { minItems: 1, maxItems: 50 }),
   failureBudget: Type.Optional(intOrString({ description: 'failed clusters tolerated over the whole rollout' })),
   onFailure: Type.Optional(oneOf(FAILURE_ACTIONS)),
+  rollback: Type.Optional(oneOf(ROLLBACK_MODES)),
   offlinePolicy: Type.Optional(oneOf(OFFLINE_POLICIES)),
 });
 export type RolloutStrategy = Static<typeof RolloutStrategySchema>;

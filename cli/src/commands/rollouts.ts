@@ -139,9 +139,19 @@ const rollback: Command = {
   group: 'rollouts',
   verb: 'rollback',
   args: ['ID'],
-  summary: "Roll back: a new rollout to this rollout's previous revision.",
-  options: { watch: WATCH },
+  summary: "Roll back: a new rollout to this rollout's previous revision (staged if its strategy says so).",
+  options: {
+    watch: WATCH,
+    'dry-run': { type: 'boolean', description: 'show the plan the rollback would follow; start nothing' },
+  },
   async run(ctx, { positionals: [id], options }) {
+    if (options['dry-run'] === true) {
+      const p = await ctx.client.request<RolloutPreview>('POST', `/rollouts/${seg(id!)}/rollback`, {
+        body: { dryRun: true },
+      });
+      ctx.stdout(ctx.format === 'table' ? renderPreview(p) : renderData(ctx.format, p));
+      return 0;
+    }
     const r = await ctx.client.request<Rollout>('POST', `/rollouts/${seg(id!)}/rollback`);
     confirm(ctx, `rollout ${r.id} started: rollback to revision ${r.targetRevision}`, r);
     return options['watch'] === true ? watchRollout(ctx, r.id) : 0;

@@ -39,6 +39,18 @@ function controlBody(body: unknown): RolloutControlRequest {
   return out;
 }
 
+/** The optional body of a rollback: `{ dryRun: true }` previews it (checked here, like controlBody). */
+function rollbackBody(body: unknown): { dryRun: boolean } {
+  if (body === undefined || body === null || body === '') return { dryRun: false };
+  if (typeof body !== 'object' || Array.isArray(body))
+    throw invalid('the request is invalid', [{ path: '', message: 'must be object' }]);
+  const problems = Object.entries(body)
+    .filter(([k, v]) => k !== 'dryRun' || typeof v !== 'boolean')
+    .map(([k]) => ({ path: k, message: k === 'dryRun' ? 'must be boolean' : 'unknown field' }));
+  if (problems.length > 0) throw invalid('the request is invalid', problems);
+  return { dryRun: (body as { dryRun?: boolean }).dryRun === true };
+}
+
 export function rolloutRoutes(api: Api, ctx: RouteContext): void {
   api.post(
     '/workloads/:id/rollouts',
@@ -76,10 +88,12 @@ export function rolloutRoutes(api: Api, ctx: RouteContext): void {
     '/rollouts/:id/rollback',
     {
       onRequest: ctx.auth('operator'),
-      schema: { tags, params: RolloutIdParams, response: { 201: Rollout, ...errors } },
+      schema: { tags, params: RolloutIdParams, response: { 200: RolloutPreview, 201: Rollout, ...errors } },
     },
     async (request, reply) =>
-      reply.status(201).send(await ctx.rollouts.rollback(principalOf(request), request.params.id)),
+      rollbackBody(request.body).dryRun
+        ? reply.status(200).send(await ctx.rollouts.previewRollback(request.params.id))
+        : reply.status(201).send(await ctx.rollouts.rollback(principalOf(request), request.params.id)),
   );
 
   api.post(

@@ -157,7 +157,12 @@ export function isDue(d: Decision, run: RolloutRun, at: Date): boolean {
 
 /** Whether carrying out a step writes pins and desired state (not only the rollout's own rows). */
 export function writesDesired(state: RolloutState, actions: readonly RolloutAction[]): boolean {
-  return actions.some((a) => a.type === 'setRevision') || state.phase === 'Succeeded' || state.phase === 'RolledBack';
+  // A staged rollback starts a rollout that moves clusters: it runs under the lock like a move.
+  return (
+    actions.some((a) => a.type === 'setRevision' || a.type === 'stagedRollback') ||
+    state.phase === 'Succeeded' ||
+    state.phase === 'RolledBack'
+  );
 }
 
 /** A tick's rollouts by what stepping them would do. */

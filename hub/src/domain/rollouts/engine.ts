@@ -274,6 +274,10 @@ class Step {
   }
 
   rollback(reason: string): void {
+    if (this.plan.rollback === 'Staged') {
+      const moved = Object.keys(this.s.clusters).filter((n) => TOUCHED.has(this.s.clusters[n]!.phase));
+      if (moved.length > 0) return this.stagedRollback(reason, moved);
+    }
     const back: string[] = [];
     for (const [name, cs] of Object.entries(this.s.clusters)) {
       if (!TOUCHED.has(cs.phase)) continue;
@@ -285,6 +289,17 @@ class Step {
     }
     this.s.phase = 'RolledBack';
     this.s.message = `${reason}; rolled back ${back.length} cluster(s)${back.length ? `: ${back.join(', ')}` : ''}`;
+    this.event('warning', this.s.message);
+  }
+
+  /**
+   * Ends the rollout as Failed (clusters keep their pins) and asks for a rollback rollout that
+   * returns the moved clusters in reverse wave order, with the same gates and soak.
+   */
+  stagedRollback(reason: string, moved: string[]): void {
+    this.s.phase = 'Failed';
+    this.s.message = `${reason}; rolling back ${moved.length} cluster(s) in stages: ${moved.join(', ')}`;
+    this.actions.push({ type: 'stagedRollback', clusters: moved });
     this.event('warning', this.s.message);
   }
 

@@ -116,6 +116,7 @@ export function freezePlan(strategy: RolloutStrategy, targeted: PlanCluster[]): 
       failureBudget: scaledValue(strategy.failureBudget ?? '100%', total, false) ?? total,
       onFailure: strategy.onFailure ?? 'Rollback',
       offlinePolicy: strategy.offlinePolicy ?? 'Skip',
+      rollback: strategy.rollback ?? 'AllAtOnce',
     },
   };
 }

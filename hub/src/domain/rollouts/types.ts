@@ -10,6 +10,7 @@ import {
   type FailureAction,
   type HealthVerdict,
   type OfflinePolicy,
+  type RollbackMode,
   type RolloutPhase,
 } from '@flotilla/api';
 
@@ -36,6 +37,8 @@ export interface FrozenPlan {
   failureBudget: number;
   onFailure: FailureAction;
   offlinePolicy: OfflinePolicy;
+  /** How onFailure Rollback returns moved clusters; absent (plans frozen before it existed): AllAtOnce. */
+  rollback?: RollbackMode;
 }
 
 /**
@@ -152,4 +155,6 @@ export type RolloutAction =
       /** In-cluster canary partition for CloneSets; absent for a full update. */
       partition?: number | string;
     }
-  | { type: 'event'; level: 'info' | 'warning'; message: string; wave?: string; cluster?: string };
+  | { type: 'event'; level: 'info' | 'warning'; message: string; wave?: string; cluster?: string }
+  /** Start a rollback rollout that returns these clusters in reverse wave order (staged rollback). */
+  | { type: 'stagedRollback'; clusters: string[] };

@@ -10,8 +10,10 @@ import { clusterHealth } from '../../domain/cluster-health.js';
 import { compileWindows } from '../../domain/maintenance-windows.js';
 import { renderManifest } from '../../domain/manifest.js';
 import { previewPlan, type PreviewFleetCluster } from '../../domain/rollouts/preview.js';
+import type { FrozenPlan } from '../../domain/rollouts/types.js';
 import { allClusters } from '../../repositories/clusters-repo.js';
 import { liveManifests } from '../../repositories/desired-repo.js';
+import type { RevisionRow, WorkloadRow } from '../../repositories/workloads-repo.js';
 import type { WorkloadAdmission } from '../workload-admission.js';
 import { contentOf, identityOf } from '../desired-sync.js';
 import { prepareStart, type StartRequest } from './start-rollout.js';
@@ -23,8 +25,19 @@ export interface PreviewDeps {
   heartbeatTimeoutMs: number;
 }
 
-export async function previewRollout(deps: PreviewDeps, tx: Tx, req: StartRequest): Promise<RolloutPreview> {
-  const { w, target, plan } = await prepareStart(deps, tx, req);
+/** What a preview explains: a workload, the revision its plan moves clusters to, the plan. */
+export interface PreviewSubject {
+  w: WorkloadRow;
+  target: RevisionRow;
+  plan: FrozenPlan;
+}
+
+/** Explains a plan per cluster of the fleet and per wave (previewPlan), reading what it needs. */
+export async function previewOf(
+  deps: PreviewDeps,
+  tx: Tx,
+  { w, target, plan }: PreviewSubject,
+): Promise<RolloutPreview> {
   const at = deps.now();
   const identity = identityOf(w);
   const current = await liveManifests(tx, identity);
@@ -57,4 +70,9 @@ export async function previewRollout(deps: PreviewDeps, tx: Tx, req: StartReques
     ...preview,
     at: at.toISOString(),
   };
+}
+
+/** The preview of a start: its checks and frozen plan (prepareStart), explained. */
+export async function previewRollout(deps: PreviewDeps, tx: Tx, req: StartRequest): Promise<RolloutPreview> {
+  return previewOf(deps, tx, await prepareStart(deps, tx, req));
 }

@@ -18,9 +18,7 @@ import type { Db, DbOrTx, Tx } from '../../db/client.js';
 import { paginate } from '../../domain/pagination.js';
 import {
   RolloutStateError,
-  abort,
   applyControl,
-  isTerminalPhase,
   type RolloutControl,
   type RolloutPhase,
   type RolloutState,
@@ -42,6 +40,7 @@ import {
 import { getLiveWorkload } from '../../repositories/workloads-repo.js';
 import type { WorkloadAdmission } from '../workload-admission.js';
 import { previewRollout } from './preview-rollout.js';
+import { previewRollback, rollbackRollout } from './rollback-rollout.js';
 import { startRollout } from './start-rollout.js';
 
 export interface RolloutServiceDeps {
@@ -65,6 +64,8 @@ export interface RolloutService {
   preview(workloadId: string, body: CreateRolloutRequest): Promise<RolloutPreview>;
   control(actor: Principal, id: string, control: RolloutControl, body: RolloutControlRequest): Promise<Rollout>;
   rollback(actor: Principal, id: string): Promise<Rollout>;
+  /** The plan `rollback` would follow now, explained; starts nothing. */
+  previewRollback(id: string): Promise<RolloutPreview>;
   /** A workload's rollouts, newest first. */
   listOf(workloadId: string, query: PageQuery): Promise<RolloutList>;
   get(id: string): Promise<Rollout>;
@@ -132,34 +133,6 @@ async function control(
   return viewedOne(tx, { ...row, state, phase: state.phase, updatedAt: at });
 }
 
-/** An active rollout stops where it is first; the new one brings every cluster back. */
-async function rollback(deps: RolloutServiceDeps, tx: Tx, actor: Principal, id: string): Promise<RolloutRow> {
-  const row = await lockedRollout(tx, id);
-  if (row.state.phase === 'RolledBack') {
-    throw new HubError('HUB_ERR_CONFLICT', `rollout ${id} is already RolledBack`, {
-      details: [{ path: 'phase', message: row.state.phase }],
-    });
-  }
-  if (!isTerminalPhase(row.state.phase)) {
-    const at = deps.now();
-    const state = abort(row.state, at.getTime());
-    await saveRolloutState(tx, { id: row.id, state }, at);
-    await recordRolloutEvent(
-      tx,
-      { id: row.id, phase: state.phase },
-      'warning',
-      `aborted by ${actor.name} for a rollback`,
-      at,
-    );
-  }
-  return startRollout(deps, tx, actor, {
-    workloadId: row.workloadId,
-    revision: row.previousRevision,
-    strategy: row.strategy,
-    rollbackOf: row.id,
-  });
-}
-
 export function createRolloutService(deps: RolloutServiceDeps): RolloutService {
   const { db, onRolloutChange } = deps;
   return {
@@ -186,11 +159,12 @@ export function createRolloutService(deps: RolloutServiceDeps): RolloutService {
       return result;
     },
     async rollback(actor, id) {
-      const row = await db.transaction((tx) => rollback(deps, tx, actor, id));
+      const row = await db.transaction((tx) => rollbackRollout(deps, tx, actor, id));
       onRolloutChange(id);
       onRolloutChange(row.id);
       return viewedOne(db, row);
     },
+    previewRollback: (id) => db.transaction((tx) => previewRollback(deps, tx, id)),
     async listOf(workloadId, q) {
       const w = await getLiveWorkload(db, workloadId);
       if (!w) throw notFound(`workload ${workloadId}`);

@@ -30,6 +30,8 @@ export interface StartRequest {
   strategy: unknown;
   /** The rollout this one rolls back (rollbacks skip the policy check: clusters go back). */
   rollbackOf: string | null;
+  /** An active rollout this start replaces (a rollback's dry run: the real one aborts it first). */
+  replacing?: string;
 }
 
 const strategyProblems = (errors: readonly { path: string; message: string }[]) =>
@@ -86,7 +88,8 @@ export async function prepareStart(
   if (!target) throw notFound(`revision ${number} of workload ${w.id}`);
   if (req.rollbackOf === null) await deps.admission?.check(tx, w, target);
   const active = await activeRolloutOf(tx, w.id);
-  if (active) throw conflict(`workload ${w.id} already has an active rollout ${active.id} (${active.phase})`);
+  if (active && active.id !== req.replacing)
+    throw conflict(`workload ${w.id} already has an active rollout ${active.id} (${active.phase})`);
   return { w, strategy, target, plan: await freezeFor(tx, w, strategy) };
 }
 

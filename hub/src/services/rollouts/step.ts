@@ -21,6 +21,7 @@ import {
 import { getRevision, getWorkload, setStableRevision } from '../../repositories/workloads-repo.js';
 import { observeSync, type DesiredChanges, type DesiredSync } from '../desired-sync.js';
 import type { RolloutNotifier } from './notifier.js';
+import { startStagedRollback } from './staged-rollback.js';
 
 export interface StepOutcome {
   rolloutId: string;
@@ -80,6 +81,7 @@ export async function stepRollout(deps: StepDeps, rolloutId: string, lockDesired
   const at = deps.now();
   const unchanged = { rolloutId, changed: false, desiredChanged: 0 };
   let sync: DesiredSync | undefined;
+  let rollbackId: string | undefined;
   const outcome = await deps.desired.transaction(async (tx): Promise<StepResult> => {
     // The desired-state lock comes first in every writer of desired state (REST, cluster
     // changes, here): it keeps outbox order = commit order and lock order the same everywhere.
@@ -94,9 +96,14 @@ export async function stepRollout(deps: StepDeps, rolloutId: string, lockDesired
     const events = d.actions.filter((a): a is Extract<RolloutAction, { type: 'event' }> => a.type === 'event');
     await insertRolloutEvents(tx, row.id, d.state.phase, events, at);
     await saveRolloutState(tx, { id: row.id, state: d.state }, at);
+    // After the save: the failed rollout is no longer active, so its rollback may be.
+    for (const a of d.actions) {
+      if (a.type === 'stagedRollback') rollbackId = (await startStagedRollback(tx, row, a.clusters, at))?.id;
+    }
     return { rolloutId, changed: true, desiredChanged: sync?.changed ?? 0 };
   });
   if (sync) observeSync(deps.metrics, sync);
   if (outcome.changed) deps.notifier?.notify(rolloutId);
+  if (rollbackId) deps.notifier?.notify(rollbackId);
   return outcome;
 }
