@@ -10,10 +10,10 @@
  *   stored report;
  * - reports were stored only for c1 and only for objects the hub placed on c1.
  */
-import { HUB_STATUS_CONSUMER, STATUS_STREAM, type AgentCredentials } from '@flotilla/api';
+import { HUB_STATUS_CONSUMER, STATUS_STREAM, newAgentKey, type AgentCredentials } from '@flotilla/api';
 import { jetstreamManager } from '@nats-io/jetstream';
 import fc from 'fast-check';
-import { connectAs, metricValue } from '../../integration/hub/fleet.js';
+import { connectAs, metricValue, signedHeaders, type JoinedCluster } from '../../integration/hub/fleet.js';
 import { Findings, thrown, type Violation } from './lib/findings.js';
 import { startFuzzHub, type FuzzHub } from './lib/hub.js';
 import type { RunOptions } from './lib/run.js';
@@ -42,26 +42,45 @@ const liveInput: fc.Arbitrary<{ m: NatsInput; own: boolean }> = fc
   })
   .filter(({ m }) => publishable(m.subject));
 
-async function rest(f: FuzzHub, method: 'GET' | 'POST', url: string, token: string, body?: object): Promise<unknown> {
+async function rest(
+  f: FuzzHub,
+  method: 'GET' | 'POST',
+  url: string,
+  token: string,
+  body?: object,
+  headers: Record<string, string> = {},
+): Promise<unknown> {
   const res = await f.hub.app.inject({
     method,
     url,
-    headers: { authorization: `Bearer ${token}` },
+    headers: { authorization: `Bearer ${token}`, ...headers },
     ...(body ? { payload: body } : {}),
   });
   if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
   return res.json();
 }
 
-/** c1 registers, is accepted and claims its credentials; two workloads are placed on it. */
-async function join(f: FuzzHub): Promise<AgentCredentials> {
-  const reg = (await rest(f, 'POST', '/api/v1/clusters/register', f.tokens.bootstrap, { name: OWN })) as {
-    registrationSecret: string;
-  };
+/** c1 registers with a key of its own, is accepted and claims (signed); two workloads are placed on it. */
+async function join(f: FuzzHub): Promise<JoinedCluster> {
+  const key = newAgentKey();
+  const reg = (await rest(f, 'POST', '/api/v1/clusters/register', f.tokens.bootstrap, {
+    name: OWN,
+    publicKey: key.publicKey,
+  })) as { registrationSecret: string };
   await rest(f, 'POST', `/api/v1/clusters/${OWN}/accept`, f.tokens.operator);
-  const creds = (await rest(f, 'POST', `/api/v1/clusters/${OWN}/claim`, f.tokens.bootstrap, {
-    registrationSecret: reg.registrationSecret,
-  })) as AgentCredentials;
+  const claimUrl = `/api/v1/clusters/${OWN}/claim`;
+  const body = { registrationSecret: reg.registrationSecret };
+  const creds = {
+    ...((await rest(
+      f,
+      'POST',
+      claimUrl,
+      f.tokens.bootstrap,
+      body,
+      signedHeaders(key.seed, 'POST', claimUrl, body),
+    )) as AgentCredentials),
+    seed: key.seed,
+  };
   for (const name of ['web', 'x']) {
     await rest(f, 'POST', '/api/v1/workloads', f.tokens.operator, {
       kind: 'CloneSet',
