@@ -7,6 +7,7 @@ import type { Component } from '../runtime/component.js';
 import { AGENT_VERSION } from '../version.js';
 import { createHubLinkMetrics } from './metrics.js';
 import { hubLinkRunnable } from './runnable.js';
+import { createCredentialHealth } from './credential-renewal.js';
 import { createLinkTlsHealth } from './tls.js';
 
 export const hubLinkComponent: Component<AgentConfig> = {
@@ -22,6 +23,9 @@ export const hubLinkComponent: Component<AgentConfig> = {
     const tls = createLinkTlsHealth({ logger: ctx.logger.child({ component: 'hublink' }), metrics });
     // Not ready while the hub's or the NATS servers' certificate does not verify (a wrong CA).
     ctx.manager.addReadinessCheck('hublink-tls', () => tls.ready());
+    // Not ready while the hub refuses to renew the cluster's credentials (its key was revoked).
+    const credentials = createCredentialHealth();
+    ctx.manager.addReadinessCheck('hublink-credentials', () => credentials.ready());
     ctx.run(
       hubLinkRunnable({
         hub: config.hub,
@@ -31,6 +35,7 @@ export const hubLinkComponent: Component<AgentConfig> = {
         logger: ctx.logger,
         metrics,
         tls,
+        credentials,
         agentVersion: AGENT_VERSION,
       }),
     );

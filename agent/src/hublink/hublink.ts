@@ -16,7 +16,6 @@ import type { Logger } from 'pino';
 import { startDesiredConsumer, type DesiredConsumer } from './desired-consumer.js';
 import { createDriftGuard, createSerial } from './drift.js';
 import { startHeartbeat, type Heartbeat } from './heartbeat.js';
-import type { HubLinkMetrics } from './metrics.js';
 import { createStatusReporter, type StatusReporter } from './status-reporter.js';
 import { DEFAULT_HUBLINK_OPTIONS, type HubLinkDeps } from './types.js';
 
@@ -54,7 +53,7 @@ export function createHubLink(deps: HubLinkDeps): HubLink {
       // 1. connect (waiting for NATS as long as it takes) and follow the connection's state;
       nc = await connectToHub(deps);
       deps.metrics.connected.set(1);
-      void followConnection(nc, deps.metrics, logger).catch(() => undefined);
+      void followConnection(nc, deps, logger).catch(() => undefined);
       js = jetstream(nc, { checkAPI: false, apiPrefix: deps.credentials.apiPrefix });
       // 2. consume desired state once the hub has created this cluster's durable consumer;
       consumer = startDesiredConsumer(nc, {
@@ -106,12 +105,22 @@ function connectToHub(deps: HubLinkDeps): Promise<NatsConnection> {
   });
 }
 
-/** Keeps the `connected` gauge and the log in step with disconnects and reconnects. */
-async function followConnection(conn: NatsConnection, metrics: HubLinkMetrics, logger: Logger): Promise<void> {
+const AUTH_EXPIRED = /authentication expired/i;
+
+/**
+ * Keeps the `connected` gauge and the log in step with disconnects and reconnects, and reports an
+ * expired user JWT (the server's `User Authentication Expired`) so that it is renewed at once.
+ */
+async function followConnection(
+  conn: NatsConnection,
+  deps: Pick<HubLinkDeps, 'metrics' | 'onAuthExpired'>,
+  logger: Logger,
+): Promise<void> {
   for await (const s of conn.status()) {
-    if (s.type === 'disconnect') metrics.connected.set(0);
-    if (s.type === 'reconnect') metrics.connected.set(1);
+    if (s.type === 'disconnect') deps.metrics.connected.set(0);
+    if (s.type === 'reconnect') deps.metrics.connected.set(1);
     if (s.type === 'disconnect' || s.type === 'reconnect') logger.info({ event: s.type }, 'NATS connection');
+    if (s.type === 'error' && AUTH_EXPIRED.test(String(s.error))) deps.onAuthExpired?.();
   }
 }
 

@@ -14,6 +14,8 @@ export interface HubLinkMetrics {
   consumerMissing: Counter;
   /** Connections to the hub or NATS refused because the peer's certificate did not verify. */
   tlsFailures: Counter<'peer'>;
+  /** Renewals of the NATS user JWT by result: renewed, refused (key revoked), failed (retried). */
+  credentialRenewals: Counter<'result'>;
 }
 
 export function createHubLinkMetrics(registry: Registry): HubLinkMetrics {
@@ -51,6 +53,12 @@ export function createHubLinkMetrics(registry: Registry): HubLinkMetrics {
     consumerMissing: new Counter({
       name: 'flotilla_agent_hublink_consumer_missing_total',
       help: 'Times the desired-state consumer was missing (the hub creates it) and the agent waited for it',
+      registers,
+    }),
+    credentialRenewals: new Counter({
+      name: 'flotilla_agent_hublink_credential_renewals_total',
+      help: 'Renewals of the NATS user JWT (result: renewed, refused: the key was revoked, failed: retried)',
+      labelNames: ['result'],
       registers,
     }),
     tlsFailures: new Counter({

@@ -14,6 +14,7 @@ import type { HubConfig } from './config.js';
 import { AgentError } from '../errors.js';
 import type { ComponentRunnable } from '../runtime/component.js';
 import type { KubeRest } from '../runtime/rest.js';
+import { createCredentialRenewal, type CredentialHealth, type CredentialRenewal } from './credential-renewal.js';
 import { errorText } from './error-text.js';
 import { createHubLink, type HubLink } from './hublink.js';
 import { createKubeApplier } from './kube-applier.js';
@@ -38,6 +39,8 @@ export interface HubLinkRunnableDeps {
   joinRetryMs?: number;
   /** Certificate failures towards the hub and NATS (logged, counted, /readyz). */
   tls: LinkTlsHealth;
+  /** Whether the hub still renews the cluster's credentials (/readyz). */
+  credentials?: CredentialHealth;
 }
 
 const MAX_JOIN_RETRY_MS = 30_000;
@@ -120,6 +123,27 @@ async function runLink(
   return failure;
 }
 
+/** Renews the credentials while this term runs (credential-renewal.ts); readiness follows it. */
+function startRenewal(
+  deps: HubLinkRunnableDeps,
+  store: CredentialStore,
+  credentials: HubLinkCredentials,
+  log: Logger,
+): CredentialRenewal {
+  const renewal = createCredentialRenewal({
+    hubUrl: deps.hub.url,
+    fetch: hubFetch(deps.hub),
+    clusterName: deps.clusterName,
+    store,
+    credentials,
+    logger: log,
+    metrics: deps.metrics,
+  });
+  renewal.start();
+  deps.credentials?.track(renewal);
+  return renewal;
+}
+
 /** The hub link runnable; its component runs it on the leader only (see the file comment). */
 export function hubLinkRunnable(deps: HubLinkRunnableDeps): ComponentRunnable {
   return {
@@ -131,6 +155,7 @@ export function hubLinkRunnable(deps: HubLinkRunnableDeps): ComponentRunnable {
       log.info({ hub: deps.hub.url, secret: `${deps.namespace}/${deps.hub.joinSecret}` }, 'joining the fleet');
       const credentials = await joinUntilDone(deps, kube, store, signal);
       if (!credentials) return;
+      const renewal = startRenewal(deps, store, credentials, log);
       // A failed start is retried with backoff rather than failing the manager: right after a
       // claim nats-server may not have loaded the new user yet, and NATS may be down for a while.
       let delay = deps.joinRetryMs ?? 1000;
@@ -144,6 +169,7 @@ export function hubLinkRunnable(deps: HubLinkRunnableDeps): ComponentRunnable {
           metrics: deps.metrics,
           agentVersion: deps.agentVersion,
           ...(deps.options ? { options: deps.options } : {}),
+          onAuthExpired: () => renewal.renewNow(),
         });
         const failure = await runLink(link, signal, { log, servers: credentials.servers, tls: deps.tls });
         if (failure === undefined) break;
@@ -152,6 +178,8 @@ export function hubLinkRunnable(deps: HubLinkRunnableDeps): ComponentRunnable {
         await sleep(delay, { signal });
         delay = Math.min(MAX_JOIN_RETRY_MS, delay * 2);
       }
+      renewal.stop();
+      deps.credentials?.track(undefined);
       log.info('hub link stopped');
     },
   };

@@ -74,6 +74,8 @@ export interface HubLinkDeps {
   metrics: HubLinkMetrics;
   agentVersion: string;
   options?: Partial<HubLinkOptions>;
+  /** NATS reported the user JWT expired (credential-renewal.ts renews it at once). */
+  onAuthExpired?: () => void;
 }
 
 export interface HubLinkOptions {
