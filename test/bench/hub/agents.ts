@@ -1,22 +1,30 @@
 // The simulated agents of the hub benchmark, run as a child process (bench.ts forks it) so their
 // NATS traffic neither shares an event loop with the hub nor hides in the hub's CPU time. Each
-// agent is a plain NATS client with its cluster's own identity and inbox prefix, reading the named
-// durable consumer the hub created for it (hub/src/nats/agent-consumers.ts), as the real agent does.
-// Messages from the parent: { type: 'start', url, names, password } → { type: 'ready' };
+// agent joins as the real one does (agent/src/hublink/registration.ts): it makes its own nkey,
+// registers over the hub's HTTP listener with the public key, is accepted (here with the
+// operator's token, standing in for the operator), claims with a request signed by its key, and
+// connects over TLS with the user JWT it got and the seed that never left it. It then reads the
+// named durable the hub created for it (hub/src/nats/agent-consumers.ts) through its account's
+// imports, as the real agent does.
+// Messages from the parent: { type: 'join', hubUrl, bootstrapToken, operatorToken, caFile, names }
+// → { type: 'joined' }; { type: 'start' } → { type: 'ready' };
 // { type: 'report', perAgent, workloadId, generation } → { type: 'reported', ms }.
 // Receipts are sent in batches as { type: 'receipts', items: [{ revision, at }] } with `at` in
 // epoch milliseconds (performance.timeOrigin + now(), comparable across processes).
 import { jetstream, type ConsumerMessages } from '@nats-io/jetstream';
-import { connect, type Msg, type NatsConnection } from '@nats-io/transport-node';
+import { connect, jwtAuthenticator, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import {
   DESIRED_STREAM,
   PROTOCOL_VERSION,
+  SIGNATURE_HEADER,
   agentConsumerName,
   agentInboxPrefix,
-  agentNatsUser,
   decodeDesired,
   encodeMessage,
+  newAgentKey,
+  signRequest,
   statusSubject,
+  type AgentCredentials,
 } from '@flotilla/api';
 
 interface Agent {
@@ -26,7 +34,23 @@ interface Agent {
   seen: Set<number>;
 }
 
+interface Joined {
+  name: string;
+  seed: string;
+  creds: AgentCredentials;
+}
+
+interface JoinRequest {
+  hubUrl: string;
+  bootstrapToken: string;
+  operatorToken: string;
+  caFile: string;
+  names: string[];
+}
+
 const agents: Agent[] = [];
+let joined: Joined[] = [];
+let caFile = '';
 const now = (): number => performance.timeOrigin + performance.now();
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const send = (m: Record<string, unknown>): void => void process.send!(m);
@@ -42,22 +66,53 @@ function receipt(revision: number, at: number): void {
   }, 20);
 }
 
-async function startAgent(url: string, name: string, password: string): Promise<Agent> {
+async function post<T>(url: string, token: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`POST ${url}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+/** Register with a fresh key → accepted → signed claim: the credentials the real agent stores. */
+async function joinAgent(r: JoinRequest, name: string): Promise<Joined> {
+  const key = newAgentKey();
+  const reg = await post<{ registrationSecret: string }>(`${r.hubUrl}/api/v1/clusters/register`, r.bootstrapToken, {
+    name,
+    labels: { bench: 'yes' },
+    publicKey: key.publicKey,
+  });
+  await post(`${r.hubUrl}/api/v1/clusters/${name}/accept`, r.operatorToken, {});
+  const path = `/api/v1/clusters/${name}/claim`;
+  const body = { registrationSecret: reg.registrationSecret };
+  const signature = signRequest(key.seed, { method: 'POST', path, body }, Date.now());
+  const creds = await post<AgentCredentials>(`${r.hubUrl}${path}`, r.bootstrapToken, body, {
+    [SIGNATURE_HEADER]: signature,
+  });
+  return { name, seed: key.seed, creds };
+}
+
+async function startAgent({ name, seed, creds }: Joined): Promise<Agent> {
   let nc: NatsConnection | undefined;
   for (let i = 0; !nc; i++) {
     try {
       nc = await connect({
-        servers: url,
-        user: agentNatsUser(name),
-        pass: password,
-        inboxPrefix: agentInboxPrefix(name),
+        servers: creds.nats.servers,
+        tls: { caFile },
+        authenticator: jwtAuthenticator(creds.nats.jwt, new TextEncoder().encode(seed)),
+        inboxPrefix: creds.nats.inboxPrefix,
       });
     } catch (err) {
       if (i > 100) throw err;
       await sleep(100);
     }
   }
-  const consumer = await jetstream(nc, { checkAPI: false }).consumers.get(DESIRED_STREAM, agentConsumerName(name));
+  const consumer = await jetstream(nc, { checkAPI: false, apiPrefix: creds.nats.apiPrefix }).consumers.get(
+    DESIRED_STREAM,
+    agentConsumerName(name),
+  );
   const seen = new Set<number>();
   // A callback rather than an async iterator, and receipts sent in batches: 1,000 clients share
   // this one thread, and per-message promise chains and IPC calls delayed the receipts of the
@@ -128,15 +183,18 @@ async function reportAgent(a: Agent, perAgent: number, workloadId: string, gener
 
 process.on('message', (msg: { type: string; [k: string]: unknown }) => {
   void (async () => {
-    if (msg.type === 'start') {
-      const names = msg['names'] as string[];
-      for (let i = 0; i < names.length; i += 50) {
-        agents.push(
-          ...(await Promise.all(
-            names.slice(i, i + 50).map((n) => startAgent(msg['url'] as string, n, msg['password'] as string)),
-          )),
-        );
+    if (msg.type === 'join') {
+      const r = msg as unknown as JoinRequest;
+      caFile = r.caFile;
+      for (let i = 0; i < r.names.length; i += 50) {
+        joined.push(...(await Promise.all(r.names.slice(i, i + 50).map((n) => joinAgent(r, n)))));
       }
+      send({ type: 'joined' });
+    } else if (msg.type === 'start') {
+      for (let i = 0; i < joined.length; i += 50) {
+        agents.push(...(await Promise.all(joined.slice(i, i + 50).map(startAgent))));
+      }
+      joined = [];
       send({ type: 'ready' });
     } else if (msg.type === 'report') {
       const t0 = now();

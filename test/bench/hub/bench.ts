@@ -1,6 +1,7 @@
-// Hub benchmark: 1,000 simulated agents (plain NATS clients speaking the agent protocol, each
-// with its own scoped identity, durable consumer and inbox; in a child process, agents.ts) and
-// one workload placed on all. Measures
+// Hub benchmark: 1,000 simulated agents (plain NATS clients speaking the agent protocol; in a
+// child process, agents.ts) and one workload placed on all. Each agent joins as a real one does:
+// its own nkey, registration over the hub's HTTP listener, acceptance, a signed claim, a user JWT
+// in its own NATS account, a TLS connection to the 3-node NATS cluster. Measures
 //   1. REST write → receipt at every agent: p50/p99/max over several spec changes, after warm-up
 //      changes that are not counted; per change the hub's stages (from its own histograms) and
 //      the CPU milliseconds of the hub, the agents, nats-server and Postgres;
@@ -8,7 +9,8 @@
 //      at which the hub drains a backlog of reports already in the stream, with CPU per report.
 // Prints a summary and writes test/bench/results/hub.json with the load averages (the machine is
 // shared: compare CPU ms and ratios across runs, wall-clock times only within one run). Needs the
-// local Postgres and the harness nats-server (~/.cache/flotilla/tools, else the machine's).
+// local Postgres and the harness nats-server (~/.cache/flotilla/tools). Joining (registration,
+// claim, account push) is setup and timed on its own, not part of either measure.
 // Run: npm run bench:hub -- [agents=1000] [changes=5] [reportsPerAgent=20] [warmup=2] [--memory-consumers]
 // (--memory-consumers: an experiment, writes results/hub-memory-consumers.json)
 import { fork } from 'node:child_process';
@@ -18,8 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { format } from 'prettier';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { DESIRED_STREAM, agentConsumerName, agentNatsUser } from '@flotilla/api';
-import { bcryptHash } from '@flotilla/hub';
+import { DESIRED_STREAM, agentConsumerName } from '@flotilla/api';
 import { cloneSetSpec } from '../../integration/hub/fixtures.js';
 import { startFleetNats, startTestHub, type TestHub } from '../../integration/hub/fleet.js';
 import { cpuBetween, sampleCpu, type CpuSample } from './cpu.js';
@@ -33,7 +34,6 @@ const WARMUP = Number(args[3] ?? 2);
 // An experiment, not the hub's configuration: agents' durables keep their state in memory
 // (nats-server then writes no per-consumer state file on every delivery and ack).
 const MEMORY_CONSUMERS = flags.includes('--memory-consumers');
-const PASSWORD = 'bench-agent-password';
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 const quantile = (sorted: number[], q: number): number =>
@@ -48,19 +48,16 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 const now = (): number => performance.timeOrigin + performance.now();
 const load1 = (): number => round1(os.loadavg()[0]!);
 
-/** Clusters and their credentials straight into Postgres (setup, not measured), then one NATS sync. */
-async function seedClusters(t: TestHub, names: string[]): Promise<void> {
-  const hash = await bcryptHash(PASSWORD, 4);
-  await t.db.pool.query(
-    `insert into clusters (name, labels, state, registration_secret_hash, registered_by, credentials_issued)
-     select unnest($1::text[]), '{"bench":"yes"}'::jsonb, 'accepted', 'x', 'bench', true`,
-    [names],
-  );
-  await t.db.pool.query(
-    'insert into cluster_credentials (cluster_name, nats_user, password_hash) select unnest($1::text[]), unnest($2::text[]), $3',
-    [names, names.map(agentNatsUser), hash],
-  );
-}
+/** Limits high enough that 1,000 agents joining at once are not throttled (they are per token). */
+const BENCH_LIMITS: Record<string, string> = {
+  FLOTILLA_RATE_LIMIT_PER_SECOND: '100000',
+  FLOTILLA_RATE_LIMIT_BURST: '1000000',
+  FLOTILLA_RATE_LIMIT_ANONYMOUS_PER_SECOND: '100000',
+  FLOTILLA_RATE_LIMIT_ANONYMOUS_BURST: '1000000',
+  FLOTILLA_REGISTRATIONS_PER_MINUTE: '100000',
+  FLOTILLA_PENDING_CLUSTERS_PER_TOKEN: '1000000',
+  FLOTILLA_PENDING_CLUSTERS_TOTAL: '1000000',
+};
 
 /** Sums of the hub's histograms (seconds), keyed `metric` or `metric{stage}`. */
 async function histogramSums(t: TestHub): Promise<Map<string, number>> {
@@ -118,18 +115,12 @@ async function waitStored(t: TestHub, total: number): Promise<number> {
 }
 
 const nats = await startFleetNats();
-const t = await startTestHub(nats);
+const t = await startTestHub(nats, { env: BENCH_LIMITS });
 const names = Array.from({ length: AGENTS }, (_, i) => `b${i}`);
-await seedClusters(t, names);
-const creds = await t.db.pool.query<{ cluster_name: string; nats_user: string; password_hash: string }>(
-  'select cluster_name, nats_user, password_hash from cluster_credentials where revoked_at is null',
-);
-await nats.issuer.sync(
-  creds.rows.map((r) => ({ cluster: r.cluster_name, user: r.nats_user, passwordHash: r.password_hash })),
-);
-// The hub creates the agents' durables (agents may not); the experiment swaps them for memory ones.
-await t.hub.link.pass();
-if (MEMORY_CONSUMERS) {
+const natsPids = (): number[] => nats.cluster.nodes.map((n) => n.process.pid);
+/** The experiment swaps the durables the hub created (agents may not) for memory ones. */
+async function memoryConsumers(): Promise<void> {
+  await t.hub.link.pass();
   const jsm = await jetstreamManager(t.hub.nc);
   for (const name of names) {
     const { config } = await jsm.consumers.info(DESIRED_STREAM, agentConsumerName(name));
@@ -196,7 +187,7 @@ const markCpu = async (): Promise<CpuMark> => {
   const u = process.cpuUsage();
   return {
     hub: (u.user + u.system) / 1000,
-    other: sampleCpu([agentsProc.pid!, nats.server.process.pid]),
+    other: sampleCpu([agentsProc.pid!, ...natsPids()]),
     pg: sampleCpu(await postgresPids()),
   };
 };
@@ -210,7 +201,8 @@ const cpuSince = async (before: CpuMark): Promise<Record<string, number>> => {
   const parts = {
     hub: Math.round(after.hub - before.hub),
     agents: one(agentsProc.pid!),
-    natsServer: one(nats.server.process.pid),
+    // Every NATS node together (the cluster replicates each stream three times).
+    natsServer: natsPids().reduce((sum, pid) => sum + one(pid), 0),
     postgres: cpuBetween(before.pg, after.pg),
   };
   return { ...parts, total: parts.hub + parts.agents + parts.natsServer + parts.postgres };
@@ -218,8 +210,23 @@ const cpuSince = async (before: CpuMark): Promise<Record<string, number>> => {
 
 const loadAtStart = os.loadavg().map(round1);
 const tSetup = performance.now();
-await request({ type: 'start', url: nats.server.url, names, password: PASSWORD }, 'ready');
-console.log(`[bench] ${AGENTS} agents connected and consuming in ${round1((performance.now() - tSetup) / 1000)} s`);
+await request(
+  {
+    type: 'join',
+    hubUrl: t.hub.url,
+    bootstrapToken: t.bootstrapToken,
+    operatorToken: t.operatorToken,
+    caFile: nats.tls.caFile,
+    names,
+  },
+  'joined',
+);
+const joinSeconds = round1((performance.now() - tSetup) / 1000);
+console.log(`[bench] ${AGENTS} agents joined (registered, accepted, claimed) in ${joinSeconds} s`);
+if (MEMORY_CONSUMERS) await memoryConsumers();
+const tConnect = performance.now();
+await request({ type: 'start' }, 'ready');
+console.log(`[bench] ${AGENTS} agents connected and consuming in ${round1((performance.now() - tConnect) / 1000)} s`);
 
 // 1. REST write → receipt at every agent. Revision 1 creates the workload; the first WARMUP
 // changes (JIT, connection pools, nats-server's per-subject state) are reported but not counted.
@@ -320,6 +327,13 @@ const result = {
   // The machine is shared: load averages (1, 5, 15 min) when the run started and ended.
   machine: { cpus: os.cpus().length, loadAverageAtStart: loadAtStart, loadAverageAtEnd: os.loadavg().map(round1) },
   agents: AGENTS,
+  link: {
+    natsNodes: nats.cluster.nodes.length,
+    streamReplicas: Number(nats.hubEnv['FLOTILLA_NATS_REPLICAS']),
+    tls: true,
+    auth: 'operator mode: an account and a user JWT per agent (ADR 0012)',
+    joinSeconds,
+  },
   agentConsumerStorage: MEMORY_CONSUMERS ? 'memory (experiment)' : 'file (as the hub creates it)',
   warmupChanges: WARMUP,
   changes: CHANGES,
