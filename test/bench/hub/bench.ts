@@ -354,7 +354,7 @@ const result = {
     reports: total,
     whileAgentsPublish: live,
     backlogDrain: backlog,
-    targetReportsPerSecond: 5000,
+    targetReportsPerSecond: 10_000,
   },
 };
 console.log(JSON.stringify(result, null, 2));
