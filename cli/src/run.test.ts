@@ -203,6 +203,22 @@ describe('rollouts watch', () => {
     expect(JSON.parse(res.out)).toEqual(preview);
   });
 
+  it('clusters windows sets the windows (CRON|DURATION|ZONE), "none" clears them, a bad one is a usage error', async () => {
+    const cluster = { name: 'c1', maintenanceWindows: [{ cron: '0 2 * * SAT', duration: '4h', timeZone: 'UTC' }] };
+    const h = hub([() => json(cluster), () => json({ ...cluster, maintenanceWindows: [] })]);
+    const set = await run(['clusters', 'windows', 'c1', '0 2 * * SAT|4h|UTC'], h);
+    expect(set.code).toBe(0);
+    expect(set.err + set.out).toContain('0 2 * * SAT|4h|UTC');
+    expect(await run(['clusters', 'windows', 'c1', 'none'], h)).toMatchObject({ code: 0 });
+    expect(h.calls.map((c) => [c.method, c.url, c.body])).toEqual([
+      ['PUT', 'https://hub.test/api/v1/clusters/c1/maintenance-windows', { windows: cluster.maintenanceWindows }],
+      ['PUT', 'https://hub.test/api/v1/clusters/c1/maintenance-windows', { windows: [] }],
+    ]);
+    const bad = await run(['clusters', 'windows', 'c1', '0 2 * * SAT'], hub([]));
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('must be CRON|DURATION|ZONE');
+  });
+
   it('exits 1 when the rollout ends in any other terminal phase', async () => {
     const h = hub([() => sse(event(1, 'RolledBack')), () => json({ id: 'r1', phase: 'RolledBack', message: '' })]);
     const res = await run(['rollouts', 'watch', 'r1', '-o', 'json'], h);

@@ -1,8 +1,9 @@
-/** `flotilla clusters ...`: list, get, accept, label, remove. */
-import type { Cluster } from '@flotilla/api';
+/** `flotilla clusters ...`: list, get, accept, label, windows, remove. */
+import type { Cluster, MaintenanceWindow } from '@flotilla/api';
 import { str } from '../args.js';
 import { listAll, seg } from '../client.js';
 import { confirm, print, type CliContext, type Command } from '../context.js';
+import { usageError } from '../errors.js';
 import { applyLabelChanges, parseLabelChanges } from '../labels.js';
 import { age, labelsText, orDash, type Column } from '../output.js';
 
@@ -15,7 +16,24 @@ function clusterColumns(now: Date): Column<Cluster>[] {
     { header: 'agent', value: (c) => orDash(c.agentVersion) },
     { header: 'kubernetes', value: (c) => orDash(c.kubernetesVersion) },
     { header: 'labels', value: (c) => labelsText(c.labels) },
+    { header: 'windows', value: (c) => windowsText(c.maintenanceWindows) },
   ];
+}
+
+/** `0 2 * * SAT|4h|Europe/Berlin`, comma-separated; `-` for none (always open). */
+function windowsText(windows: readonly MaintenanceWindow[] | undefined): string {
+  if (!windows || windows.length === 0) return '-';
+  return windows.map((w) => `${w.cron}|${w.duration}|${w.timeZone}`).join(', ');
+}
+
+/** `CRON|DURATION|ZONE` → a window (the hub validates each part and names the field). */
+export function parseWindow(text: string): MaintenanceWindow {
+  const parts = text.split('|').map((p) => p.trim());
+  if (parts.length !== 3 || parts.some((p) => p === '')) {
+    throw usageError(`window "${text}" must be CRON|DURATION|ZONE, e.g. "0 2 * * SAT|4h|Europe/Berlin"`);
+  }
+  const [cron, duration, timeZone] = parts as [string, string, string];
+  return { cron, duration, timeZone };
 }
 
 const done = (ctx: CliContext, line: string, value: unknown): number => {
@@ -82,6 +100,20 @@ const label: Command = {
   },
 };
 
+const windows: Command = {
+  group: 'clusters',
+  verb: 'windows',
+  args: ['NAME', 'CRON|DURATION|ZONE...'],
+  summary: 'Set the maintenance windows in which rollouts may start the cluster (all of them; "none" clears).',
+  async run(ctx, { positionals: [name, ...specs] }) {
+    const list = specs.length === 1 && specs[0] === 'none' ? [] : specs.map(parseWindow);
+    const c = await ctx.client.request<Cluster>('PUT', `/clusters/${seg(name!)}/maintenance-windows`, {
+      body: { windows: list },
+    });
+    return done(ctx, `cluster ${c.name} maintenance windows: ${windowsText(c.maintenanceWindows)}`, c);
+  },
+};
+
 const remove: Command = {
   group: 'clusters',
   verb: 'remove',
@@ -93,4 +125,4 @@ const remove: Command = {
   },
 };
 
-export const clusterCommands: readonly Command[] = [list, get, accept, label, remove];
+export const clusterCommands: readonly Command[] = [list, get, accept, label, windows, remove];
