@@ -116,6 +116,16 @@ describe('renderers escape everything that comes from the hub', () => {
     expect(html).toContain('10s ago');
   });
 
+  it('clusters: maintenance windows, escaped', () => {
+    const html = renderClusters(
+      [cluster({ maintenanceWindows: [{ cron: '0 2 * * SAT', duration: '4h', timeZone: XSS }] }), cluster()],
+      now,
+    );
+    expectInert(html);
+    expect(html).toContain('<code>0 2 * * SAT</code> for 4h (');
+    expect(html).toContain('<span class="muted">any time</span>');
+  });
+
   it('workloads: names and ids in attributes', () => {
     const html = renderWorkloads(
       [

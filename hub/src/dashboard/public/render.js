@@ -102,20 +102,33 @@ export function renderLogin(state) {
 }
 
 /**
- * Clusters: health, last heartbeat, labels, versions.
+ * A cluster's maintenance windows (`cron` for `duration` in `zone`); "any time" without any.
+ * @param {Cluster['maintenanceWindows'] | undefined} windows
+ * @returns {string}
+ */
+function windowList(windows) {
+  if (!windows || windows.length === 0) return '<span class="muted">any time</span>';
+  return windows
+    .map((w) => `<code>${escapeHtml(w.cron)}</code> for ${escapeHtml(w.duration)} (${escapeHtml(w.timeZone)})`)
+    .join('<br>');
+}
+
+/**
+ * Clusters: health, last heartbeat, labels, maintenance windows, versions.
  * @param {Cluster[]} clusters
  * @param {number} now
  * @returns {string}
  */
 export function renderClusters(clusters, now) {
   return table(
-    ['Cluster', 'Health', 'State', 'Last heartbeat', 'Labels', 'Agent', 'Kubernetes'],
+    ['Cluster', 'Health', 'State', 'Last heartbeat', 'Labels', 'Maintenance windows', 'Agent', 'Kubernetes'],
     clusters.map((c) => [
       escapeHtml(c.name),
       badge(c.health),
       escapeHtml(c.state),
       escapeHtml(ago(c.lastHeartbeatAt, now)),
       labelList(c.labels),
+      windowList(c.maintenanceWindows),
       escapeHtml(c.agentVersion ?? '-'),
       escapeHtml(c.kubernetesVersion ?? '-'),
     ]),
