@@ -378,6 +378,8 @@ describe('helm template with the required values', () => {
           ...crd.spec.conversion.webhook,
           clientConfig: {
             service: { namespace: 'flotilla-system', name: 'flotilla-agent-webhook', port: 443, path: '/convert' },
+            // null, so switching from a URL (or adopting a kept CRD that had one) removes it.
+            url: null,
           },
         },
       };
@@ -395,7 +397,10 @@ describe('helm template with the required values', () => {
       'CustomResourceDefinition',
       'sidecarsets.apps.kruise.io',
     );
-    expect(crd.spec.conversion.webhook.clientConfig).toEqual({ url: 'https://agent.example.com:9443/convert' });
+    expect(crd.spec.conversion.webhook.clientConfig).toEqual({
+      url: 'https://agent.example.com:9443/convert',
+      service: null,
+    });
   });
 });
 
