@@ -91,6 +91,9 @@ async function startReplica(identity: string, extraArgs: string[] = []): Promise
       '--retry-period=500ms',
       '--shutdown-timeout=10s',
       `--hub-url=${t.hub.url}`,
+      // The suite's hub serves plain HTTP on loopback; NATS is TLS from the harness CA.
+      '--insecure=true',
+      `--nats-ca-file=${nats.cluster.caFile}`,
       `--cluster-labels=suite=${clusterName},tier=web`,
       ...extraArgs,
     ],
@@ -202,7 +205,7 @@ describe('agent manager with --hub-url', { timeout: 360_000 }, () => {
     expect(c.agentVersion).toBe('0.1.0');
 
     const secret = await k.core.readNamespacedSecret({ name: 'flotilla-agent-join', namespace: ns });
-    expect(Object.keys(secret.data ?? {}).sort()).toEqual(['credentials', 'registrationSecret']);
+    expect(Object.keys(secret.data ?? {}).sort()).toEqual(['credentials', 'registrationSecret', 'seed']);
   });
 
   it('puts back a managed object changed or deleted behind the hub', async () => {
@@ -263,15 +266,20 @@ describe('agent manager with --hub-url', { timeout: 360_000 }, () => {
     expect(standby.messages()).not.toContain('registered with the hub; waiting for an operator to accept');
   });
 
-  it('keeps the bootstrap token and the NATS password out of its logs', async () => {
+  it('keeps the bootstrap token, its NATS key and JWT out of its logs, and the key out of the hub', async () => {
     const secret = await k.core.readNamespacedSecret({ name: 'flotilla-agent-join', namespace: ns });
     const creds = JSON.parse(Buffer.from(secret.data!['credentials']!, 'base64').toString()) as {
-      nats: { password: string };
+      nats: { jwt: string };
     };
+    const seed = Buffer.from(secret.data!['seed']!, 'base64').toString();
+    expect(seed).toMatch(/^SU/);
     for (const a of agents) {
       expect(a.output()).not.toContain(t.bootstrapToken);
-      expect(a.output()).not.toContain(creds.nats.password);
+      expect(a.output()).not.toContain(seed);
+      expect(a.output()).not.toContain(creds.nats.jwt);
     }
+    const row = await t.db.pool.query('select * from clusters where name = $1', [clusterName]);
+    expect(JSON.stringify(row.rows)).not.toContain(seed);
   });
 
   it('a restarted agent without a token reconnects with the stored credentials', async () => {
@@ -286,6 +294,8 @@ describe('agent manager with --hub-url', { timeout: 360_000 }, () => {
         `--namespace=${ns}`,
         '--no-leader-elect',
         `--hub-url=${t.hub.url}`,
+        '--insecure=true',
+        `--nats-ca-file=${nats.cluster.caFile}`,
       ],
       { FLOTILLA_LOG_LEVEL: 'info' },
     );
