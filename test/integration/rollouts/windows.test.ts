@@ -6,7 +6,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../hub/fixtures.js';
-import { createHarness, getRollout, joinFleet, rolloutWorkload, run, startRollout, type Harness } from './harness.js';
+import {
+  createHarness,
+  desired,
+  getRollout,
+  joinFleet,
+  rings,
+  rolloutWorkload,
+  run,
+  startRollout,
+  threeWaves,
+  type Harness,
+} from './harness.js';
 
 let h: Harness;
 
@@ -89,5 +100,20 @@ describe('maintenance windows', () => {
     expect(started).toBeLessThan(opens + HOUR);
     expect(clusters).toHaveLength(3);
     expect((await getRollout(h, r0.id)).skew).toBe(false);
+  });
+
+  it('hold a cluster of a later wave too: the step that starts its wave sees the window', async () => {
+    await joinFleet(h, 'winlate', 4, rings);
+    expect(
+      (await setWindows('winlate-3', [{ cron: '0 3 29 2 *', duration: '1h', timeZone: 'Europe/Berlin' }])).statusCode,
+    ).toBe(200);
+    const wid = await rolloutWorkload(h, 'winlate');
+    const r0 = await startRollout(h, wid, threeWaves({ soakSeconds: 2 }));
+    const r = await run(h, wid, r0.id, {
+      until: (x) => x.clusters.find((c) => c.name === 'winlate-2')?.phase === 'Succeeded',
+    });
+    expect(r.clusters.find((c) => c.name === 'winlate-3')).toMatchObject({ phase: 'Pending', waitingFor: 'window' });
+    expect(r.currentWave).toBe('ring-1');
+    expect((await desired(h, wid)).find((d) => d.cluster === 'winlate-3')!.revision).toBe(1);
   });
 });

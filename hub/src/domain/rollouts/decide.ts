@@ -49,11 +49,14 @@ export interface ViewedCluster {
   maintenanceWindows?: readonly MaintenanceWindow[];
 }
 
-/** The windows of a cluster whose turn may come (Pending in the current wave); others need none. */
+/**
+ * The windows of a cluster whose turn may come in this step: Pending in the current wave or a
+ * later one (a step that finishes a wave starts the next at once). Others need none.
+ */
 function windowOf(run: RolloutRun, name: string, cluster: ViewedCluster | undefined, at: Date) {
   const cs = run.state.clusters[name];
   const windows = cluster?.maintenanceWindows ?? [];
-  if (windows.length === 0 || cs?.phase !== 'Pending' || cs.wave !== run.state.currentWave) return undefined;
+  if (windows.length === 0 || cs?.phase !== 'Pending' || cs.wave < run.state.currentWave) return undefined;
   return windowState(compileWindows(windows), at.getTime());
 }
 

@@ -140,7 +140,7 @@ export interface ClusterObservation {
   health: HealthVerdict;
   /**
    * The cluster's maintenance windows now, observed for clusters whose turn may come (Pending in
-   * the current wave); absent: no windows, or not needed.
+   * the current wave or a later one); absent: no windows, or not needed.
    */
   window?: { open: boolean; opensAt?: number };
 }

@@ -51,7 +51,7 @@ describe('maintenance windows in the engine', () => {
 });
 
 describe('observeMembers', () => {
-  it('judges windows only for clusters whose turn may come', () => {
+  it('judges windows only for clusters whose turn may come, in this wave or a later one', () => {
     const plan = oneWave();
     const state = advance(plan, initialState(plan, 0), obs(true), 1000).state;
     state.clusters.c!.phase = 'Pending';
@@ -70,5 +70,17 @@ describe('observeMembers', () => {
     });
     expect(o.a!.window).toBeUndefined();
     expect(o.c!.window).toEqual({ open: false, opensAt: OPENS });
+    // A step that finishes wave 0 starts wave 1 at once: its clusters' windows are judged too.
+    const two = freezePlan(
+      { waves: [{ name: 'first', clusters: { names: ['a'] } }, { name: 'second' }] },
+      ['a', 'b', 'c'].map((name) => ({ name, labels: {} })),
+    );
+    if (!two.ok) throw new Error('plan');
+    const fresh = initialState(two.plan, 0);
+    const later = observeMembers({ workloadId: 'w', targetRevision: 2, plan: two.plan, state: fresh }, view, at, {
+      heartbeatTimeoutMs: 30_000,
+      observingSince: undefined,
+    });
+    expect(later.c!.window).toEqual({ open: false, opensAt: OPENS });
   });
 });
