@@ -351,6 +351,8 @@ class Step {
     }
     ws.phase = 'Progressing';
     ws.startedAt = this.now;
+    // What held the wave no longer holds its clusters (each start judges its own).
+    for (const m of w.members) delete this.s.clusters[m]!.blocked;
     this.event('info', `wave "${w.name}" started (${w.members.length} cluster(s))`, w.name);
     return true;
   }

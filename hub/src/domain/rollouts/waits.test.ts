@@ -59,6 +59,15 @@ describe('waitOf', () => {
     expect(waitOf(s, 'a')).toEqual({ reason: 'heartbeat' });
   });
 
+  it('a wave held while the hub was deaf: once it starts, its clusters wait for their turn, not for news', () => {
+    const plan = twoWaves();
+    const deaf = { online: false, unsure: true, hubDeaf: true as const };
+    let s = advance(plan, initialState(plan, 0), obs({}, deaf), 1000).state;
+    expect(reasons(s)).toEqual({ a: 'heartbeat', b: 'heartbeat', c: 'previousWave' });
+    s = advance(plan, s, obs({}), 2000).state;
+    expect(reasons(s)).toEqual({ a: 'health', b: 'concurrency', c: 'previousWave' });
+  });
+
   it('a finished rollout waits for nothing', () => {
     const plan = twoWaves();
     const s = { ...initialState(plan, 0), phase: 'Aborted' as const };
