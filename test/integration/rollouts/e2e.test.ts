@@ -356,9 +356,7 @@ describe('fleet rollouts with real agents, disturbed', () => {
       [...names].sort().map((n) => [n, 2, 2]),
     );
     for (const n of names) expect(rec.images(n)).toEqual(new Set([V1, V2]));
-    // A hub process starting again (tsx, migrations, NATS streams at R3) takes most of a minute on
-    // two busy cores.
-  }, 240_000);
+  }, 240_000); // a hub process starting again (tsx, migrations, R3 streams) takes a minute when busy
 
   it('an agent disconnected mid-rollout: its cluster hits the deadline, the budget absorbs it, the rest proceed', async ({
     expect,
