@@ -28,6 +28,11 @@ export const REDACT_PATHS = [
   '*.certData',
   '*.headers.authorization',
   '*.headers.Authorization',
+  // The cluster's NATS user key (docs/adr/0012) and the JWT the hub signed for it.
+  'seed',
+  'jwt',
+  '*.seed',
+  '*.jwt',
 ];
 
 /** The one root logger: JSON lines, secrets redacted. Components bind children of it. */

@@ -15,6 +15,16 @@ export const REDACT_PATHS = [
   'password',
   'token',
   'registrationSecret',
+  // Operator mode (docs/adr/0012): signing seeds and the hub's creds are never logged; user JWTs
+  // are no secret without the agent's seed, but are kept out of logs all the same.
+  '*.seed',
+  '*.jwt',
+  '*.hubCreds',
+  '*.systemCreds',
+  '*.operatorSigner',
+  '*.userSigner',
+  'seed',
+  'jwt',
 ];
 
 /**
