@@ -76,6 +76,8 @@ export interface Fleet {
   hubUrl(): string;
   /** The CA (PEM file) that verifies the hub's HTTPS certificate (curl --cacert, FLOTILLA_CA_FILE). */
   hubCaFile: string;
+  /** fetch towards the hub, verifying it with that CA (for what api() does not cover: SSE). */
+  hubFetch: typeof fetch;
   adminToken: string;
   bootstrapToken: string;
   database: TestDatabase;
@@ -251,6 +253,7 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
     return {
       hubUrl: () => hubUrl,
       hubCaFile: hubCa.caCert,
+      hubFetch: hubGet,
       adminToken,
       bootstrapToken,
       database,

@@ -65,7 +65,7 @@ export async function followEvents(
   signal?: AbortSignal,
 ): Promise<RolloutEvent[]> {
   const seen: RolloutEvent[] = [];
-  const res = await fetch(`${fleet.hubUrl()}/api/v1/rollouts/${rolloutId}/events`, {
+  const res = await fleet.hubFetch(`${fleet.hubUrl()}/api/v1/rollouts/${rolloutId}/events`, {
     headers: { authorization: `Bearer ${fleet.adminToken}`, accept: 'text/event-stream' },
     ...(signal ? { signal } : {}),
   });
