@@ -72,55 +72,74 @@ const fixedMetadata = (o: Json): Json => {
   return rest;
 };
 const runs = { numRuns: 500 };
+/** Property runs take seconds on a busy machine; this bounds them, it measures nothing. */
+const PROPERTY_TIMEOUT_MS = 120_000;
 
 describe('SidecarSet conversion round trips', () => {
-  it('v1alpha1 → v1beta1 → v1alpha1 returns the input exactly', () => {
-    fc.assert(
-      fc.property(alphaObject, (alpha) => {
-        const beta = sidecarSetToV1beta1(alpha, BETA);
-        expect(beta.apiVersion).toBe(BETA);
-        expect(fixedMetadata(beta)).toEqual(fixedMetadata(alpha));
-        expect(sidecarSetToV1alpha1(beta, ALPHA)).toEqual(alpha);
-      }),
-      runs,
-    );
-  });
+  it(
+    'v1alpha1 → v1beta1 → v1alpha1 returns the input exactly',
+    () => {
+      fc.assert(
+        fc.property(alphaObject, (alpha) => {
+          const beta = sidecarSetToV1beta1(alpha, BETA);
+          expect(beta.apiVersion).toBe(BETA);
+          expect(fixedMetadata(beta)).toEqual(fixedMetadata(alpha));
+          expect(sidecarSetToV1alpha1(beta, ALPHA)).toEqual(alpha);
+        }),
+        runs,
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
-  it('v1beta1 → v1alpha1 → v1beta1 returns the input exactly', () => {
-    fc.assert(
-      fc.property(betaObject, (beta) => {
-        const alpha = sidecarSetToV1alpha1(beta, ALPHA);
-        expect(alpha.apiVersion).toBe(ALPHA);
-        expect(fixedMetadata(alpha)).toEqual(fixedMetadata(beta));
-        expect(sidecarSetToV1beta1(alpha, BETA)).toEqual(beta);
-      }),
-      runs,
-    );
-  });
+  it(
+    'v1beta1 → v1alpha1 → v1beta1 returns the input exactly',
+    () => {
+      fc.assert(
+        fc.property(betaObject, (beta) => {
+          const alpha = sidecarSetToV1alpha1(beta, ALPHA);
+          expect(alpha.apiVersion).toBe(ALPHA);
+          expect(fixedMetadata(alpha)).toEqual(fixedMetadata(beta));
+          expect(sidecarSetToV1beta1(alpha, BETA)).toEqual(beta);
+        }),
+        runs,
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
-  it('converting twice in a row through the other version changes nothing more', () => {
-    fc.assert(
-      fc.property(alphaObject, (alpha) => {
-        const beta = sidecarSetToV1beta1(alpha, BETA);
-        const again = sidecarSetToV1beta1(sidecarSetToV1alpha1(beta, ALPHA), BETA);
-        expect(again).toEqual(beta);
-      }),
-      runs,
-    );
-  });
+  it(
+    'converting twice in a row through the other version changes nothing more',
+    () => {
+      fc.assert(
+        fc.property(alphaObject, (alpha) => {
+          const beta = sidecarSetToV1beta1(alpha, BETA);
+          const again = sidecarSetToV1beta1(sidecarSetToV1alpha1(beta, ALPHA), BETA);
+          expect(again).toEqual(beta);
+        }),
+        runs,
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
-  it('produces objects the target version accepts when the source version did', () => {
-    fc.assert(
-      fc.property(alphaObject, betaObject, (alpha, beta) => {
-        fc.pre(
-          checkSchema(SidecarSetSchema, alpha).length === 0 && checkSchema(SidecarSetV1beta1Schema, beta).length === 0,
-        );
-        expect(checkSchema(SidecarSetV1beta1Schema, sidecarSetToV1beta1(alpha, BETA))).toEqual([]);
-        expect(checkSchema(SidecarSetSchema, sidecarSetToV1alpha1(beta, ALPHA))).toEqual([]);
-      }),
-      { numRuns: 300 },
-    );
-  });
+  it(
+    'produces objects the target version accepts when the source version did',
+    () => {
+      fc.assert(
+        fc.property(alphaObject, betaObject, (alpha, beta) => {
+          fc.pre(
+            checkSchema(SidecarSetSchema, alpha).length === 0 &&
+              checkSchema(SidecarSetV1beta1Schema, beta).length === 0,
+          );
+          expect(checkSchema(SidecarSetV1beta1Schema, sidecarSetToV1beta1(alpha, BETA))).toEqual([]);
+          expect(checkSchema(SidecarSetSchema, sidecarSetToV1alpha1(beta, ALPHA))).toEqual([]);
+        }),
+        { numRuns: 300 },
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 });
 
 const alpha = (spec: Json, labels?: Record<string, string>): Json => ({
@@ -241,26 +260,30 @@ describe('convertKruiseObject', () => {
     );
   });
 
-  it('never throws on arbitrary JSON', () => {
-    fc.assert(
-      fc.property(fc.jsonValue(), fc.constantFrom(ALPHA, BETA, 'x'), (obj, desired) => {
-        expect(() => convertKruiseObject(obj, desired)).not.toThrow();
-      }),
-      runs,
-    );
-    fc.assert(
-      fc.property(
-        fc.record({
-          apiVersion: fc.constantFrom(ALPHA, BETA),
-          kind: fc.constant('SidecarSet'),
-          metadata: fc.jsonValue(),
-          spec: fc.jsonValue(),
+  it(
+    'never throws on arbitrary JSON',
+    () => {
+      fc.assert(
+        fc.property(fc.jsonValue(), fc.constantFrom(ALPHA, BETA, 'x'), (obj, desired) => {
+          expect(() => convertKruiseObject(obj, desired)).not.toThrow();
         }),
-        (obj) => {
-          expect(() => convertKruiseObject(obj, obj.apiVersion === ALPHA ? BETA : ALPHA)).not.toThrow();
-        },
-      ),
-      runs,
-    );
-  });
+        runs,
+      );
+      fc.assert(
+        fc.property(
+          fc.record({
+            apiVersion: fc.constantFrom(ALPHA, BETA),
+            kind: fc.constant('SidecarSet'),
+            metadata: fc.jsonValue(),
+            spec: fc.jsonValue(),
+          }),
+          (obj) => {
+            expect(() => convertKruiseObject(obj, obj.apiVersion === ALPHA ? BETA : ALPHA)).not.toThrow();
+          },
+        ),
+        runs,
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 });

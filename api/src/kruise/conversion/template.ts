@@ -13,7 +13,7 @@ import {
 } from '../constants.js';
 import { childPath, type FieldError, forbidden, notSupported } from '../../validation/field-error.js';
 import { isRecord } from '../../validation/json.js';
-import { CONVERTERS, convertKruiseObject } from './index.js';
+import { asV1alpha1Document } from './index.js';
 
 export interface TemplateLike {
   apiVersion?: string;
@@ -30,6 +30,18 @@ const V1BETA1_TEMPLATES: Readonly<Partial<Record<KruiseKindName, readonly string
 
 export type TemplateOutcome<T> = { ok: true; template: T } | { ok: false; errors: FieldError[] };
 
+/** Overrides setting a field v1alpha1 keeps elsewhere (or not at all). */
+function frozenOverrides(overrides: TemplateLike['overrides'], frozen: readonly string[]): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const [cluster, patch] of Object.entries(overrides ?? {})) {
+    for (const field of frozen.filter((f) => isRecord(patch) && f in patch)) {
+      const detail = `set ${field} in spec, not per cluster, at ${KRUISE_V1BETA1}`;
+      errors.push(forbidden(childPath(`overrides.${cluster}`, field), detail));
+    }
+  }
+  return errors;
+}
+
 /** `template` without apiVersion, at v1alpha1; errors name the request's fields. */
 export function templateAsV1alpha1<T extends TemplateLike>(kind: KruiseKindName, template: T): TemplateOutcome<T> {
   const { apiVersion, ...rest } = template;
@@ -39,24 +51,11 @@ export function templateAsV1alpha1<T extends TemplateLike>(kind: KruiseKindName,
     const supported = frozen ? [KRUISE_API_VERSION, KRUISE_V1BETA1_API_VERSION] : [KRUISE_API_VERSION];
     return { ok: false, errors: [notSupported('apiVersion', apiVersion, supported)] };
   }
-  const errors: FieldError[] = [];
-  for (const [cluster, patch] of Object.entries(template.overrides ?? {})) {
-    for (const field of frozen.filter((f) => isRecord(patch) && f in patch)) {
-      errors.push(
-        forbidden(
-          childPath(`overrides.${cluster}`, field),
-          `set ${field} in spec, not per cluster, at ${KRUISE_V1BETA1}`,
-        ),
-      );
-    }
-  }
-  if (!CONVERTERS[kind]) return errors.length > 0 ? { ok: false, errors } : { ok: true, template: rest as T };
-  const converted = convertKruiseObject(
-    { apiVersion, kind, metadata: template.metadata ?? {}, spec: template.spec },
-    KRUISE_API_VERSION,
-  );
+  const errors = frozenOverrides(template.overrides, frozen);
+  const converted = asV1alpha1Document({ apiVersion, kind, metadata: template.metadata ?? {}, spec: template.spec });
   if (!converted.ok) errors.push(...converted.errors);
   if (errors.length > 0 || !converted.ok) return { ok: false, errors };
-  const { metadata, spec } = converted.object as { metadata: T['metadata']; spec: T['spec'] };
-  return { ok: true, template: { ...rest, metadata, spec } as T };
+  const { metadata, spec } = converted.document as { metadata: T['metadata']; spec: T['spec'] };
+  const keepMetadata = template.metadata !== undefined || Object.keys(metadata ?? {}).length > 0;
+  return { ok: true, template: { ...rest, ...(keepMetadata ? { metadata } : {}), spec } as T };
 }
