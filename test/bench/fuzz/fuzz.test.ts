@@ -15,8 +15,10 @@ import { checkMergePatch, mergePatchInput } from './merge-patch.js';
 import { checkNats, natsInput } from './nats.js';
 
 const SEED = 20261127;
+// CPU-bound property runs: the default 5 s is too short on two busy cores; this guards a hang only.
+const PROPERTY_TIMEOUT_MS = 120_000;
 
-describe('fuzz subsets (fixed seed)', () => {
+describe('fuzz subsets (fixed seed)', { timeout: PROPERTY_TIMEOUT_MS }, () => {
   it('merge-patch / override path: 300 inputs break no property', () => {
     fc.assert(
       fc.property(mergePatchInput, (input) => {
@@ -36,7 +38,7 @@ describe('fuzz subsets (fixed seed)', () => {
   });
 });
 
-describe('the fuzzer itself', () => {
+describe('the fuzzer itself', { timeout: PROPERTY_TIMEOUT_MS }, () => {
   it.each([
     ['StatusMessage', StatusMessage],
     ['HeartbeatMessage', HeartbeatMessage],
