@@ -7,6 +7,8 @@
  * ready and answer an ordinary request.
  */
 import type { FastifyInstance, InjectOptions } from 'fastify';
+import { newAgentKey } from '@flotilla/api';
+import { signedHeaders } from '../../../integration/hub/fleet.js';
 import type { Findings } from '../lib/findings.js';
 import { thrown, type Violation } from '../lib/findings.js';
 import { stringify } from '../lib/json.js';
@@ -46,12 +48,20 @@ async function send(app: FastifyInstance, opts: InjectOptions): Promise<Answer> 
 }
 
 /** A request the seed needs to succeed. */
-async function must(fuzz: FuzzHub, pool: Pool, method: 'POST' | 'PUT', url: string, body?: unknown): Promise<unknown> {
+async function must(
+  fuzz: FuzzHub,
+  pool: Pool,
+  method: 'POST' | 'PUT',
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<unknown> {
   const a = await send(fuzz.hub.app, {
     method,
     url,
     headers: {
       authorization: `Bearer ${url.endsWith('/register') || url.endsWith('/claim') ? fuzz.tokens.bootstrap : fuzz.tokens.admin}`,
+      ...headers,
     },
     ...(body === undefined ? {} : { payload: body as object }),
   });
@@ -76,13 +86,18 @@ async function seed(fuzz: FuzzHub, pool: Pool): Promise<void> {
     ['c2', 'prod'],
     ['c3', 'dev'],
   ] as const) {
-    const reg = (await must(fuzz, pool, 'POST', '/api/v1/clusters/register', { name, labels: { env } })) as {
-      registrationSecret: string;
-    };
+    const key = newAgentKey();
+    const reg = (await must(fuzz, pool, 'POST', '/api/v1/clusters/register', {
+      name,
+      labels: { env },
+      publicKey: key.publicKey,
+    })) as { registrationSecret: string };
     if (name === 'c3') continue;
     await must(fuzz, pool, 'POST', `/api/v1/clusters/${name}/accept`);
     if (name === 'c1') {
-      await must(fuzz, pool, 'POST', `/api/v1/clusters/${name}/claim`, { registrationSecret: reg.registrationSecret });
+      const url = `/api/v1/clusters/${name}/claim`;
+      const body = { registrationSecret: reg.registrationSecret };
+      await must(fuzz, pool, 'POST', url, body, signedHeaders(key.seed, 'POST', url, body));
     }
   }
   const everywhere = { clusterSelector: {} };
