@@ -20,6 +20,7 @@ import {
 } from '@flotilla/hub';
 import { SIGNATURE_HEADER, newAgentKey, signRequest, type AgentCredentials } from '@flotilla/api';
 import { connect, credsAuthenticator, jwtAuthenticator, type NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { Registry } from 'prom-client';
 import { insertToken, migratedDatabase, type HubDb } from './fixtures.js';
 
@@ -60,6 +61,31 @@ function writeHubSecrets(dir: string, setup: OperatorSetup): Record<string, stri
   return env;
 }
 
+/**
+ * Waits until the HUB account answers JetStream: right after the nodes start, the preloaded
+ * account may not have it yet ("JetStream not enabled for account"), and the hub would fail its start.
+ */
+async function untilHubJetStream(cluster: NatsCluster, setup: OperatorSetup): Promise<void> {
+  const nc = await connect({
+    servers: cluster.urls,
+    tls: cluster.tls,
+    authenticator: credsAuthenticator(new TextEncoder().encode(setup.hubCreds)),
+  });
+  try {
+    for (let i = 0; ; i++) {
+      try {
+        await jetstreamManager(nc);
+        return;
+      } catch (err) {
+        if (i > 150) throw err;
+        await sleep(200);
+      }
+    }
+  } finally {
+    await nc.close();
+  }
+}
+
 /** Starts the NATS cluster in operator mode: every node preloads the SYS and HUB accounts. */
 export async function startFleetNats(opts: FleetNatsOptions = {}): Promise<FleetNats> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'flotilla-hub-nats-'));
@@ -71,6 +97,7 @@ export async function startFleetNats(opts: FleetNatsOptions = {}): Promise<Fleet
     ...(opts.maxPayload !== undefined ? { maxPayload: opts.maxPayload } : {}),
     renderAuth: operatorModeAuth(setup),
   });
+  await untilHubJetStream(started, setup);
   return {
     cluster: started,
     setup,
