@@ -26,6 +26,8 @@ export interface HubConfig {
     publicUrls: string[];
     /** Stream replicas (1 for a single server, 3 for a NATS cluster). */
     replicas: number;
+    /** How long the start waits for JetStream to answer (a cluster electing its leader). */
+    startTimeoutMs: number;
   };
   /**
    * Operator mode (docs/adr/0012): the hub's creds and signing-key files, read and checked at
@@ -318,6 +320,7 @@ export function loadConfig(env: Env): HubConfig {
       password: optional(env, 'NATS_PASSWORD'),
       publicUrls: urlList(env, 'FLOTILLA_NATS_PUBLIC_URLS', natsServers),
       replicas: integer(env, 'FLOTILLA_NATS_REPLICAS', 1, 1, 5),
+      startTimeoutMs: integer(env, 'FLOTILLA_NATS_START_TIMEOUT_SECONDS', 120, 1, 3600) * 1000,
     },
     natsAuth: natsAuthFiles(env),
     seedTokens: { admin: adminToken, bootstrap: bootstrapToken },

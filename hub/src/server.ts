@@ -33,6 +33,7 @@ import { createDesiredWatch, type DesiredWatch } from './nats/desired-watch.js';
 import { createLinkReconciler, type LinkReconciler } from './nats/link-reconciler.js';
 import { createStatusIngest, type StatusIngest } from './nats/status-ingest.js';
 import { ensureStreams } from './nats/streams.js';
+import { whenJetStreamReady } from './nats/jetstream-ready.js';
 import { hubSessionName, startOutbox, type HubOutbox, type Outbox, type OutboxRelay } from './outbox/index.js';
 import { acceptedClusterNames } from './repositories/clusters-repo.js';
 import { seedTokens } from './seed.js';
@@ -136,8 +137,14 @@ async function connectNats(base: Base): Promise<Nats> {
     throw natsConnectError(err, config.nats.caFile);
   });
   base.onClose(() => nc.drain());
-  const jsm = await jetstreamManager(nc);
-  await ensureStreams(jsm, { replicas: config.nats.replicas, ...config.streams });
+  const jsm = await whenJetStreamReady(
+    async () => {
+      const manager = await jetstreamManager(nc);
+      await ensureStreams(manager, { replicas: config.nats.replicas, ...config.streams });
+      return manager;
+    },
+    { deadlineMs: config.nats.startTimeoutMs, logger },
+  );
   const maxPayload = nc.info?.max_payload ?? Number.POSITIVE_INFINITY;
   if (maxPayload < config.streams.desired.maxMsgSize) {
     logger.warn(
