@@ -126,8 +126,14 @@ export const LifecycleState = {
   PreparingDelete: 'PreparingDelete',
 } as const;
 
+/** The update strategy types OpenKruise v1.9.0's validating webhook (and ours) admits. */
 export const CLONESET_UPDATE_STRATEGY_TYPES = ['ReCreate', 'InPlaceIfPossible', 'InPlaceOnly'] as const;
 export type CloneSetUpdateStrategyType = (typeof CLONESET_UPDATE_STRATEGY_TYPES)[number];
+/**
+ * OnDelete: in the v1.9.0 API and controller (pods are only replaced when deleted) but refused by
+ * its webhook; the CRD has no enum, so it reaches the controller only past the webhook.
+ */
+export const CLONESET_UPDATE_ON_DELETE = 'OnDelete';
 export const CLONESET_CONDITION_TYPES = ['FailedScale', 'FailedUpdate'] as const;
 
 export const SIDECARSET_UPDATE_STRATEGY_TYPES = ['NotUpdate', 'RollingUpdate'] as const;

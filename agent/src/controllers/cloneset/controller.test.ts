@@ -9,6 +9,7 @@ import type { KubeObject } from '../../runtime/kube-object.js';
 import { FakeListWatcher } from '../../runtime/testing/fake-list-watch.js';
 import { cloneSetReconciler } from './controller.js';
 import { FakeClient } from './testing/fake-client.js';
+import { pod } from './testing/fixtures.js';
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from '../../kube/types.js';
 import type { CloneSet } from './types.js';
 
@@ -112,5 +113,62 @@ describe('cloneSetReconciler', () => {
       message: expect.stringContaining('spec.template.metadata.labels'),
     });
     expect(f.events.some((e) => e.startsWith('Warning FailedValidation: invalid CloneSet'))).toBe(true);
+  });
+
+  describe('updateStrategy.type OnDelete, as OpenKruise v1.9.0 runs it', () => {
+    const owned = (name: string): Pod => {
+      // At a revision that is no longer the CloneSet's, lacking InPlaceUpdateReady, in no lifecycle state.
+      const p = pod({ name, revision: 'cs-old' });
+      p.metadata.ownerReferences = [
+        { apiVersion: 'apps.kruise.io/v1alpha1', kind: 'CloneSet', name: 'cs', uid: 'cs-uid', controller: true },
+      ];
+      return p;
+    };
+    const withType = (replicas: number, type: string): CloneSet => {
+      const cs = cloneSet(replicas);
+      cs.spec.updateStrategy = { type };
+      return cs;
+    };
+    const podWrites = (f: { client: FakeClient }): string[] =>
+      f.client.ops().filter((op) => /^(updatePod|patchPod|deletePod)/.test(op));
+
+    it('ReCreate (for contrast) refreshes and replaces old pods', async () => {
+      const f = await fixture(withType(2, 'ReCreate'));
+      f.podStore.upsert(owned('a'));
+      f.podStore.upsert(owned('b'));
+      await new Promise((r) => setTimeout(r, 20));
+      await f.run();
+      expect(podWrites(f)).not.toEqual([]);
+    });
+
+    it('is accepted by the controller (its webhook refuses it) and leaves every old pod untouched', async () => {
+      const f = await fixture(withType(2, 'OnDelete'));
+      f.podStore.upsert(owned('a'));
+      f.podStore.upsert(owned('b'));
+      await new Promise((r) => setTimeout(r, 20));
+      await f.run();
+      await f.run();
+      expect(podWrites(f)).toEqual([]);
+      expect(f.events.filter((e) => e.startsWith('Warning'))).toEqual([]);
+      const status = f.client.calls.find((c) => c.op === 'updateStatus')?.body as {
+        updatedReplicas: number;
+        conditions?: unknown[];
+      };
+      expect(status.updatedReplicas).toBe(0);
+      expect(status.conditions ?? []).toEqual([]);
+    });
+
+    it('still scales: a missing pod is created at the update revision', async () => {
+      const f = await fixture(withType(3, 'OnDelete'));
+      f.podStore.upsert(owned('a'));
+      f.podStore.upsert(owned('b'));
+      await new Promise((r) => setTimeout(r, 20));
+      await f.run();
+      const created = f.client.calls.filter((c) => c.op === 'createPod').map((c) => c.body as Pod);
+      expect(created).toHaveLength(1);
+      const revision = f.client.calls.find((c) => c.op === 'createRevision')?.name;
+      expect(created[0]?.metadata.labels?.['controller-revision-hash']).toBe(revision);
+      expect(podWrites(f)).toEqual([]);
+    });
   });
 });

@@ -8,12 +8,12 @@
  * 3. gather owned pods and PVCs (cleaning PVCs up with disablePVCReuse, releasing pods the
  *    selector no longer matches) and make sure the update revision is stored;
  * 4. wait while our own pod/revision updates are not yet in the cache (resourceVersion expectations);
- * 5. scale; only if scaling wrote nothing, update;
+ * 5. scale; only if scaling wrote nothing, update (never with OnDelete);
  * 6. compute the status and write it if it changed, with FailedScale/FailedUpdate conditions for
  *    failures; prune podsToDelete; truncate the revision history;
  * 7. come back when a pod becomes available (minReadySeconds) or a grace period ends.
  */
-import { type CloneSetStatus, defaultCloneSet, validateCloneSet } from '@flotilla/api';
+import { type CloneSetStatus, defaultCloneSet, validateCloneSetForController } from '@flotilla/api';
 import { BY_OWNER_UID } from '../../runtime/cache.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { ReconcileContext, ReconcileResult, Reconciler } from '../../runtime/controller.js';
@@ -37,7 +37,7 @@ import type { CloneSetControllerOptions, SyncContext } from './sync-context.js';
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from '../../kube/types.js';
 import type { CloneSet } from './types.js';
 import { refreshPods, updatePods } from './update.js';
-import { selectPodsToUpdate } from './update-plan.js';
+import { selectPodsToUpdate, updateStepRuns } from './update-plan.js';
 
 export interface CloneSetReconcilerDeps {
   cloneSets: Informer<CloneSet>;
@@ -87,7 +87,7 @@ class ValidationCache {
     const known = this.#results.get(uid);
     if (known?.generation === generation) return known.problem;
     const { status: _status, ...document } = cs;
-    const errors = validateCloneSet(document);
+    const errors = validateCloneSetForController(document);
     const problem = errors.length === 0 ? undefined : errors.map((e) => `${e.path}: ${e.message}`).join('; ');
     this.#results.set(uid, { generation, problem });
     return problem;
@@ -229,6 +229,7 @@ async function sync(deps: CloneSetReconcilerDeps, ctx: SyncContext, input: SyncI
   } catch (err) {
     fail('FailedScale', err);
   }
+  if (!updateStepRuns(ctx.cs)) return outcome;
   try {
     const refreshed = await refreshPods(ctx, input.active, revs.update.metadata.name);
     outcome.delayMs = refreshed.delayMs;

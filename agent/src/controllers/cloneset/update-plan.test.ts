@@ -8,7 +8,7 @@ import {
 import { graceJson, stateJson } from './inplace.js';
 import { newRevision } from './revisions.js';
 import { cloneSet, NOW, ago, pod, type PodOptions } from './testing/fixtures.js';
-import { planPodUpdate, planRefresh, selectPodsToUpdate } from './update-plan.js';
+import { planPodUpdate, planRefresh, selectPodsToUpdate, updateStepRuns } from './update-plan.js';
 import type { ControllerRevision, Pod } from '../../kube/types.js';
 import type { CloneSet } from './types.js';
 
@@ -214,5 +214,22 @@ describe('selectPodsToUpdate', () => {
 
   it('nothing to do once every pod is at the update revision', () => {
     expect(select(withSpec({ replicas: 2 }), [at(next), at(next)]).pods).toEqual([]);
+  });
+
+  it('OnDelete (OpenKruise v1.9.0) chooses no pod, whatever partition and maxUnavailable allow', () => {
+    const cs = withSpec({ replicas: 3, updateStrategy: { type: 'OnDelete', maxUnavailable: '100%' } });
+    expect(select(cs, [at(old, { name: 'a' }), at(old, { name: 'b' }), at(next, { name: 'c' })]).pods).toEqual([]);
+  });
+});
+
+describe('updateStepRuns', () => {
+  it.each([
+    ['unset (ReCreate)', undefined, true],
+    ['ReCreate', 'ReCreate', true],
+    ['InPlaceIfPossible', 'InPlaceIfPossible', true],
+    ['InPlaceOnly', 'InPlaceOnly', true],
+    ['OnDelete: no refresh and no update at all', 'OnDelete', false],
+  ])('%s', (_name, type, runs) => {
+    expect(updateStepRuns(withSpec({ updateStrategy: type === undefined ? {} : { type } }))).toBe(runs);
   });
 });

@@ -12,8 +12,12 @@
  *    metadata (first through PreparingUpdate when the inPlaceUpdate hook is on the pod);
  *    otherwise mark it `apps.kruise.io/specified-delete` so the scale step recreates it;
  *    InPlaceOnly with an impossible in-place change is an error.
+ *
+ * With `updateStrategy.type: OnDelete` (OpenKruise v1.9.0) none of this runs (updateStepRuns):
+ * no refresh and no update; pods move to the update revision only when they are deleted and the
+ * scale step recreates them.
  */
-import { LifecycleState, type Lifecycle } from '@flotilla/api';
+import { CLONESET_UPDATE_ON_DELETE, LifecycleState, type Lifecycle } from '@flotilla/api';
 import { AgentError } from '../../errors.js';
 import {
   calculateInPlaceSpec,
@@ -30,6 +34,15 @@ import { hasRevision, lifecycleState } from './pods.js';
 import { limitUpdates, sortUpdateCandidates } from './update-order.js';
 import type { ControllerRevision, Pod } from '../../kube/types.js';
 import type { CloneSet } from './types.js';
+
+/**
+ * Whether the update step runs at all. OpenKruise v1.9.0 returns from Update() at once for
+ * OnDelete, before refreshing any pod: lifecycle states, grace periods, container batches and
+ * InPlaceUpdateReady are left as they are. Scaling is unaffected.
+ */
+export function updateStepRuns(cs: CloneSet): boolean {
+  return cs.spec.updateStrategy?.type !== CLONESET_UPDATE_ON_DELETE;
+}
 
 /** What refresh does to one pod. */
 export interface RefreshPlan {
@@ -173,7 +186,7 @@ export interface UpdateSelectionInput {
 export function selectPodsToUpdate(input: UpdateSelectionInput): { target: ControllerRevision; pods: Pod[] } {
   const { cs, pods } = input;
   const none = { target: input.updateRevision, pods: [] };
-  if (cs.spec.updateStrategy?.paused) return none;
+  if (cs.spec.updateStrategy?.paused || !updateStepRuns(cs)) return none;
   const diffs = calculateDiffs({
     cs,
     pods,

@@ -3,7 +3,7 @@ import { formatFieldError } from '../../validation/field-error.js';
 import { defaultCloneSet } from './defaults.js';
 import type { CloneSet } from './schema.js';
 import { validateCloneSetUpdate } from './update.js';
-import { validateCloneSet } from './validation.js';
+import { validateCloneSet, validateCloneSetForController } from './validation.js';
 
 function cloneSet(spec: Partial<CloneSet['spec']> = {}): CloneSet {
   return {
@@ -69,6 +69,19 @@ describe('CloneSet defaults', () => {
 });
 
 describe('CloneSet validation', () => {
+  it('refuses updateStrategy.type OnDelete at admission, as the OpenKruise v1.9.0 webhook does', () => {
+    expect(messages(validateCloneSet(cloneSet({ updateStrategy: { type: 'OnDelete' } })))).toEqual([
+      'spec.updateStrategy.type: Unsupported value: "OnDelete": supported values: "ReCreate", "InPlaceIfPossible", "InPlaceOnly"',
+    ]);
+  });
+
+  it("lets the controller act on OnDelete (v1.9.0's controller implements it), and nothing else new", () => {
+    expect(validateCloneSetForController(cloneSet({ updateStrategy: { type: 'OnDelete' } }))).toEqual([]);
+    expect(messages(validateCloneSetForController(cloneSet({ updateStrategy: { type: 'Rolling' } })))).toEqual([
+      'spec.updateStrategy.type: Unsupported value: "Rolling": supported values: "ReCreate", "InPlaceIfPossible", "InPlaceOnly"',
+    ]);
+  });
+
   it('accepts a minimal CloneSet', () => {
     expect(validateCloneSet(cloneSet())).toEqual([]);
   });

@@ -5,5 +5,5 @@ export {
   DEFAULT_REVISION_HISTORY_LIMIT,
   defaultCloneSet,
 } from './defaults.js';
-export { validateCloneSet, validateDefaultedCloneSet } from './validation.js';
+export { validateCloneSet, validateCloneSetForController, validateDefaultedCloneSet } from './validation.js';
 export { CLONESET_MUTABLE_SPEC_FIELDS, validateCloneSetUpdate } from './update.js';

@@ -33,7 +33,12 @@ export const CloneSetScaleStrategySchema = strictObject({
 export type CloneSetScaleStrategy = Static<typeof CloneSetScaleStrategySchema>;
 
 export const CloneSetUpdateStrategySchema = strictObject({
-  type: Type.Optional(Type.String({ description: 'ReCreate (default), InPlaceIfPossible or InPlaceOnly.' })),
+  type: Type.Optional(
+    Type.String({
+      description:
+        'ReCreate (default), InPlaceIfPossible or InPlaceOnly; OnDelete (replace pods only when deleted) is refused by admission, as in OpenKruise v1.9.0.',
+    }),
+  ),
   partition: Type.Optional(
     intOrString({ description: 'Pods (count or percentage) kept at the old revision. Default 0.' }),
   ),

@@ -15,7 +15,7 @@ import {
 import { scaledValue } from '../../validation/intstr.js';
 import { isEmptySelector, selectorMatches, validateLabelSelector } from '../../validation/labels.js';
 import { dns1123LabelErrors } from '../../validation/names.js';
-import { CLONESET_UPDATE_STRATEGY_TYPES, KruiseKind } from '../constants.js';
+import { CLONESET_UPDATE_ON_DELETE, CLONESET_UPDATE_STRATEGY_TYPES, KruiseKind } from '../constants.js';
 import { validateMetadata } from '../common/metadata-validation.js';
 import { validatePodTemplate } from '../common/pod-validation.js';
 import {
@@ -89,12 +89,13 @@ function validateScaleStrategy(spec: CloneSetSpec): FieldError[] {
  * Type, partition, maxUnavailable and maxSurge. Percentages are resolved against replicas and
  * rounded up, as OpenKruise does, before "not both below 1" is checked.
  */
-function validateUpdateStrategy(spec: CloneSetSpec): FieldError[] {
+function validateUpdateStrategy(spec: CloneSetSpec, allowOnDelete: boolean): FieldError[] {
   const path = 'spec.updateStrategy';
   const strategy = spec.updateStrategy ?? {};
   const errors: FieldError[] = [];
   const type = strategy.type ?? '';
-  if (!(CLONESET_UPDATE_STRATEGY_TYPES as readonly string[]).includes(type)) {
+  const onDelete = allowOnDelete && type === CLONESET_UPDATE_ON_DELETE;
+  if (!onDelete && !(CLONESET_UPDATE_STRATEGY_TYPES as readonly string[]).includes(type)) {
     errors.push(notSupported(childPath(path, 'type'), type, CLONESET_UPDATE_STRATEGY_TYPES));
   }
   const numbers: Array<[string, number | string | undefined]> = [
@@ -159,8 +160,12 @@ function validateProgressDeadline(spec: CloneSetSpec): FieldError[] {
     : [invalid('spec.progressDeadlineSeconds', deadline, 'must be greater than minReadySeconds')];
 }
 
-/** The semantic rules, on a CloneSet that passed the schema and was defaulted. */
-export function validateDefaultedCloneSet(cloneSet: CloneSet): FieldError[] {
+/**
+ * The semantic rules, on a CloneSet that passed the schema and was defaulted. `allowOnDelete`
+ * is the controller's view: OpenKruise v1.9.0's webhook refuses `updateStrategy.type: OnDelete`,
+ * but its controller acts on a CloneSet that has it (one written past the webhook).
+ */
+export function validateDefaultedCloneSet(cloneSet: CloneSet, allowOnDelete = false): FieldError[] {
   const { spec } = cloneSet;
   const claims = validateClaimTemplates(spec);
   return [
@@ -169,7 +174,7 @@ export function validateDefaultedCloneSet(cloneSet: CloneSet): FieldError[] {
     ...claims.errors,
     ...validateTemplate(spec, claims.names),
     ...validateScaleStrategy(spec),
-    ...validateUpdateStrategy(spec),
+    ...validateUpdateStrategy(spec, allowOnDelete),
     ...validateLifecycle(spec.lifecycle, 'spec.lifecycle'),
     ...validateProgressDeadline(spec),
   ];
@@ -188,5 +193,18 @@ export const CLONESET_RULES: KindRules<CloneSet> = {
   kind: KruiseKind.CloneSet,
   schema: CloneSetSchema,
   defaults: defaultCloneSet,
-  semantic: validateDefaultedCloneSet,
+  semantic: (cloneSet) => validateDefaultedCloneSet(cloneSet),
 };
+
+const CLONESET_CONTROLLER_RULES: KindRules<CloneSet> = {
+  ...CLONESET_RULES,
+  semantic: (cloneSet) => validateDefaultedCloneSet(cloneSet, true),
+};
+
+/**
+ * What the CloneSet controller refuses to act on: every admission rule except the OnDelete
+ * update type, which OpenKruise v1.9.0's controller implements although its webhook refuses it.
+ */
+export function validateCloneSetForController(document: unknown): FieldError[] {
+  return validateObject(document, CLONESET_CONTROLLER_RULES);
+}
