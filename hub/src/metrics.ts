@@ -61,6 +61,8 @@ export interface HubMetrics {
    * standby, so the sum over replicas is right.
    */
   rolloutWaits: Gauge<'reason'>;
+  /** 1 on the replica that holds the rollout scheduler's leadership, 0 on a standby. */
+  schedulerLeader: Gauge;
 }
 
 /**
@@ -183,6 +185,11 @@ export function createHubMetrics(registry: Registry, withDefaults = true): HubMe
       name: 'flotilla_hub_rollout_waits',
       help: 'Member clusters of active rollouts waiting, by what they wait for (last scheduler tick)',
       labelNames: ['reason'],
+      registers,
+    }),
+    schedulerLeader: new Gauge({
+      name: 'flotilla_hub_scheduler_leader',
+      help: 'Whether this replica leads the rollout scheduler (1) or stands by (0)',
       registers,
     }),
   };

@@ -19,6 +19,7 @@ import {
   createTestDatabase,
   freePort,
   issueServingCert,
+  startBalancer,
   startProcess,
   waitFor,
   type ManagedProcess,
@@ -64,6 +65,14 @@ export interface FleetOptions {
   heartbeatTimeoutSeconds?: number;
   /** Log level of the hub and agents. */
   logLevel?: string;
+  /** Hub processes behind the one address agents and callers use (default 1). */
+  hubReplicas?: number;
+}
+
+/** One hub process and its own address (behind the fleet's one hub address). */
+export interface HubReplica {
+  process: ManagedProcess;
+  url: string;
 }
 
 export interface Agent {
@@ -72,7 +81,7 @@ export interface Agent {
 }
 
 export interface Fleet {
-  /** https://127.0.0.1:PORT of the hub currently running. */
+  /** https://127.0.0.1:PORT: the one address in front of the hub replicas (a TCP balancer). */
   hubUrl(): string;
   /** The CA (PEM file) that verifies the hub's HTTPS certificate (curl --cacert, FLOTILLA_CA_FILE). */
   hubCaFile: string;
@@ -84,16 +93,21 @@ export interface Fleet {
   /** A pool on the hub's database, for assertions on what the hub committed. */
   pool: pg.Pool;
   nats: FleetNats;
+  /** The first hub replica still running. */
   hub(): ManagedProcess;
+  /** The hub replicas still running, each with its own address. */
+  hubs(): HubReplica[];
   agents: Map<string, Agent>;
   /** Calls /api/v1 as admin; throws FleetApiError on a status ≥ 300. */
   api<T>(method: string, apiPath: string, body?: unknown): Promise<T>;
   /** Like api() but returns the status and parsed body instead of throwing. */
   call(method: string, apiPath: string, body?: unknown): Promise<{ status: number; body: unknown }>;
   rollout(id: string): Promise<Rollout>;
-  /** SIGKILLs the hub (no shutdown at all), as a crashed node would. */
+  /** SIGKILLs the first hub replica (no shutdown at all), as a crashed node would. */
   killHub(): Promise<void>;
-  /** Starts a hub process again on the same database and NATS. */
+  /** SIGKILLs the replica that leads the rollout scheduler (its /metrics says so) and returns it. */
+  killLeadingHub(): Promise<HubReplica>;
+  /** Starts one more hub process on the same database and NATS, behind the same address. */
   restartHub(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -142,8 +156,13 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
     const bootstrapTokenFile = path.join(o.dir, 'bootstrap-token');
     writeFileSync(bootstrapTokenFile, `${bootstrapToken}\n`, { mode: 0o600 });
     chmodSync(bootstrapTokenFile, 0o600);
-    let hubUrl = '';
-    let hubProcess: ManagedProcess | undefined;
+    const balancer = await startBalancer();
+    cleanup.push(() => balancer.close());
+    const hubUrl = `https://127.0.0.1:${balancer.port}`;
+    const replicas: HubReplica[] = [];
+    const running = (): HubReplica[] => replicas.filter((r) => !r.process.hasExited());
+    const routeToRunning = (): void =>
+      balancer.setBackends(running().map((r) => ({ host: '127.0.0.1', port: Number(new URL(r.url).port) })));
     let hubStarts = 0;
     /** Starts a hub process at once; `ready` settles when it answers /readyz. */
     const launchHub = async (): Promise<{ ready: Promise<void> }> => {
@@ -171,10 +190,11 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
           LOG_LEVEL: o.logLevel ?? 'info',
         },
       });
-      hubProcess = proc;
-      hubUrl = `https://127.0.0.1:${port}`;
-      const url = hubUrl;
-      const ready = waitFor('hub', async () => (await hubGet(`${url}/readyz`)).status === 200, {
+      const replica = { process: proc, url: `https://127.0.0.1:${port}` };
+      replicas.push(replica);
+      cleanup.push(() => proc.stop());
+      routeToRunning();
+      const ready = waitFor('hub', async () => (await hubGet(`${replica.url}/readyz`)).status === 200, {
         timeoutMs: 120_000,
         process: proc,
       });
@@ -185,10 +205,20 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
         await launchHub()
       ).ready;
     };
+    /** SIGKILL, then the balancer stops offering the dead replica. */
+    const kill = async (replica: HubReplica): Promise<void> => {
+      process.kill(replica.process.pid, 'SIGKILL');
+      await replica.process.exited;
+      routeToRunning();
+    };
+    const leads = async (replica: HubReplica): Promise<boolean> => {
+      const res = await hubGet(`${replica.url}/metrics`);
+      return /^flotilla_hub_scheduler_leader 1$/m.test(await res.text());
+    };
     // Agents load while the hub starts (both take seconds of CPU); they retry joining until it answers.
-    const hubReady = (await launchHub()).ready;
+    const launched = await Promise.all(Array.from({ length: o.hubReplicas ?? 1 }, () => launchHub()));
+    const hubReady = Promise.all(launched.map((l) => l.ready));
     hubReady.catch(() => undefined); // awaited below
-    cleanup.push(() => hubProcess?.stop() ?? Promise.resolve());
 
     const call = async (
       method: string,
@@ -259,15 +289,22 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
       database,
       pool,
       nats,
-      hub: () => hubProcess!,
+      hub: () => running()[0]!.process,
+      hubs: running,
       agents,
       api,
       call,
       rollout: (id) => api<Rollout>('GET', `/rollouts/${id}`),
-      async killHub() {
-        const proc = hubProcess!;
-        process.kill(proc.pid, 'SIGKILL');
-        await proc.exited;
+      killHub: () => kill(running()[0]!),
+      async killLeadingHub() {
+        let leader: HubReplica | undefined;
+        const find = async (): Promise<boolean> => {
+          for (const r of running()) if (await leads(r)) leader = r;
+          return leader !== undefined;
+        };
+        await waitFor('hub', find, { timeoutMs: 30_000, what: 'no replica leads the rollout scheduler' });
+        await kill(leader!);
+        return leader!;
       },
       restartHub,
       stop: stopAll,

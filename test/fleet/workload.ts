@@ -57,15 +57,17 @@ export function startRollout(fleet: Fleet, workloadId: string, strategy: unknown
 /**
  * Follows a rollout's server-sent events (history first, then live) until the stream ends, which
  * the hub does once the rollout finished, or until `signal` aborts. Resolves with every event.
+ * `hubUrl` picks one hub replica instead of the fleet's address.
  */
 export async function followEvents(
   fleet: Fleet,
   rolloutId: string,
   onEvent: (e: RolloutEvent) => void,
   signal?: AbortSignal,
+  hubUrl = fleet.hubUrl(),
 ): Promise<RolloutEvent[]> {
   const seen: RolloutEvent[] = [];
-  const res = await fleet.hubFetch(`${fleet.hubUrl()}/api/v1/rollouts/${rolloutId}/events`, {
+  const res = await fleet.hubFetch(`${hubUrl}/api/v1/rollouts/${rolloutId}/events`, {
     headers: { authorization: `Bearer ${fleet.adminToken}`, accept: 'text/event-stream' },
     ...(signal ? { signal } : {}),
   });

@@ -21,6 +21,7 @@ export {
 export { operatorModeAuth, type OperatorModeAuth } from './nats-auth.js';
 export { startProcess, stopAll, waitFor, readLogTail, type ManagedProcess } from './process.js';
 export { freePort, assertPortFree } from './ports.js';
+export { startBalancer, type Balancer } from './balancer.js';
 export { readRssBytes } from './memory.js';
 export { toolPath, hasTool, toolsDir, readVersions, criApiProto, type ToolName } from './tools.js';
 export { run } from './exec.js';

@@ -1,10 +1,10 @@
 /**
  * Fleet rollouts end to end: the run's first four harness clusters, each with a REAL agent
  * process (hub link + CloneSet controller) that registered itself with the hub over REST and
- * talks to it over NATS with its own credentials; the hub as its own process on a fresh Postgres
- * database. What the suite asserts on is what the clusters really ran, sampled by a recorder,
- * besides what the hub says. The agents' controllers watch this suite's namespace only: other
- * suites share the clusters.
+ * talks to it over NATS with its own credentials; two hub processes behind one address (a TCP
+ * balancer, as a Service puts in front of the hub's pods) on a fresh Postgres database. What the
+ * suite asserts on is what the clusters really ran, sampled by a recorder, besides what the hub
+ * says. The agents' controllers watch this suite's namespace only: other suites share the clusters.
  *
  * Rings: c1 is the canary (ring 0), c2 and c3 ring 1, c4 ring 2.
  */
@@ -12,13 +12,14 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DESIRED_STREAM, type Rollout } from '@flotilla/api';
+import { DESIRED_STREAM, type Rollout, type RolloutEvent } from '@flotilla/api';
 import type { NatsNode } from '@flotilla/test';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startFleet, type Fleet } from '../../fleet/fleet.js';
 import {
   cloneSetReader,
   createCloneSetWorkload,
+  followEvents,
   setImage,
   settledAt,
   startRollout,
@@ -59,6 +60,7 @@ beforeAll(async () => {
     })),
     rolloutTickMs: 200,
     logLevel: 'info',
+    hubReplicas: 2,
   });
   infos.forEach((c, i) => readers.set(names[i]!, cloneSetReader(c.kubeconfigPath)));
   console.log(`[rollouts e2e] hub and 4 agents up and accepted in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -332,16 +334,38 @@ describe.concurrent('fleet rollouts with real agents', () => {
 
 // These disturb the whole fleet (the hub, an agent), so they run alone.
 describe('fleet rollouts with real agents, disturbed', () => {
-  it('a hub killed mid-wave resumes without repeating or skipping a cluster', async ({ expect }) => {
+  it('two hub replicas: both serve REST and events; the leader SIGKILLed mid-wave, the other finishes it, each cluster once', async ({
+    expect,
+  }) => {
     const { id, rec } = await deploy('crash');
     const r0 = await startRollout(fleet, id, threeWaves({ ring1: { maxConcurrency: 1, soakSeconds: 3 } }));
     await waitRollout(r0.id, 'c2 soaking', (r) => clusterOf(r, names[1]!).phase === 'Soaking');
-    await fleet.killHub();
-    await sleep(1000);
-    await fleet.restartHub();
+    const replicas = fleet.hubs();
+    expect(replicas).toHaveLength(2);
+    // Each replica answers REST and streams the rollout's events, whichever one leads.
+    const streams = replicas.map((h) => {
+      const seen: RolloutEvent[] = [];
+      const ended = followEvents(fleet, r0.id, (e) => seen.push(e), undefined, h.url).catch(() => seen);
+      return { h, seen, ended };
+    });
+    for (const h of replicas) {
+      const res = await fleet.hubFetch(`${h.url}/api/v1/rollouts/${r0.id}`, {
+        headers: { authorization: `Bearer ${fleet.adminToken}` },
+      });
+      expect(res.status).toBe(200);
+    }
+    await eventually('both event streams replay the history', async () =>
+      streams.every((s) => s.seen.some((e) => e.message === `cluster ${names[1]} started`)),
+    );
+    const killed = await fleet.killLeadingHub();
     const final = await done(r0.id);
     expect(final.phase, story(final)).toBe('Succeeded');
     await rec.stop();
+    // The survivor's stream, opened before the kill, saw the end that the survivor itself wrote.
+    const survivor = streams.find((s) => s.h !== killed)!;
+    await survivor.ended;
+    expect(survivor.seen.map((e) => e.message)).toContain(`cluster ${names[3]} started`);
+    expect(survivor.seen.at(-1)?.phase).toBe('Succeeded');
     const starts = await fleet.pool.query<{ cluster: string }>(
       `select cluster from rollout_events where rollout_id = $1 and message like '% started' and cluster is not null`,
       [r0.id],
@@ -356,7 +380,7 @@ describe('fleet rollouts with real agents, disturbed', () => {
       [...names].sort().map((n) => [n, 2, 2]),
     );
     for (const n of names) expect(rec.images(n)).toEqual(new Set([V1, V2]));
-  }, 240_000); // a hub process starting again (tsx, migrations, R3 streams) takes a minute when busy
+  }, 240_000);
 
   it('an agent disconnected mid-rollout: its cluster hits the deadline, the budget absorbs it, the rest proceed', async ({
     expect,

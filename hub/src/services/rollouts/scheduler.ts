@@ -117,7 +117,9 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
     stepLogged(stepDeps, deps.logger, rolloutId, lockDesired);
 
   async function tick(): Promise<StepOutcome[]> {
-    if (!(await leadership.lead())) {
+    const leads = await leadership.lead();
+    deps.metrics?.schedulerLeader.set(leads ? 1 : 0);
+    if (!leads) {
       reportWaits(deps.metrics, {});
       return [];
     }
@@ -156,6 +158,7 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
     async stop() {
       await loop.stop();
       await leadership.resign();
+      deps.metrics?.schedulerLeader.set(0);
     },
     kick: () => loop.kick(),
     tick,
