@@ -287,7 +287,8 @@ const imagePullJobArbitrary: fc.Arbitrary<ImagePullJob> = fc
   .record({
     name: dnsLabel,
     image,
-    parallelism: fc.option(intOrPercent, { nil: undefined }),
+    // OpenKruise v1.9: a count of nodes, possibly as a numeric string; never a percentage.
+    parallelism: fc.option(fc.oneof(fc.nat({ max: 20 }), fc.nat({ max: 20 }).map(String)), { nil: undefined }),
     type: fc.constantFrom(undefined, 'Always', 'Never'),
     timeout: fc.option(fc.integer({ min: 1, max: 600 }), { nil: undefined }),
     names: fc.option(fc.uniqueArray(dnsLabel, { minLength: 1, maxLength: 3 }), { nil: undefined }),

@@ -15,9 +15,10 @@ const NEVER_TTL_SECONDS = 24 * 3600;
 const NEVER_MIN_DEADLINE_SECONDS = 1800;
 
 /**
- * Nodes that may pull at once. An integer as given (default 1). A percentage is taken of the
- * desired nodes, rounded up, at least 1: OpenKruise reads it with IntValue(), which yields 0 for
- * "50%" and stalls the job, so Flotilla gives the field the meaning its type suggests.
+ * Nodes that may pull at once. An integer as given (default 1; 0 holds the job back). Admission
+ * refuses percentages since OpenKruise v1.9, but a job stored earlier may carry one: it is taken
+ * of the desired nodes, rounded up, at least 1 (OpenKruise reads it with IntValue(), which yields
+ * 0 for "50%" and stalls the job).
  */
 export function parallelismOf(job: ImagePullJob, desired: number): number {
   const value = job.spec.parallelism;

@@ -54,7 +54,18 @@ describe('ImagePullJob validation', () => {
 
   it('rejects duplicate node names and a bad parallelism', () => {
     expect(
-      validateImagePullJob(job({ selector: { names: ['a', 'a'] }, parallelism: '10' })).map((e) => e.path),
+      validateImagePullJob(job({ selector: { names: ['a', 'a'] }, parallelism: 'ten' })).map((e) => e.path),
     ).toEqual(['spec.selector.names[1]', 'spec.parallelism']);
+  });
+
+  it.each([
+    [0, []],
+    [3, []],
+    ['3', []],
+    ['50%', ['spec.parallelism: Invalid value: "50%": parallelism does not support percentage value']],
+    [-1, ['spec.parallelism: Invalid value: -1: must be greater than or equal to 0']],
+    ['-1', ['spec.parallelism: Invalid value: "-1": must be a whole number of nodes, such as 2 or "2"']],
+  ])('takes parallelism %j as OpenKruise v1.9 does (a count, never a percentage)', (parallelism, expected) => {
+    expect(validateImagePullJob(job({ parallelism })).map(formatFieldError)).toEqual(expected);
   });
 });

@@ -17,7 +17,6 @@ import { validateAnnotations, validateLabels, validateLabelSelector } from '../.
 import { dns1123SubdomainErrors } from '../../validation/names.js';
 import { COMPLETION_POLICY_TYPES, IMAGE_PULL_POLICIES, KruiseKind } from '../constants.js';
 import { validateMetadata } from '../common/metadata-validation.js';
-import { validateIntOrPercent } from '../common/strategy-validation.js';
 import { type KindRules, validateObject } from '../common/validate-object.js';
 import { DEFAULT_PULL_TIMEOUT_SECONDS, defaultImagePullJob } from './defaults.js';
 import { type ImagePullJob, ImagePullJobSchema, type ImagePullJobSpec } from './schema.js';
@@ -83,8 +82,27 @@ function validateCompletion(spec: ImagePullJobSpec): FieldError[] {
   return errors;
 }
 
+const INT32_MAX = 2147483647;
+
+/**
+ * OpenKruise v1.9: a count of nodes, as a number or a numeric string (0 holds the job back);
+ * a percentage is refused with v1.9's message.
+ */
+function validateParallelism(value: ImagePullJobSpec['parallelism']): FieldError[] {
+  const path = 'spec.parallelism';
+  if (value === undefined) return [];
+  if (typeof value === 'string' && value.endsWith('%')) {
+    return [invalid(path, value, 'parallelism does not support percentage value')];
+  }
+  const count = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  if (typeof count !== 'number' || !Number.isInteger(count) || count > INT32_MAX) {
+    return [invalid(path, value, 'must be a whole number of nodes, such as 2 or "2"')];
+  }
+  return count < 0 ? [invalid(path, value, 'must be greater than or equal to 0')] : [];
+}
+
 function validateOthers(spec: ImagePullJobSpec): FieldError[] {
-  const errors = validateIntOrPercent(spec.parallelism, 'spec.parallelism');
+  const errors = validateParallelism(spec.parallelism);
   if (
     spec.imagePullPolicy !== undefined &&
     !(IMAGE_PULL_POLICIES as readonly string[]).includes(spec.imagePullPolicy)
