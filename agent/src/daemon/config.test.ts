@@ -14,8 +14,18 @@ describe('loadDaemonConfig', () => {
       runDir: '/var/run',
       health: undefined,
       logLevel: 'info',
+      maxPullWorkers: -1,
     });
     expect(loadDaemonConfig({}, { NODE_NAME: 'n2', KUBERNETES_SERVICE_HOST: '10.0.0.1' }, host).nodeName).toBe('n2');
+  });
+
+  it('limits concurrent pulls with --max-workers-for-pull-image (-1: none), refusing 0', () => {
+    const base = { node: 'n1', kubeconfig: '/k' };
+    expect(loadDaemonConfig({ ...base, maxWorkersForPullImage: '2' }, {}, host).maxPullWorkers).toBe(2);
+    expect(loadDaemonConfig({ ...base, maxWorkersForPullImage: '-1' }, {}, host).maxPullWorkers).toBe(-1);
+    expect(() => loadDaemonConfig({ ...base, maxWorkersForPullImage: '0' }, {}, host)).toThrow(
+      '--max-workers-for-pull-image: must be -1 (no limit) or an integer 1-10000, got "0"',
+    );
   });
 
   it('serves health only with a port', () => {

@@ -4,7 +4,7 @@
  * validated once at start.
  */
 import type { LogLevel } from '../logger.js';
-import { dnsSubdomain, port, text } from '../settings/kinds.js';
+import { dnsSubdomain, limit, port, text } from '../settings/kinds.js';
 import { checkKubeconfig, PROCESS_SETTINGS } from '../settings/process.js';
 import { SettingsReader, realHost, type ConfigHost, type Env, type Flags } from '../settings/reader.js';
 import type { SettingsTable } from '../settings/setting.js';
@@ -18,6 +18,8 @@ export interface DaemonConfig {
   /** Undefined: no health server. */
   health: { host: string; port: number } | undefined;
   logLevel: LogLevel;
+  /** Pulls running at once on the node; -1: no limit. Further pulls report Waiting. */
+  maxPullWorkers: number;
 }
 
 export const DAEMON_SETTINGS = {
@@ -46,6 +48,12 @@ export const DAEMON_SETTINGS = {
     kind: port(),
     defaultHelp: 'default: none',
     help: 'port of /healthz, /readyz and /metrics',
+  },
+  maxPullWorkers: {
+    flag: 'max-workers-for-pull-image',
+    kind: limit(10_000),
+    default: -1,
+    help: 'pulls running at once on this node (-1: no limit); the rest report Waiting, as in OpenKruise v1.9',
   },
 } satisfies SettingsTable;
 

@@ -36,7 +36,7 @@ const tag = (t: string, version = 0, extra: Partial<ImageTagSpec> = {}): ImageTa
   ...extra,
 });
 
-function setup(secrets: Record<string, PullSecret> = {}) {
+function setup(maxPulls?: number, secrets: Record<string, PullSecret> = {}) {
   const images = new FakeImageService();
   const events: { name?: string; kind?: string; type: string; reason: string; message: string }[] = [];
   let changes = 0;
@@ -57,6 +57,7 @@ function setup(secrets: Record<string, PullSecret> = {}) {
     },
     clock: new FakeClock(),
     log: pino({ level: 'silent' }),
+    maxPulls,
     onChange: () => changes++,
   });
   return { images, puller, events, changes: () => changes };
@@ -150,8 +151,9 @@ describe('Puller', () => {
 });
 
 describe('daemon status', () => {
-  it('counts every tag of the spec and removes vanished images with null in the patch', () => {
+  it('counts every tag of the spec (Waiting ones too) and removes vanished images with null in the patch', () => {
     const spec = nodeImage({ a: [tag('1'), tag('2')], b: [tag('1')] }).spec;
+    const waiting = { tag: '1', phase: 'Waiting', version: 0 };
     const status = nodeImageStatus(spec, (name) =>
       name === 'a'
         ? [
@@ -159,13 +161,14 @@ describe('daemon status', () => {
             { tag: '2', phase: 'Pulling', version: 0 },
             { tag: 'gone', phase: 'Failed', version: 0 },
           ]
-        : undefined,
+        : [waiting],
     );
     expect(status).toEqual({
       desired: 3,
       succeeded: 1,
       failed: 0,
       pulling: 1,
+      waiting: 1,
       imageStatuses: {
         a: {
           tags: [
@@ -173,6 +176,7 @@ describe('daemon status', () => {
             { tag: '2', phase: 'Pulling', version: 0 },
           ],
         },
+        b: { tags: [waiting] },
       },
     });
     const old = { desired: 1, imageStatuses: { c: { tags: [{ tag: '1', phase: 'Succeeded' }] } } };
@@ -182,9 +186,48 @@ describe('daemon status', () => {
         succeeded: 1,
         failed: 0,
         pulling: 1,
-        imageStatuses: { a: status.imageStatuses!.a, c: null },
+        waiting: 1,
+        imageStatuses: { a: status.imageStatuses!.a, b: status.imageStatuses!.b, c: null },
       },
     });
+  });
+
+  it('with --max-workers-for-pull-image 1, a second tag reports Waiting until the first is pulled', async () => {
+    const { images, puller } = setup(1);
+    images.pullDelayMs = 30;
+    images.publish(`${REG}/app:v1`, 'sha256:a');
+    images.publish(`${REG}/app:v2`, 'sha256:b');
+    const ni = nodeImage({ [`${REG}/app`]: [tag('v1'), tag('v2')] });
+    puller.sync(ni);
+    await flush();
+    expect(puller.statusOf(`${REG}/app`)?.map((s) => [s.tag, s.phase])).toEqual([
+      ['v1', 'Pulling'],
+      ['v2', 'Waiting'],
+    ]);
+    expect(nodeImageStatus(ni.spec, (n) => puller.statusOf(n))).toMatchObject({ pulling: 1, waiting: 1 });
+    expect(puller.waiting()).toBe(1);
+    await new Promise((r) => setTimeout(r, 120));
+    await flush();
+    expect(puller.statusOf(`${REG}/app`)?.map((s) => [s.tag, s.phase])).toEqual([
+      ['v1', 'Succeeded'],
+      ['v2', 'Succeeded'],
+    ]);
+    expect(images.pulls).toHaveLength(2);
+    expect(puller.waiting()).toBe(0);
+  });
+
+  it('a Waiting tag that leaves the spec never pulls', async () => {
+    const { images, puller } = setup(1);
+    images.pullDelayMs = 30;
+    images.publish(`${REG}/app:v1`, 'sha256:a');
+    images.publish(`${REG}/app:v2`, 'sha256:b');
+    puller.sync(nodeImage({ [`${REG}/app`]: [tag('v1'), tag('v2')] }));
+    await flush();
+    puller.sync(nodeImage({ [`${REG}/app`]: [tag('v1')] }));
+    await new Promise((r) => setTimeout(r, 120));
+    await flush();
+    expect(puller.statusOf(`${REG}/app`)?.map((s) => [s.tag, s.phase])).toEqual([['v1', 'Succeeded']]);
+    expect(images.pulls).toHaveLength(1);
   });
 
   it('writes only changes, within the rate limit', async () => {

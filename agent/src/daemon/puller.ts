@@ -4,6 +4,10 @@
  * finished, stopped when the tag leaves the spec or gets a new version. Results live here until
  * the status writer publishes them; a finished worker stays registered so the same version is
  * never pulled twice while its result is on its way to the apiserver.
+ *
+ * With a limit on pulls at once (`maxPulls`, kruise-daemon's --max-workers-for-pull-image in
+ * OpenKruise v1.9) a worker without a free slot reports its tag `Waiting` and starts pulling
+ * (reporting `Pulling`) when a slot frees, first come first served.
  */
 import type { ImageSpec, ImageTagSpec, ImageTagStatus, NodeImage } from '@flotilla/api';
 import type { Logger } from 'pino';
@@ -11,6 +15,7 @@ import type { Clock } from '../runtime/clock.js';
 import type { KubeObject } from '../runtime/kube-object.js';
 import { registryAuths, type AuthProblem } from './auth.js';
 import type { ImageService } from './cri/image-service.js';
+import { PullSlots, type ReleaseSlot } from './pull-slots.js';
 import { runPull, type PullTask } from './pull-worker.js';
 import type { SecretReader } from './secrets.js';
 import { type EventRecording, referencedObject } from '../runtime/events.js';
@@ -25,6 +30,8 @@ export interface PullerDeps {
   events: EventRecording;
   clock: Clock;
   log: Logger;
+  /** Pulls running at once; undefined or below 1: no limit. */
+  maxPulls?: number;
   /** A worker's status changed: the status should be written. */
   onChange(): void;
 }
@@ -41,9 +48,11 @@ export class Puller {
   readonly #workers = new Map<string, Map<string, Worker>>();
   /** image name → tag → latest status */
   readonly #statuses = new Map<string, Map<string, ImageTagStatus>>();
+  readonly #slots: PullSlots;
 
   constructor(deps: PullerDeps) {
     this.#deps = deps;
+    this.#slots = new PullSlots(deps.maxPulls !== undefined && deps.maxPulls >= 1 ? deps.maxPulls : undefined);
   }
 
   /** Brings the workers in line with `nodeImage`'s spec; its status tells which tags are done. */
@@ -62,6 +71,11 @@ export class Puller {
   statusOf(name: string): ImageTagStatus[] | undefined {
     const tags = [...(this.#statuses.get(name)?.values() ?? [])];
     return tags.length > 0 ? tags.sort((a, b) => (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0)) : undefined;
+  }
+
+  /** Number of tags waiting for a pull slot. */
+  waiting(): number {
+    return this.#slots.waiting();
   }
 
   /** Number of workers still pulling. */
@@ -104,27 +118,41 @@ export class Puller {
   #start(nodeImage: NodeImage, name: string, spec: ImageSpec, tag: ImageTagSpec): Worker {
     const abort = new AbortController();
     const log = this.#deps.log.child({ image: name, tag: tag.tag, version: tag.version ?? 0 });
+    const report = (status: ImageTagStatus): void => {
+      if (abort.signal.aborted) return;
+      this.#mapOf(this.#statuses, name).set(status.tag, status);
+      this.#deps.onChange();
+    };
     const run = async (): Promise<void> => {
-      const task = await this.#task(name, spec, tag);
-      const started = this.#deps.clock.now();
-      const final = await runPull(
-        task,
-        {
-          images: this.#deps.images,
-          clock: this.#deps.clock,
-          log,
-          onStatus: (status) => {
-            if (abort.signal.aborted) return;
-            this.#mapOf(this.#statuses, name).set(status.tag, status);
-            this.#deps.onChange();
-          },
-        },
-        abort.signal,
-      );
-      if (final && !abort.signal.aborted) this.#emit(nodeImage, task, final, this.#deps.clock.now() - started);
+      const release = await this.#slot(tag, abort.signal, report);
+      if (!release) return;
+      try {
+        const task = await this.#task(name, spec, tag);
+        const started = this.#deps.clock.now();
+        const final = await runPull(
+          task,
+          { images: this.#deps.images, clock: this.#deps.clock, log, onStatus: report },
+          abort.signal,
+        );
+        if (final && !abort.signal.aborted) this.#emit(nodeImage, task, final, this.#deps.clock.now() - started);
+      } finally {
+        release();
+      }
     };
     const done = run().catch((err: unknown) => log.error({ err }, 'pull worker crashed'));
     return { version: tag.version ?? 0, abort, done };
+  }
+
+  /** A pull slot, reporting the tag Waiting while none is free; undefined if stopped meanwhile. */
+  async #slot(
+    tag: ImageTagSpec,
+    signal: AbortSignal,
+    report: (status: ImageTagStatus) => void,
+  ): Promise<ReleaseSlot | undefined> {
+    const now = this.#slots.tryAcquire();
+    if (now) return now;
+    report({ tag: tag.tag, phase: 'Waiting', version: tag.version ?? 0 });
+    return this.#slots.acquire(signal);
   }
 
   /** Credentials are resolved per worker, so a fixed secret takes effect with the next version. */

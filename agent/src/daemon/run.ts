@@ -82,6 +82,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     events,
     clock,
     log,
+    maxPulls: config.maxPullWorkers,
     onChange: () => holder.controller?.enqueue(config.nodeName),
   });
   holder.controller = manager.controller({

@@ -69,6 +69,7 @@ function comparable(s: NodeImageStatus | undefined): unknown {
     succeeded: s?.succeeded ?? 0,
     failed: s?.failed ?? 0,
     pulling: s?.pulling ?? 0,
+    waiting: s?.waiting ?? 0,
     imageStatuses: s?.imageStatuses ?? {},
   };
 }

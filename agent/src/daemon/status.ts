@@ -1,6 +1,7 @@
 /**
  * The NodeImage status the daemon publishes (the tail of kruise-daemon's sync): one entry per
- * image with results, tags sorted, and the counters over every tag the spec asks for.
+ * image with results, tags sorted, and the counters over every tag the spec asks for (`waiting`:
+ * tags queued for a pull slot, OpenKruise v1.9).
  */
 import type { ImageTagStatus, NodeImageSpec, NodeImageStatus } from '@flotilla/api';
 
@@ -9,7 +10,7 @@ export function nodeImageStatus(
   spec: NodeImageSpec,
   statusOf: (name: string) => ImageTagStatus[] | undefined,
 ): NodeImageStatus {
-  const status: NodeImageStatus = { desired: 0, succeeded: 0, failed: 0, pulling: 0 };
+  const status: NodeImageStatus = { desired: 0, succeeded: 0, failed: 0, pulling: 0, waiting: 0 };
   const imageStatuses: NonNullable<NodeImageStatus['imageStatuses']> = {};
   for (const [name, image] of Object.entries(spec.images ?? {})) {
     status.desired += image.tags.length;
@@ -21,6 +22,7 @@ export function nodeImageStatus(
       if (t.phase === 'Succeeded') status.succeeded = (status.succeeded ?? 0) + 1;
       else if (t.phase === 'Failed') status.failed = (status.failed ?? 0) + 1;
       else if (t.phase === 'Pulling') status.pulling = (status.pulling ?? 0) + 1;
+      else if (t.phase === 'Waiting') status.waiting = (status.waiting ?? 0) + 1;
     }
   }
   if (Object.keys(imageStatuses).length > 0) status.imageStatuses = imageStatuses;
@@ -40,6 +42,7 @@ export function statusPatch(old: NodeImageStatus | undefined, next: NodeImageSta
       succeeded: next.succeeded ?? 0,
       failed: next.failed ?? 0,
       pulling: next.pulling ?? 0,
+      waiting: next.waiting ?? 0,
       imageStatuses: Object.keys(imageStatuses).length > 0 ? imageStatuses : null,
     },
   };

@@ -54,6 +54,21 @@ export function int(min: number, max: number, what = `an integer ${min}-${max}`,
   };
 }
 
+/** -1 for "no limit", or a whole number from 1 to `max` (0 would stop everything, so it is refused). */
+export function limit(max: number, arg = 'n'): Kind<number> {
+  const what = `-1 (no limit) or an integer 1-${max}`;
+  return {
+    arg,
+    parse: (t, problem) => {
+      if (t === '-1') return -1;
+      const n = Number(t);
+      if (/^\d+$/.test(t) && n >= 1 && n <= max) return n;
+      problem(expected(what, t));
+      return undefined;
+    },
+  };
+}
+
 /** A TCP port; 0 lets the system pick one. */
 export function port(): Kind<number> {
   return int(0, 65535, 'a port number 0-65535', 'port');

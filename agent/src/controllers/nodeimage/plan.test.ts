@@ -218,4 +218,38 @@ describe('planNodeImageStatus', () => {
       },
     });
   });
+
+  it('counts Waiting tags (OpenKruise v1.9) and fails one still queued after its deadline', () => {
+    const spec = {
+      nginx: { tags: [tag('1', { createdAt: at(700), pullPolicy: { activeDeadlineSeconds: 60 } }), tag('2')] },
+    };
+    const status = {
+      desired: 2,
+      pulling: 0,
+      waiting: 2,
+      imageStatuses: {
+        nginx: {
+          tags: [
+            { tag: '1', phase: 'Waiting', version: 0 },
+            { tag: '2', phase: 'Waiting', version: 0 },
+          ],
+        },
+      },
+    };
+    const plan = planNodeImageStatus(nodeImage(spec, { status }), NOW, TIMEOUT);
+    expect(plan.failed.map((f) => f.message)).toEqual([DEADLINE_MESSAGE]);
+    expect(plan.status).toMatchObject({ failed: 1, pulling: 0, waiting: 1 });
+  });
+
+  it('leaves a status without waiting as it is when nothing waits', () => {
+    const spec = { nginx: { tags: [tag('1')] } };
+    const status = {
+      desired: 1,
+      succeeded: 1,
+      failed: 0,
+      pulling: 0,
+      imageStatuses: { nginx: { tags: [{ tag: '1', phase: 'Succeeded', version: 0, completionTime: at(5) }] } },
+    };
+    expect(planNodeImageStatus(nodeImage(spec, { status }), NOW, TIMEOUT).status).toBeUndefined();
+  });
 });

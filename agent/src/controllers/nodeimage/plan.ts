@@ -192,7 +192,7 @@ export const DEADLINE_MESSAGE = 'pulling exceeds the activeDeadlineSeconds';
 /**
  * Marks tags failed that the node daemon never picked up within `responseTimeoutMs` of their
  * creation, or that are still unfinished after activeDeadlineSeconds (plus the response timeout),
- * and recounts desired/succeeded/failed/pulling over the tags still in the spec.
+ * and recounts desired/succeeded/failed/pulling/waiting over the tags still in the spec.
  */
 export function planNodeImageStatus(nodeImage: NodeImage, nowMs: number, responseTimeoutMs: number): StatusPlan {
   const old = nodeImage.status;
@@ -253,6 +253,7 @@ function recount(
   old: NodeImageStatus | undefined,
 ): NodeImageStatus {
   const count = { desired: 0, succeeded: 0, failed: 0, pulling: 0 };
+  let waiting = 0;
   const kept: Record<string, ImageStatus> = {};
   for (const [name, image] of Object.entries(images)) {
     count.desired += image.tags.length;
@@ -262,11 +263,14 @@ function recount(
       if (s.phase === 'Succeeded') count.succeeded++;
       else if (s.phase === 'Failed') count.failed++;
       else if (s.phase === 'Pulling') count.pulling++;
+      else if (s.phase === 'Waiting') waiting++;
     }
     if (tags.length > 0) kept[name] = { tags: sortTags(tags) };
   }
   const { imageStatuses: _dropped, ...rest } = old ?? { desired: 0 };
-  return { ...rest, ...count, ...(Object.keys(kept).length > 0 ? { imageStatuses: kept } : {}) };
+  // waiting (OpenKruise v1.9) only once a daemon reported it, so older statuses are not rewritten.
+  const queued = waiting > 0 || old?.waiting !== undefined ? { waiting } : {};
+  return { ...rest, ...count, ...queued, ...(Object.keys(kept).length > 0 ? { imageStatuses: kept } : {}) };
 }
 
 function sameStrings(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
