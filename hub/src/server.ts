@@ -117,8 +117,30 @@ function shutdownSteps(logger: Logger): { add: Base['onClose']; run: () => Promi
   };
 }
 
+/** The database URL without its password, for messages. */
+function redactedUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password !== '') u.password = '***';
+    return u.toString();
+  } catch {
+    return '(not a URL)';
+  }
+}
+
+/** A first query: an unreachable or refusing database is a DATABASE_URL error, said before migrating. */
+async function checkDatabase(pool: pg.Pool, url: string): Promise<void> {
+  try {
+    await pool.query('select 1');
+  } catch (err) {
+    const reason = err instanceof Error && err.message !== '' ? err.message : String((err as { code?: unknown }).code);
+    throw new HubError('HUB_ERR_CONFIG', `DATABASE_URL: cannot use ${redactedUrl(url)}: ${reason}`, { cause: err });
+  }
+}
+
 /** Migrations (one replica at a time), then the configured tokens. */
 async function prepareDatabase(pool: pg.Pool, config: HubConfig): Promise<Db> {
+  await checkDatabase(pool, config.databaseUrl);
   await runMigrations(pool);
   const db = createDb(pool);
   await seedTokens(db, config.seedTokens);
@@ -134,7 +156,7 @@ async function connectNats(base: Base): Promise<Nats> {
     name: 'flotilla-hub',
     maxReconnectAttempts: -1,
   }).catch((err: unknown) => {
-    throw natsConnectError(err, config.nats.caFile);
+    throw natsConnectError(err, config.nats);
   });
   base.onClose(() => nc.drain());
   const jsm = await whenJetStreamReady(
@@ -157,10 +179,18 @@ async function connectNats(base: Base): Promise<Nats> {
   return { nc, js: jetstream(nc), jsm, maxDesiredMessageBytes };
 }
 
-/** A certificate the CA does not verify is a configuration error: say which setting to fix. */
-function natsConnectError(err: unknown, caFile: string | undefined): unknown {
+/**
+ * A failed first connection is a configuration error: a certificate the CA does not verify names
+ * FLOTILLA_NATS_CA_FILE, anything else (refused, unreachable, timed out) names NATS_URL.
+ */
+function natsConnectError(err: unknown, nats: { servers: string[]; caFile: string | undefined }): unknown {
+  const { caFile } = nats;
   const message = err instanceof Error ? err.message : String(err);
-  if (!/certificate|self[- ]signed|unable to verify|tls/i.test(message)) return err;
+  if (!/certificate|self[- ]signed|unable to verify|tls/i.test(message)) {
+    return new HubError('HUB_ERR_CONFIG', `NATS_URL: cannot connect to ${nats.servers.join(', ')}: ${message}`, {
+      cause: err,
+    });
+  }
   const ca = caFile ? `FLOTILLA_NATS_CA_FILE (${caFile})` : "the system's CAs (set FLOTILLA_NATS_CA_FILE)";
   return new HubError(
     'HUB_ERR_CONFIG',
