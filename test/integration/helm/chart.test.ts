@@ -310,6 +310,7 @@ describe('helm template with the required values', () => {
       'daemon',
       '--node=$(NODE_NAME)',
       '--health-port=10221',
+      '--max-workers-for-pull-image=-1',
       '--run-dir=/var/run',
     ]);
     expect(pod.containers[0]!.env?.find((e) => e.name === 'NODE_NAME')?.valueFrom).toEqual({
