@@ -110,6 +110,8 @@ export interface FaultConfig {
   natsProbeIntervalMs: number;
   /** How far a status report's reportedAt may lie ahead of when JetStream stored it. */
   statusClockSkewMs: number;
+  /** Each cluster's budget of status reports; beyond it they are dropped until it refills. */
+  statusRatePerCluster: { perSecond: number; burst: number };
   /** Soak and canary pauses count only while the hub heard the cluster within this long. */
   statusFreshnessMs: number;
   /** At most one republish of a cluster's desired objects per this long (agent link restarts). */
@@ -253,6 +255,10 @@ function faultConfig(env: Env): FaultConfig {
     readyTimeoutMs: integer(env, 'FLOTILLA_READY_TIMEOUT_MS', 2000, 100, 60_000),
     natsProbeIntervalMs: integer(env, 'FLOTILLA_NATS_PROBE_INTERVAL_MS', 1000, 100, 60_000),
     statusClockSkewMs: integer(env, 'FLOTILLA_STATUS_CLOCK_SKEW_SECONDS', 60, 0, 3600) * 1000,
+    statusRatePerCluster: {
+      perSecond: integer(env, 'FLOTILLA_STATUS_REPORTS_PER_SECOND', 2000, 1, 1_000_000),
+      burst: integer(env, 'FLOTILLA_STATUS_REPORTS_BURST', 20_000, 1, 10_000_000),
+    },
     statusFreshnessMs: integer(env, 'FLOTILLA_STATUS_FRESHNESS_SECONDS', 15, 1, 3600) * 1000,
     linkRepublishIntervalMs: integer(env, 'FLOTILLA_LINK_REPUBLISH_INTERVAL_SECONDS', 120, 0, 86_400) * 1000,
   };

@@ -27,6 +27,8 @@ export interface HubMetrics {
   statusBatchSize: Histogram;
   /** Messages received and discarded, by DropReason (classify.ts); see status-ingest.ts for what it covers. */
   messagesDropped: Counter<'reason'>;
+  /** Status reports over their cluster's budget, by cluster: who floods (also in messagesDropped). */
+  statusRateLimited: Counter<'cluster'>;
   statusReports: Counter;
   statusWritten: Counter;
   heartbeats: Counter;
@@ -135,6 +137,12 @@ export function createHubMetrics(registry: Registry, withDefaults = true): HubMe
         'Messages the hub received on the STATUS stream and discarded, once each, by reason (what the stream ' +
         'replaced before the hub read it is not counted)',
       labelNames: ['reason'],
+      registers,
+    }),
+    statusRateLimited: new Counter({
+      name: 'flotilla_hub_status_rate_limited_total',
+      help: 'Status reports dropped because their cluster went over its budget (FLOTILLA_STATUS_REPORTS_PER_SECOND), by cluster',
+      labelNames: ['cluster'],
       registers,
     }),
     statusReports: new Counter({

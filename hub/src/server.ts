@@ -320,6 +320,7 @@ async function startStatusIngest(
     logger,
     metrics: base.metrics,
     clockSkewMs: base.config.faults.statusClockSkewMs,
+    perClusterRate: base.config.faults.statusRatePerCluster,
   });
   await ingest.start();
   base.onClose(() => ingest.stop());

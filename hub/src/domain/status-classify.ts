@@ -15,7 +15,8 @@ import type { TimedHeartbeat, TimedStatus } from './status-coalesce.js';
  * `subject`, `json`, `schema` (unreadable), `foreign` (payload and subject disagree),
  * `unknown_cluster` (not accepted), `future_reported_at` (beyond the clock skew), and from
  * admission `not_placed` (an object the hub never placed on that cluster) and
- * `future_generation` (ahead of what the hub sent for that object).
+ * `future_generation` (ahead of what the hub sent for that object), and from the ingest
+ * `rate_limit` (the cluster's reports beyond its budget, domain/cluster-rate.ts).
  */
 export type DropReason =
   | 'subject'
@@ -25,7 +26,8 @@ export type DropReason =
   | 'unknown_cluster'
   | 'future_reported_at'
   | 'not_placed'
-  | 'future_generation';
+  | 'future_generation'
+  | 'rate_limit';
 
 export type Classified =
   | { type: 'status'; status: TimedStatus }

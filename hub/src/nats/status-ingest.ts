@@ -14,7 +14,9 @@
 import type { JetStreamClient, JsMsg, ConsumerMessages } from '@nats-io/jetstream';
 import { HUB_STATUS_CONSUMER, STATUS_STREAM } from '@flotilla/api';
 import type { Logger } from 'pino';
+import { createClusterRateLimiter, type ClusterRateLimiter } from '../domain/cluster-rate.js';
 import { classifyMessage, tally, type DecodedBatch } from '../domain/status-classify.js';
+import type { BucketRule } from '../domain/token-bucket.js';
 import type { HubMetrics } from '../metrics.js';
 import type { StatusIntake } from '../services/status-intake.js';
 
@@ -26,6 +28,9 @@ export interface StatusIngestDeps {
   metrics: HubMetrics;
   /** How far a report's reportedAt may lie ahead of when JetStream stored it. */
   clockSkewMs: number;
+  /** Each cluster's budget of status reports (a flood from one is dropped, not stored). */
+  perClusterRate: BucketRule;
+  now?: () => number;
   /** Flush when this many messages are buffered… */
   batchSize?: number;
   /** …or after this long. */
@@ -40,11 +45,16 @@ export interface StatusIngest {
 const NANOS_PER_MS = 1_000_000;
 
 /** Decodes and checks one batch (CPU only, apart from the cached cluster list). */
-async function classify(deps: StatusIngestDeps, batch: readonly JsMsg[]): Promise<DecodedBatch> {
+async function classify(
+  deps: StatusIngestDeps,
+  limiter: ClusterRateLimiter,
+  batch: readonly JsMsg[],
+): Promise<DecodedBatch> {
   const stopClassify = deps.metrics.statusBatchSeconds.startTimer({ stage: 'classify' });
   const names = await deps.intake.acceptedClusters();
   const out: DecodedBatch = { statuses: [], beats: [], drops: new Map() };
   const isAccepted = (name: string): boolean => names.has(name);
+  const now = (deps.now ?? Date.now)();
   for (const m of batch) {
     const c = classifyMessage(
       // Sub-millisecond precision kept: heartbeats and reports order by it (isoMicros).
@@ -56,8 +66,14 @@ async function classify(deps: StatusIngestDeps, batch: readonly JsMsg[]): Promis
       },
       { isAccepted, clockSkewMs: deps.clockSkewMs },
     );
-    if (c.type === 'status') out.statuses.push(c.status);
-    else if (c.type === 'heartbeat') out.beats.push(c.heartbeat);
+    if (c.type === 'status') {
+      const cluster = c.status.message.cluster;
+      if (limiter.admit(cluster, now)) out.statuses.push(c.status);
+      else {
+        tally(out.drops, 'rate_limit');
+        deps.metrics.statusRateLimited.inc({ cluster });
+      }
+    } else if (c.type === 'heartbeat') out.beats.push(c.heartbeat);
     else {
       tally(out.drops, c.reason);
       deps.logger.debug({ subject: m.subject, reason: c.reason, detail: c.detail }, 'dropped status message');
@@ -89,6 +105,7 @@ async function settle(
 
 export function createStatusIngest(deps: StatusIngestDeps): StatusIngest {
   const batchSize = deps.batchSize ?? 2000;
+  const limiter = createClusterRateLimiter(deps.perClusterRate);
   const flushIntervalMs = deps.flushIntervalMs ?? 25;
   const buffer: JsMsg[] = [];
   let messages: ConsumerMessages | undefined;
@@ -109,7 +126,7 @@ export function createStatusIngest(deps: StatusIngestDeps): StatusIngest {
     deps.metrics.statusBatchSize.observe(batch.length);
     // Decoding this batch overlaps the write of the one before (the hub's CPU and Postgres work
     // side by side); writes and acks stay one batch at a time, in order.
-    const classified = classify(deps, batch);
+    const classified = classify(deps, limiter, batch);
     classified.catch(() => undefined); // handled in settle, in order
     flushing = flushing.then(async () => {
       await settle(deps, batch, classified);

@@ -4,9 +4,10 @@
  * Postgres) must keep only what can be true: reports about objects it placed on A, about
  * generations it sent, dated no further ahead than the clock skew; ordered by the stream, never
  * by what the agent wrote; and every drop counted once. Also: no single report can stall the
- * intake, and a flood of heartbeats with fresh link ids republishes at most once per interval.
+ * intake, a flood of 50,000 reports from one cluster is cut to its budget while REST and the other
+ * cluster go on, and a flood of heartbeats with fresh link ids republishes at most once per interval.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { PROTOCOL_VERSION, encodeMessage, statusSubject, type StatusMessage } from '@flotilla/api';
@@ -41,7 +42,14 @@ const agents: SimAgent[] = [];
 
 beforeAll(async () => {
   nats = await startFleetNats();
-  t = await startTestHub(nats, { env: { FLOTILLA_ROLLOUT_TICK_MS: '200' } });
+  t = await startTestHub(nats, {
+    // A budget the junk test (5,000 at once) fits in and the flood test (50,000) does not.
+    env: {
+      FLOTILLA_ROLLOUT_TICK_MS: '200',
+      FLOTILLA_STATUS_REPORTS_PER_SECOND: '1000',
+      FLOTILLA_STATUS_REPORTS_BURST: '6000',
+    },
+  });
   credsA = await joinCluster(t, A, { fleet: 'intake', team: 'a' });
   credsB = await joinCluster(t, B, { fleet: 'intake', team: 'b' });
   ncA = await connectAs(nats, credsA);
@@ -158,6 +166,77 @@ describe('status intake', () => {
       [A],
     );
     expect(rows.rows[0]!.n).toBe(0);
+  });
+
+  it('cuts a flood of 50,000 reports from A to its budget, counted by cluster, while REST and B go on', async () => {
+    const LIMITED = 'flotilla_hub_status_rate_limited_total';
+    const limitedBefore = await metricValue(t.registry, LIMITED, { cluster: A });
+    const onB = await rest<{ id: string }>(t, 'POST', '/api/v1/workloads', t.operatorToken, {
+      kind: 'CloneSet',
+      name: 'intake-b-web',
+      namespace: 'apps',
+      spec: cloneSetSpec(1),
+      placement: { clusterSelector: { matchLabels: { team: 'b' } } },
+    });
+    const jsB = jetstream(ncB, { checkAPI: false });
+    const FLOOD = 50_000;
+    let flooding = true;
+    onTestFinished(() => {
+      flooding = false;
+    });
+    // REST keeps answering through the flood.
+    const restCalls = (async () => {
+      let calls = 0;
+      while (flooding) {
+        await rest(t, 'GET', '/api/v1/clusters', t.viewerToken);
+        calls++;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return calls;
+    })();
+    // Core publishes: as fast as A's connection goes, no acks awaited.
+    for (let i = 0; i < FLOOD; i++) {
+      ncA.publish(subjectOf(`flood-${i}`), encodeMessage(report(`flood-${i}`)));
+      if (i % 5000 === 4999) await ncA.flush();
+    }
+    await ncA.flush();
+    // B's report, sent in the middle of A's backlog, is stored.
+    const bReport = { ...report('intake-b-web'), cluster: B, workloadId: onB.id, message: 'b during the flood' };
+    await jsB.publish(
+      statusSubject(B, { kind: 'CloneSet', namespace: 'apps', name: 'intake-b-web' }),
+      encodeMessage(bReport),
+    );
+    await eventually(
+      "B's report is stored",
+      async () =>
+        (
+          await t.db.pool.query<{ message: string }>(
+            'select message from object_status where cluster_name = $1 and name = $2',
+            [B, 'intake-b-web'],
+          )
+        ).rows[0]?.message === 'b during the flood',
+      60_000,
+    );
+    await eventually(
+      "A's flood is consumed",
+      async () => (await metricValue(t.registry, LIMITED, { cluster: A })) - limitedBefore > FLOOD / 2,
+      60_000,
+    );
+    flooding = false;
+    expect(await restCalls).toBeGreaterThan(0);
+    // Over the budget, dropped and counted against A only.
+    expect(await metricValue(t.registry, LIMITED, { cluster: B })).toBe(0);
+    expect(await dropped('rate_limit')).toBeGreaterThanOrEqual(
+      (await metricValue(t.registry, LIMITED, { cluster: A })) - limitedBefore,
+    );
+    // A's real reports get through again once the budget refills.
+    await new Promise((r) => setTimeout(r, 1500));
+    await publish(report('intake-web', { message: 'after the budget refilled' }));
+    await eventually(
+      'stored',
+      async () => (await storedRow('intake-web'))?.message === 'after the budget refilled',
+      60_000,
+    );
   });
 
   it('is not stalled by a report Postgres cannot store', async () => {
