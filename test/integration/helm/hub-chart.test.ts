@@ -4,8 +4,11 @@
  * mounted Secret volumes, probes, PDB, replicas, security context), its NOTES, and
  * values.schema.json refusing bad input with a message naming the field.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { all, helm, one, type Manifest } from './chart.js';
+import { all, helm, helmOk, one, parseManifests, type Manifest } from './chart.js';
 import {
   HUB_REQUIRED,
   hubChartDir,
@@ -82,6 +85,22 @@ describe('helm lint', () => {
       ),
     ]);
     expect(full.code, full.stdout + full.stderr).toBe(0);
+  });
+});
+
+describe('helm package', () => {
+  it('packages the chart with its README, and the package renders', async () => {
+    const out = mkdtempSync(path.join(os.tmpdir(), 'flotilla-hub-chart-'));
+    try {
+      await helmOk(['package', hubChartDir, '--destination', out]);
+      const tgz = path.join(out, 'flotilla-hub-0.1.0.tgz');
+      const readme = await helmOk(['show', 'readme', tgz]);
+      expect(readme).toContain('# flotilla-hub');
+      const ms = parseManifests(await helmOk(['template', 'flotilla-hub', tgz, ...HUB_REQUIRED]));
+      expect(all(ms, 'Deployment')).toHaveLength(1);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 });
 
