@@ -78,6 +78,16 @@ describe('loadConfig', () => {
     });
   });
 
+  it('takes --default-ttlseconds-for-always-nodeimage as OpenKruise v1.9 (300, at most 31 days)', () => {
+    expect(loadConfig(base, {}, host).alwaysNodeImageTtlSeconds).toBe(300);
+    expect(loadConfig({ ...base, defaultTtlsecondsForAlwaysNodeimage: '0' }, {}, host).alwaysNodeImageTtlSeconds).toBe(
+      0,
+    );
+    expect(problems(() => loadConfig({ ...base, defaultTtlsecondsForAlwaysNodeimage: '2678401' }, {}, host))).toContain(
+      'must be a number of seconds 0-2678400, got "2678401"',
+    );
+  });
+
   it('runs in-cluster without a kubeconfig', () => {
     expect(loadConfig({ clusterName: 'c' }, { KUBERNETES_SERVICE_HOST: '10.0.0.1' }, host).kubeconfig).toBeUndefined();
   });

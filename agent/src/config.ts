@@ -51,6 +51,8 @@ export interface AgentConfig {
    * namespace (see controllers/imagepulljob/config.ts).
    */
   pullSecretNamespaces?: string[];
+  /** Seconds added to the NodeImage tag TTL of Always ImagePullJobs; undefined: 300. */
+  alwaysNodeImageTtlSeconds?: number;
   /**
    * Admission webhook settings (see webhook/config.ts). loadConfig always sets them;
    * configurations built by hand (tests) without them get the defaults.
@@ -191,11 +193,18 @@ export function loadConfig(flags: Flags, env: Env, host: ConfigHost = realHost):
     leaderElection: leaderElectionConfig(read, manager.namespace),
     webhook: webhookConfig(read, manager.namespace),
     hub: hubConfig(read),
-    pullSecretNamespaces: read.read(IMAGEPULLJOB_SETTINGS).pullSecretNamespaces,
+    ...imagePullJobConfig(read),
   };
   refuseRetiredVariables(read);
   read.check('AGENT_ERR_CONFIG', 'invalid configuration: ');
   return config;
+}
+
+function imagePullJobConfig(
+  read: SettingsReader,
+): Pick<AgentConfig, 'pullSecretNamespaces' | 'alwaysNodeImageTtlSeconds'> {
+  const { pullSecretNamespaces, alwaysNodeImageTtlSeconds } = read.read(IMAGEPULLJOB_SETTINGS);
+  return { pullSecretNamespaces, alwaysNodeImageTtlSeconds };
 }
 
 /** The Lease settings, checked against each other; the Lease lives in the agent's namespace unless moved. */
