@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseCommand, type LocalOptions } from './args.js';
 
 const run = (argv: string[], env: Record<string, string> = {}): LocalOptions => {
-  const parsed = parseCommand(argv, env, '/home/ann');
+  const parsed = parseCommand(argv, env, '/home/ann', false);
   if (parsed.kind !== 'run') throw new Error(`expected run, got ${parsed.kind}`);
   return parsed.options;
 };
@@ -49,6 +49,11 @@ describe('parseCommand', () => {
     const env = { FLOTILLA_HUB_DATA_DIR: '/srv/hub', FLOTILLA_HUB_HOST: '10.1.1.1', FLOTILLA_HUB_PORT: '9000' };
     expect(run([], env)).toMatchObject({ dataDir: '/srv/hub', host: '10.1.1.1', port: 9000, advertise: '10.1.1.1' });
     expect(run(['--port', '9100', '--data-dir', '/x'], env)).toMatchObject({ dataDir: '/x', port: 9100 });
+  });
+
+  it('root keeps its data in /var/lib/flotilla-hub (PostgreSQL runs as the postgres user there)', () => {
+    const parsed = parseCommand([], {}, '/root', true);
+    expect(parsed).toMatchObject({ kind: 'run', options: { dataDir: '/var/lib/flotilla-hub' } });
   });
 
   it('advertises the hostname when listening on every address', () => {

@@ -29,7 +29,8 @@ PostgreSQL, without NATS_URL it starts nats-server (from PATH) with JetStream, T
 mode; both keep their data in the data directory. Ctrl-C stops everything it started.
 
 Options:
-  --data-dir DIR       where the hub keeps its data (default $FLOTILLA_HUB_DATA_DIR or ~/.flotilla/hub)
+  --data-dir DIR       where the hub keeps its data (default $FLOTILLA_HUB_DATA_DIR, else
+                       ~/.flotilla/hub; /var/lib/flotilla-hub for root)
   --host ADDR          address the API and NATS listen on (default $FLOTILLA_HUB_HOST or 127.0.0.1)
   --port N             the API's port (default $FLOTILLA_HUB_PORT or 8080)
   --nats-port N        the local NATS server's port (default 4222)
@@ -60,6 +61,16 @@ function nonEmpty(raw: string | undefined, flag: string): string | undefined {
   return raw.trim();
 }
 
+const isRoot = (): boolean => process.getuid?.() === 0;
+
+/**
+ * ~/.flotilla/hub; for root /var/lib/flotilla-hub, since root's embedded PostgreSQL runs as the
+ * postgres system user, which cannot enter /root.
+ */
+function defaultDataDir(home: string, root: boolean): string {
+  return root ? '/var/lib/flotilla-hub' : path.join(home, '.flotilla', 'hub');
+}
+
 /** --port, else FLOTILLA_HUB_PORT, else 8080 (0: any free port). */
 function httpPortOf(flag: string | undefined, env: Env): number {
   if (flag !== undefined) return port(flag, '--port', 8080, 0);
@@ -78,7 +89,7 @@ const FLAGS = {
 } as const;
 
 /** Parses argv (without node and the script); throws HubError naming the flag that is wrong. */
-export function parseCommand(argv: string[], env: Env, home = os.homedir()): ParsedCommand {
+export function parseCommand(argv: string[], env: Env, home = os.homedir(), root = isRoot()): ParsedCommand {
   let values;
   try {
     ({ values } = parseArgs({ args: argv, options: FLAGS, strict: true, allowPositionals: false }));
@@ -87,14 +98,15 @@ export function parseCommand(argv: string[], env: Env, home = os.homedir()): Par
   }
   if (values.help) return { kind: 'help' };
   if (values.version) return { kind: 'version' };
-  const dataDir = nonEmpty(values['data-dir'], '--data-dir') ?? (env['FLOTILLA_HUB_DATA_DIR']?.trim() || undefined);
+  const dataDir =
+    nonEmpty(values['data-dir'], '--data-dir') ?? (env['FLOTILLA_HUB_DATA_DIR']?.trim() || defaultDataDir(home, root));
   const host = nonEmpty(values.host, '--host') ?? (env['FLOTILLA_HUB_HOST']?.trim() || '127.0.0.1');
   const wildcard = host === '0.0.0.0' || host === '::';
   const httpPort = httpPortOf(values.port, env);
   return {
     kind: 'run',
     options: {
-      dataDir: path.resolve(dataDir ?? path.join(home, '.flotilla', 'hub')),
+      dataDir: path.resolve(dataDir),
       host,
       port: httpPort,
       natsPort: port(values['nats-port'], '--nats-port', 4222, 1),

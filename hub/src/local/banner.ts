@@ -39,7 +39,7 @@ export function agentInstallLine(b: Pick<BannerInput, 'agentUrl' | 'natsCaFile'>
     ...(b.natsCaFile ? [`--set-file hub.natsCaBundle=${b.natsCaFile}`] : []),
     '--set hub.bootstrapToken.value=<bootstrap-token>',
   ];
-  return parts.join(' \\\n        ');
+  return parts.join(' \\\n         ');
 }
 
 export function renderBanner(b: BannerInput): string {

@@ -78,6 +78,19 @@ function password(dataDir: string): string {
   return made;
 }
 
+/** Root's database user must reach the data directory (every folder above it searchable). */
+function checkReachable(dataDir: string, runAs: RunAs | undefined): void {
+  if (!runAs) return;
+  try {
+    execFileSync('test', ['-x', dataDir], { stdio: 'ignore', ...runAs });
+  } catch {
+    throw new HubError(
+      'HUB_ERR_CONFIG',
+      `running as root, the embedded PostgreSQL runs as the postgres system user, which cannot reach ${dataDir}: give a --data-dir it can reach (e.g. /var/lib/flotilla-hub), run flotilla-hub as a normal user, or set DATABASE_URL`,
+    );
+  }
+}
+
 /** Creates the cluster on first use: initdb with a password login for the hub's user. */
 function initialise(bins: { initdb: string }, pgDir: string, dataDir: string, secret: string, runAs?: RunAs): void {
   mkdirSync(pgDir, { mode: 0o700 });
@@ -145,6 +158,7 @@ const leftoverPid = (pgDir: string): number | undefined => {
 export async function startEmbeddedPostgres(dataDir: string, runAs: RunAs | undefined): Promise<EmbeddedPostgres> {
   const bins = postgresBinaries();
   const pgDir = path.join(dataDir, 'postgres');
+  checkReachable(dataDir, runAs);
   const secret = password(dataDir);
   if (!existsSync(path.join(pgDir, 'PG_VERSION'))) {
     rmSync(pgDir, { recursive: true, force: true });

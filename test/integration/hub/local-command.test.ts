@@ -245,6 +245,25 @@ describe('flotilla-hub with nothing configured', () => {
     expect(fresh).not.toBe(admin);
     expect((await api(base, 'GET', '/api/v1/clusters', fresh)).status).toBe(200);
     expect((await api(base, 'GET', '/api/v1/clusters', admin)).status).toBe(401);
+    admin = fresh;
+    expect(await hub.stop()).toBe(0);
+  });
+
+  it('after a SIGKILL the next start takes over the stale lock and stops the servers left behind', async () => {
+    hub = launch(dataDir, ['--nats-port', String(natsPort)]);
+    await hub.started;
+    const left = serverPids(dataDir);
+    hub.child.kill('SIGKILL');
+    await hub.exit;
+    // Each server runs in its own process group, so the kill left them running, and the lock.
+    for (const pid of left) expect(alive(pid)).toBe(true);
+    expect(existsSync(path.join(dataDir, 'hub.lock'))).toBe(true);
+
+    hub = launch(dataDir, ['--nats-port', String(natsPort)]);
+    const banner = await hub.started;
+    for (const pid of left) expect(alive(pid)).toBe(false);
+    expect(serverPids(dataDir)).not.toEqual(left);
+    expect((await api(hubUrlOf(banner), 'GET', '/api/v1/workloads', admin)).status).toBe(200);
     expect(await hub.stop()).toBe(0);
   });
 });
