@@ -2,13 +2,22 @@
  * The hub's client of nats-server's `full` account resolver, as a system-account user: push an
  * account JWT (every node stores it; the resolver's pack exchange catches up nodes that were
  * down), delete accounts (each node disables them and closes their connections), list them.
+ *
+ * Every running node answers an update or a delete itself, so both wait for the answer of each
+ * node (counted by a server ping just before): an agent handed its credentials right after a
+ * claim may connect to any node, and one that has not stored the account yet would refuse it or
+ * answer its JetStream requests with "not enabled for account". A node that does not answer in
+ * time is caught up by the resolvers' exchange; the push still counts as done.
  */
 import type { NatsConnection } from '@nats-io/transport-node';
 
 const UPDATE = '$SYS.REQ.CLAIMS.UPDATE';
 const DELETE = '$SYS.REQ.CLAIMS.DELETE';
 const LIST = '$SYS.REQ.CLAIMS.LIST';
+const PING = '$SYS.REQ.SERVER.PING';
 const TIMEOUT_MS = 5000;
+/** A ping's answers stop coming this long after the last one: every running node has answered. */
+const PING_STALL_MS = 250;
 
 export interface AccountResolver {
   update(accountJwt: string): Promise<void>;
@@ -22,9 +31,7 @@ interface ResolverAnswer {
   error?: { code?: number; description?: string };
 }
 
-async function ask(nc: NatsConnection, subject: string, body: string): Promise<unknown> {
-  const msg = await nc.request(subject, body, { timeout: TIMEOUT_MS });
-  const answer = msg.json<ResolverAnswer>();
+function checked(subject: string, answer: ResolverAnswer): unknown {
   if (answer.error) {
     throw new Error(
       `${subject} refused: ${answer.error.description ?? 'no description'} (${answer.error.code ?? '?'})`,
@@ -33,14 +40,35 @@ async function ask(nc: NatsConnection, subject: string, body: string): Promise<u
   return answer.data;
 }
 
+async function ask(nc: NatsConnection, subject: string, body: string): Promise<unknown> {
+  const msg = await nc.request(subject, body, { timeout: TIMEOUT_MS });
+  return checked(subject, msg.json<ResolverAnswer>());
+}
+
+/** How many nodes are running now (each answers the ping). */
+async function runningNodes(nc: NatsConnection): Promise<number> {
+  let n = 0;
+  const answers = await nc.requestMany(PING, '', { strategy: 'stall', stall: PING_STALL_MS, maxWait: TIMEOUT_MS });
+  for await (const _ of answers) n++;
+  return n;
+}
+
+/** Sends to every node's resolver; resolves once each running node accepted it (or the deadline). */
+async function askAll(nc: NatsConnection, subject: string, body: string): Promise<void> {
+  const nodes = Math.max(1, await runningNodes(nc));
+  const answers = await nc.requestMany(subject, body, { strategy: 'count', maxMessages: nodes, maxWait: TIMEOUT_MS });
+  let answered = 0;
+  for await (const m of answers) {
+    checked(subject, m.json<ResolverAnswer>());
+    answered++;
+  }
+  if (answered === 0) throw new Error(`${subject}: no node answered within ${TIMEOUT_MS} ms`);
+}
+
 export function createAccountResolver(nc: NatsConnection): AccountResolver {
   return {
-    async update(accountJwt) {
-      await ask(nc, UPDATE, accountJwt);
-    },
-    async remove(request) {
-      await ask(nc, DELETE, request);
-    },
+    update: (accountJwt) => askAll(nc, UPDATE, accountJwt),
+    remove: (request) => askAll(nc, DELETE, request),
     async list() {
       const data = await ask(nc, LIST, '');
       return Array.isArray(data) ? data.filter((k): k is string => typeof k === 'string') : [];
