@@ -16,7 +16,7 @@ import type { LocalOptions } from './args.js';
 import { renderBanner } from './banner.js';
 import { lockDataDir, prepareDataDir, stampDataDir } from './data-dir.js';
 import { ensureNatsFiles } from './nats-files.js';
-import { natsServerBinary, startLocalNats } from './nats.js';
+import { hostPort, localAddress, natsServerBinary, startLocalNats } from './nats.js';
 import { postgresBinaries, postgresRunAs, startEmbeddedPostgres } from './postgres.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -49,7 +49,7 @@ const given = (env: Env, key: string): boolean => (env[key]?.trim() ?? '') !== '
 /** The addresses the NATS certificate covers: loopback, the listen address and the advertised one. */
 function natsHosts(o: LocalOptions): string[] {
   const listen = o.host === '0.0.0.0' || o.host === '::' ? [] : [o.host];
-  return [...new Set(['localhost', '127.0.0.1', ...listen, o.advertise])];
+  return [...new Set(['localhost', '127.0.0.1', '::1', ...listen, o.advertise])];
 }
 
 /** The hub's NATS settings: the caller's NATS_URL, else a local nats-server it starts. */
@@ -68,7 +68,7 @@ async function natsSettings(
     env: {
       NATS_URL: nats.url,
       FLOTILLA_NATS_CA_FILE: files.caFile,
-      FLOTILLA_NATS_PUBLIC_URLS: `tls://${o.advertise}:${o.natsPort}`,
+      FLOTILLA_NATS_PUBLIC_URLS: `tls://${hostPort(o.advertise, o.natsPort)}`,
       FLOTILLA_NATS_REPLICAS: '1',
       ...files.hubEnv,
     },
@@ -122,11 +122,11 @@ export async function startLocalHub(o: LocalOptions, env: Env, logger: Logger): 
     const hub = await startHub({ config, logger });
     undo.push(() => hub.close());
     const admin = await adminToken(o, hub.db);
-    const localUrl = hub.url ?? `http://${o.host}:${o.port}`;
-    const port = new URL(localUrl).port;
+    const localUrl = hub.url ?? `http://${hostPort(localAddress(o.host), o.port)}`;
+    const port = Number(new URL(localUrl).port);
     const banner = renderBanner({
       localUrl,
-      agentUrl: `http://${o.advertise}:${port}`,
+      agentUrl: `http://${hostPort(o.advertise, port)}`,
       dataDir: o.dataDir,
       adminToken: admin.token,
       adminTokenShownAt: admin.shownAt,

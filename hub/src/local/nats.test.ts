@@ -2,7 +2,18 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findOnPath, natsServerBinary, renderNatsConfig } from './nats.js';
+import { findOnPath, hostPort, localAddress, natsServerBinary, renderNatsConfig } from './nats.js';
+
+describe('addresses', () => {
+  it('brackets IPv6 addresses and reaches wildcards over loopback', () => {
+    expect(hostPort('127.0.0.1', 4222)).toBe('127.0.0.1:4222');
+    expect(hostPort('hub.lan', 8080)).toBe('hub.lan:8080');
+    expect(hostPort('::1', 4222)).toBe('[::1]:4222');
+    expect(localAddress('0.0.0.0')).toBe('127.0.0.1');
+    expect(localAddress('::')).toBe('::1');
+    expect(localAddress('10.0.0.5')).toBe('10.0.0.5');
+  });
+});
 
 describe('renderNatsConfig', () => {
   it('TLS listener, JetStream and the resolver in the data directory, operator mode with its preload', () => {

@@ -18,6 +18,17 @@ export interface NatsConfigInput {
   files: Pick<NatsFiles, 'caFile' | 'serverCertFile' | 'serverKeyFile' | 'operatorJwt' | 'systemAccount' | 'preload'>;
 }
 
+/** host:port, with an IPv6 address in brackets. */
+export function hostPort(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/** Where a client on this machine reaches a listener on `host` (a wildcard means loopback). */
+export function localAddress(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  return host === '::' ? '::1' : host;
+}
+
 // NATS config strings are JSON-compatible, so JSON.stringify quotes them safely.
 const q = (s: string): string => JSON.stringify(s);
 
@@ -26,7 +37,7 @@ export function renderNatsConfig(o: NatsConfigInput): string {
   const f = o.files;
   return [
     'server_name: "flotilla-hub-local"',
-    `listen: ${q(`${o.host}:${o.port}`)}`,
+    `listen: ${q(hostPort(o.host, o.port))}`,
     `pid_file: ${q(path.join(o.dir, 'nats-server.pid'))}`,
     `tls { cert_file: ${q(f.serverCertFile)}, key_file: ${q(f.serverKeyFile)}, ca_file: ${q(f.caFile)}, timeout: 5 }`,
     `jetstream { store_dir: ${q(path.join(o.dir, 'jetstream'))} }`,
@@ -67,7 +78,7 @@ export function natsServerBinary(pathVar: string | undefined): string {
 
 function portAnswers(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = connect({ host: host === '0.0.0.0' ? '127.0.0.1' : host, port });
+    const socket = connect({ host: localAddress(host), port });
     socket.once('connect', () => {
       socket.destroy();
       resolve(true);
@@ -95,7 +106,7 @@ async function untilListening(proc: ServiceProcess, o: NatsConfigInput, logFile:
       await proc.stop('SIGTERM', 5000);
       throw new HubError(
         'HUB_ERR_CONFIG',
-        `nats-server did not start on ${o.host}:${o.port} (is the port taken? --nats-port picks another); its log ${logFile} ends:\n${logTail(logFile)}`,
+        `nats-server did not start on ${hostPort(o.host, o.port)} (is the port taken? --nats-port picks another); its log ${logFile} ends:\n${logTail(logFile)}`,
       );
     }
     await sleep(100);
@@ -112,7 +123,7 @@ export async function startLocalNats(binary: string, o: NatsConfigInput): Promis
   const proc = startService({ command: binary, args: ['-c', configFile], logFile });
   await untilListening(proc, o, logFile);
   return {
-    url: `tls://${o.host === '0.0.0.0' ? '127.0.0.1' : o.host}:${o.port}`,
+    url: `tls://${hostPort(localAddress(o.host), o.port)}`,
     // SIGTERM: nats-server flushes JetStream and exits.
     stop: () => proc.stop('SIGTERM', 15_000),
   };
