@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { newSecret, sha256 } from '../auth/tokens.js';
 import { loadConfig } from '../config.js';
+import type { Db } from '../db/client.js';
 import { seedToken } from '../repositories/tokens-repo.js';
 import { startHub } from '../server.js';
 import type { LocalOptions } from './args.js';
@@ -80,7 +81,7 @@ const MARKER = 'admin-token-shown';
 /** A new admin token on the first start (or when asked); its hash replaces the previous one's. */
 async function adminToken(
   o: LocalOptions,
-  db: Parameters<typeof seedToken>[0],
+  db: Db,
 ): Promise<{ token: string | undefined; shownAt: string | undefined }> {
   const marker = path.join(o.dataDir, MARKER);
   if (existsSync(marker) && !o.newAdminToken) return { token: undefined, shownAt: readFileSync(marker, 'utf8').trim() };
