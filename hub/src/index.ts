@@ -14,7 +14,7 @@ export { kruiseSpecValidator, type SpecValidator } from './domain/spec-validator
 export { sha256, newSecret } from './auth/tokens.js';
 export { createRolloutScheduler, type RolloutScheduler, type StepOutcome } from './services/rollouts/scheduler.js';
 export { createRolloutNotifier, type RolloutNotifier } from './services/rollouts/notifier.js';
-export { LOCK_KEYS } from './db/locks.js';
+export { LOCK_KEYS, lockAllCredentials, lockClusterCredentials } from './db/locks.js';
 export { recordHeartbeats } from './repositories/clusters-repo.js';
 export { upsertStatuses } from './repositories/status-repo.js';
 export { pruneSentOutbox } from './repositories/outbox-repo.js';

@@ -40,12 +40,23 @@ export async function tryLockRelay(tx: DbOrTx): Promise<boolean> {
   return res.rows[0]?.locked === true;
 }
 
+/** The class of the two-key advisory locks taken per cluster ("flot"); a key space apart from LOCK_KEYS. */
+const CLUSTER_LOCK_CLASS = 0x666c6f74;
+
 /**
- * Changes of NATS accounts (claim, renew, re-key, revoke) and the link reconciler's account sync
- * run one at a time: a sync then never deletes an account that a transaction pushed but has not
+ * Changes of one cluster's NATS account (claim, renew, re-key, revoke) run one at a time per
+ * cluster, and clusters side by side: a fleet of agents joining at once is not serialized. Each
+ * holds the credentials lock shared, so the link reconciler's account sync (lockAllCredentials)
+ * never runs beside one and never deletes an account that a transaction pushed but has not
  * committed yet (docs/adr/0012).
  */
-export async function lockCredentials(tx: DbOrTx): Promise<void> {
+export async function lockClusterCredentials(tx: DbOrTx, cluster: string): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock_shared(${LOCK_KEYS.credentials})`);
+  await tx.execute(sql`select pg_advisory_xact_lock(${CLUSTER_LOCK_CLASS}::int4, hashtext(${cluster}))`);
+}
+
+/** The account sync: alone, while no cluster's account changes. */
+export async function lockAllCredentials(tx: DbOrTx): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(${LOCK_KEYS.credentials})`);
 }
 

@@ -8,7 +8,7 @@
  * pushed by a transaction that has not committed yet is never taken for a stale one.
  */
 import type { Db } from '../db/client.js';
-import { lockCredentials } from '../db/locks.js';
+import { lockAllCredentials } from '../db/locks.js';
 import type { NatsAccountIssuer } from '../nats/auth/issuer.js';
 import { acceptedAccounts } from '../repositories/clusters-repo.js';
 
@@ -23,7 +23,7 @@ export type AccountSync = () => Promise<AccountSyncResult>;
 export function createAccountSync(db: Db, accounts: NatsAccountIssuer, keep: readonly string[]): AccountSync {
   return () =>
     db.transaction(async (tx) => {
-      await lockCredentials(tx);
+      await lockAllCredentials(tx);
       const wanted = await acceptedAccounts(tx);
       const held = await accounts.listAccounts();
       const live = new Set([...keep, ...wanted.map((a) => a.accountKey)]);

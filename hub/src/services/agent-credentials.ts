@@ -16,7 +16,7 @@ import {
 } from '@flotilla/api';
 import type { Principal } from '../auth/tokens.js';
 import type { Tx } from '../db/client.js';
-import { lockCredentials } from '../db/locks.js';
+import { lockClusterCredentials } from '../db/locks.js';
 import { revokeUserKey, type ClusterAccount } from '../domain/cluster-account.js';
 import { HubError } from '../errors.js';
 import type { AgentConsumers } from '../nats/agent-consumers.js';
@@ -77,8 +77,8 @@ export async function issueCredentials(
   if (row.state !== 'accepted' || !row.agentPublicKey) {
     throw new HubError('HUB_ERR_CLUSTER_NOT_ACCEPTED', `cluster ${row.name} is ${row.state}, not accepted`);
   }
-  // Serialized with the link reconciler's account sync (account-sync.ts).
-  await lockCredentials(tx);
+  // One change per cluster at a time, none beside the link reconciler's account sync.
+  await lockClusterCredentials(tx, row.name);
   const account = accountOf(row, row.accountPublicKey ?? accounts.newAccountKey());
   const unavailable = (what: string) => (cause: unknown) => {
     throw new HubError('HUB_ERR_UNAVAILABLE', `cannot ${what} of cluster ${row.name}`, { cause });
@@ -126,7 +126,7 @@ export async function revokeAgentKey(
   nextKey: string | null,
 ): Promise<ClusterRow> {
   const accounts = issuer(deps);
-  await lockCredentials(tx);
+  await lockClusterCredentials(tx, row.name);
   const nowSeconds = Math.floor(deps.now().getTime() / 1000);
   const revokedKeys = row.agentPublicKey
     ? revokeUserKey(row.revokedKeys, row.agentPublicKey, nowSeconds, deps.credentialTtlSeconds)
