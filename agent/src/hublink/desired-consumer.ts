@@ -8,7 +8,13 @@
  * or prune succeeded; a failure naks it for redelivery. Malformed or foreign messages are
  * terminated (never redelivered) and counted.
  */
-import { decodeDesired, parseDesiredSubject, sleep, type DesiredMessage } from '@flotilla/api';
+import {
+  DESIRED_WORKING_INTERVAL_MS,
+  decodeDesired,
+  parseDesiredSubject,
+  sleep,
+  type DesiredMessage,
+} from '@flotilla/api';
 import {
   JetStreamApiCodes,
   JetStreamApiError,
@@ -154,6 +160,8 @@ async function handle(m: JsMsg, deps: DesiredConsumerDeps): Promise<void> {
     return;
   }
   const { msg, ref } = v;
+  // Queued behind other objects or applying slowly: keep the message ours (ack wait is short).
+  const working = setInterval(() => m.working(), DESIRED_WORKING_INTERVAL_MS);
   try {
     await deps.serial.run(() => act(msg, ref, deps));
     m.ack();
@@ -164,6 +172,8 @@ async function handle(m: JsMsg, deps: DesiredConsumerDeps): Promise<void> {
       'applying desired state failed; will retry',
     );
     m.nak(deps.retryDelayMs);
+  } finally {
+    clearInterval(working);
   }
 }
 

@@ -18,6 +18,14 @@ export const DESIRED_STREAM = 'DESIRED';
 export const STATUS_STREAM = 'STATUS';
 /** The hub's durable consumer on the status stream (shared by all hub replicas). */
 export const HUB_STATUS_CONSUMER = 'hub-status';
+/**
+ * How long an agent's durable waits for the ack of a desired message before redelivering it. A
+ * message the server handed to a pull request of a link that just went away (an agent restart)
+ * reaches the new link only after this, so it is short; an agent still working on a message
+ * says so every DESIRED_WORKING_INTERVAL_MS and keeps it.
+ */
+export const DESIRED_ACK_WAIT_MS = 15_000;
+export const DESIRED_WORKING_INTERVAL_MS = 5_000;
 
 export const DESIRED_PREFIX = 'flotilla.desired';
 export const STATUS_PREFIX = 'flotilla.status';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DESIRED_ACK_WAIT_MS } from '@flotilla/api';
 import {
   ACK_EXPLICIT,
   LAST_PER_SUBJECT,
@@ -16,6 +17,7 @@ function durable(cluster: string, change: Partial<ConsumerView> = {}): ConsumerV
     deliverSubject: undefined,
     deliverPolicy: LAST_PER_SUBJECT,
     ackPolicy: ACK_EXPLICIT,
+    ackWaitMs: DESIRED_ACK_WAIT_MS,
     ...change,
   };
 }
@@ -57,11 +59,12 @@ describe('clusterOfConsumer', () => {
 describe('planAgentConsumers', () => {
   it('creates missing durables, repairs drifted ones and removes those of clusters not accepted', () => {
     const plan = planAgentConsumers(
-      ['a', 'b', 'c'],
+      ['a', 'b', 'c', 'd'],
       [
         durable('a'),
         durable('b', { filterSubjects: ['flotilla.desired.>'], deliverSubject: 'flotilla.heartbeat.c' }),
         durable('gone'),
+        durable('d', { ackWaitMs: 60_000 }),
         durable('x', { name: 'agent-Not_A_Cluster' }),
         // Not an agent durable: left alone.
         durable('x', { name: 'hub-watch', filterSubjects: ['flotilla.desired.>'] }),
@@ -70,12 +73,14 @@ describe('planAgentConsumers', () => {
     expect(plan).toEqual({
       create: ['c'],
       repair: [{ cluster: 'b', drift: ['filter', 'push'] }],
+      // A durable from before the ack wait changed keeps its position: updated, not recreated.
+      update: ['d'],
       remove: ['agent-Not_A_Cluster', 'agent-gone'],
     });
   });
 
   it('plans nothing when everything is in place', () => {
-    expect(planAgentConsumers(['a'], [durable('a')])).toEqual({ create: [], repair: [], remove: [] });
+    expect(planAgentConsumers(['a'], [durable('a')])).toEqual({ create: [], repair: [], update: [], remove: [] });
   });
 
   it('removes every agent durable when no cluster is accepted', () => {

@@ -8,7 +8,7 @@
  * by hand): it is deleted and created again, and the new one redelivers the latest value of
  * every object of the cluster (the agent applies by generation, so repeats are harmless).
  */
-import { agentConsumerName, desiredFilter, isValidClusterName } from '@flotilla/api';
+import { DESIRED_ACK_WAIT_MS, agentConsumerName, desiredFilter, isValidClusterName } from '@flotilla/api';
 
 /** The consumer name prefix of agents' durables; the rest of the name is the cluster's. */
 export const AGENT_CONSUMER_PREFIX = 'agent-';
@@ -26,6 +26,8 @@ export interface ConsumerView {
   deliverSubject: string | undefined;
   deliverPolicy: string;
   ackPolicy: string;
+  /** ack_wait in milliseconds: tuning, updated in place (the durable keeps its position). */
+  ackWaitMs: number;
 }
 
 /** Why a durable is not what the hub creates. */
@@ -41,6 +43,13 @@ export function consumerDrift(cluster: string, view: ConsumerView): ConsumerDrif
   return drift;
 }
 
+/** Settings of a right durable that differ from the hub's and can be updated in place. */
+export type ConsumerTuning = 'ack_wait';
+
+export function consumerTuning(view: ConsumerView): ConsumerTuning[] {
+  return view.ackWaitMs === DESIRED_ACK_WAIT_MS ? [] : ['ack_wait'];
+}
+
 /** The cluster an agent durable's name stands for (undefined: not an agent durable's name). */
 export function clusterOfConsumer(name: string): string | undefined {
   if (!name.startsWith(AGENT_CONSUMER_PREFIX)) return undefined;
@@ -53,6 +62,8 @@ export interface ConsumerPlan {
   create: string[];
   /** Accepted clusters whose durable drifted: delete and create again. */
   repair: { cluster: string; drift: ConsumerDrift[] }[];
+  /** Accepted clusters whose durable is right but tuned otherwise: updated in place. */
+  update: string[];
   /** Agent durables (by consumer name) of clusters that are not accepted, or of no cluster. */
   remove: string[];
 }
@@ -62,7 +73,7 @@ export interface ConsumerPlan {
  * not start with `agent-` are not the agents' and are left alone (the hub's own readers).
  */
 export function planAgentConsumers(accepted: Iterable<string>, existing: readonly ConsumerView[]): ConsumerPlan {
-  const plan: ConsumerPlan = { create: [], repair: [], remove: [] };
+  const plan: ConsumerPlan = { create: [], repair: [], update: [], remove: [] };
   const byName = new Map(existing.map((c) => [c.name, c]));
   const wanted = new Set(accepted);
   for (const cluster of [...wanted].sort()) {
@@ -73,6 +84,7 @@ export function planAgentConsumers(accepted: Iterable<string>, existing: readonl
     }
     const drift = consumerDrift(cluster, view);
     if (drift.length > 0) plan.repair.push({ cluster, drift });
+    else if (consumerTuning(view).length > 0) plan.update.push(cluster);
   }
   for (const c of existing) {
     if (!c.name.startsWith(AGENT_CONSUMER_PREFIX)) continue;

@@ -13,12 +13,14 @@ import {
   type ConsumerInfo,
   type JetStreamManager,
 } from '@nats-io/jetstream';
-import { DESIRED_STREAM, agentConsumerName, desiredFilter } from '@flotilla/api';
+import { DESIRED_ACK_WAIT_MS, DESIRED_STREAM, agentConsumerName, desiredFilter } from '@flotilla/api';
 import type { Logger } from 'pino';
 import {
   AGENT_CONSUMER_PREFIX,
   consumerDrift,
+  consumerTuning,
   type ConsumerDrift,
+  type ConsumerTuning,
   type ConsumerView,
 } from '../domain/agent-consumer-plan.js';
 import type { HubMetrics } from '../metrics.js';
@@ -26,7 +28,10 @@ import type { HubMetrics } from '../metrics.js';
 const NANOS_PER_MS = 1_000_000;
 
 /** What ensure() did. */
-export type EnsureOutcome = { action: 'unchanged' | 'created' } | { action: 'repaired'; drift: ConsumerDrift[] };
+export type EnsureOutcome =
+  | { action: 'unchanged' | 'created' }
+  | { action: 'repaired'; drift: ConsumerDrift[] }
+  | { action: 'updated'; tuning: ConsumerTuning[] };
 
 export interface AgentConsumers {
   /** Creates the cluster's durable, or deletes and creates it again when its config drifted. */
@@ -48,7 +53,7 @@ export function agentConsumerConfig(cluster: string): Partial<ConsumerConfig> & 
     filter_subject: desiredFilter(cluster),
     deliver_policy: DeliverPolicy.LastPerSubject,
     ack_policy: AckPolicy.Explicit,
-    ack_wait: 60_000 * NANOS_PER_MS,
+    ack_wait: DESIRED_ACK_WAIT_MS * NANOS_PER_MS,
     max_deliver: -1,
     max_ack_pending: 1000,
   };
@@ -63,6 +68,7 @@ export function consumerView(info: Pick<ConsumerInfo, 'name' | 'config'>): Consu
     deliverSubject: c.deliver_subject,
     deliverPolicy: c.deliver_policy,
     ackPolicy: c.ack_policy,
+    ackWaitMs: Math.round((c.ack_wait ?? 0) / NANOS_PER_MS),
   };
 }
 
@@ -115,8 +121,16 @@ export function createAgentConsumers(deps: AgentConsumersDeps): AgentConsumers {
         logger.info({ consumer: name }, 'created the agent durable');
         return { action: 'created' };
       }
-      const drift = consumerDrift(cluster, consumerView(existing));
-      if (drift.length === 0) return { action: 'unchanged' };
+      const view = consumerView(existing);
+      const drift = consumerDrift(cluster, view);
+      if (drift.length === 0) {
+        const tuning = consumerTuning(view);
+        if (tuning.length === 0) return { action: 'unchanged' };
+        await jsm.consumers.update(DESIRED_STREAM, name, { ack_wait: DESIRED_ACK_WAIT_MS * NANOS_PER_MS });
+        metrics.agentConsumerChanges.inc({ action: 'updated', reason: tuning.join('+') });
+        logger.info({ consumer: name, tuning }, 'updated the agent durable in place');
+        return { action: 'updated', tuning };
+      }
       // A durable's filter, push target and deliver policy cannot all be updated in place; a new
       // one redelivers the latest value of every object, which the agent applies by generation.
       await deleteConsumer(jsm, name);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DESIRED_ACK_WAIT_MS } from '@flotilla/api';
 import { createLogger } from '../logger.js';
 import { ACK_EXPLICIT, LAST_PER_SUBJECT, type ConsumerView } from '../domain/agent-consumer-plan.js';
 import type { AgentConsumers } from './agent-consumers.js';
@@ -32,6 +33,7 @@ const durable = (cluster: string, filter = `flotilla.desired.${cluster}.>`): Con
   deliverSubject: undefined,
   deliverPolicy: LAST_PER_SUBJECT,
   ackPolicy: ACK_EXPLICIT,
+  ackWaitMs: DESIRED_ACK_WAIT_MS,
 });
 
 describe('createLinkReconciler', () => {
@@ -53,7 +55,12 @@ describe('createLinkReconciler', () => {
     });
     const plan = await link.pass();
     expect(order).toEqual(['accounts', 'clusters after list']);
-    expect(plan).toEqual({ create: ['c'], repair: [{ cluster: 'b', drift: ['filter'] }], remove: ['agent-gone'] });
+    expect(plan).toEqual({
+      create: ['c'],
+      repair: [{ cluster: 'b', drift: ['filter'] }],
+      update: [],
+      remove: ['agent-gone'],
+    });
     expect(consumers.calls).toEqual(['list', 'ensure c', 'ensure b', 'remove agent-gone']);
   });
 

@@ -41,13 +41,13 @@ async function attempt(logger: Logger, what: string, step: () => Promise<unknown
   }
 }
 
-/** Creates missing durables, repairs drifted ones and deletes those of clusters not accepted. */
+/** Creates missing durables, repairs drifted ones, tunes others and deletes those of clusters not accepted. */
 async function reconcileConsumers(deps: LinkReconcilerDeps): Promise<ConsumerPlan> {
   // Listed before the clusters are read: a durable created for a cluster accepted in between
   // is then never taken for a stale one.
   const existing = await deps.consumers.list();
   const plan = planAgentConsumers(await deps.acceptedClusters(), existing);
-  for (const cluster of [...plan.create, ...plan.repair.map((r) => r.cluster)]) {
+  for (const cluster of [...plan.create, ...plan.repair.map((r) => r.cluster), ...plan.update]) {
     await attempt(deps.logger, `ensure ${cluster}`, () => deps.consumers.ensure(cluster));
   }
   for (const name of plan.remove) await attempt(deps.logger, `remove ${name}`, () => deps.consumers.remove(name));

@@ -19,6 +19,7 @@ import {
 import { connect, jwtAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { Registry } from 'prom-client';
 import {
+  DESIRED_ACK_WAIT_MS,
   DESIRED_STREAM,
   PROTOCOL_VERSION,
   STATUS_STREAM,
@@ -298,6 +299,20 @@ describe('an agent and the consumers', () => {
         agentConsumerName('atk-b'),
       ),
     ).rejects.toThrow();
+  });
+
+  it('updates in place a durable with an older ack wait: it keeps its position', async () => {
+    const before = await jsmAdmin.consumers.update(DESIRED_STREAM, own, { ack_wait: 60_000 * 1_000_000 });
+    expect(before.config.ack_wait).toBe(60_000 * 1_000_000);
+    const plan = await t.hub.link.pass();
+    expect(plan.update).toEqual(['atk-a']);
+    expect(plan.repair).toEqual([]);
+    const after = await jsmAdmin.consumers.info(DESIRED_STREAM, own);
+    expect(after.config.ack_wait).toBe(DESIRED_ACK_WAIT_MS * 1_000_000);
+    // The same durable (not deleted and created again): its creation time and position stay.
+    expect(after.created).toBe(before.created);
+    expect(after.delivered.stream_seq).toBe(before.delivered.stream_seq);
+    expect((await t.hub.link.pass()).update).toEqual([]);
   });
 
   it('repairs a durable widened behind the hub; A then reads only its own objects again', async () => {
