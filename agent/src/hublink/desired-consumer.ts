@@ -197,7 +197,9 @@ export function startDesiredConsumer(nc: NatsConnection, deps: DesiredConsumerDe
 
   /** One round: consume until stopped or until the durable is gone. */
   async function consumeRound(consumer: Consumer): Promise<void> {
-    const round = await consumer.consume({ max_messages: 100 });
+    // 10 s pulls (the client's default is 30 s): pulls lost in a restart of the whole NATS cluster
+    // are noticed after two missed heartbeats, half the expiry each, and re-issued.
+    const round = await consumer.consume({ max_messages: 100, expires: 10_000 });
     messages = round;
     bound();
     void endWhenDeleted(round, deps).catch(() => undefined);

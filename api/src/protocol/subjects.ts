@@ -24,8 +24,8 @@ export const HUB_STATUS_CONSUMER = 'hub-status';
  * reaches the new link only after this, so it is short; an agent still working on a message
  * says so every DESIRED_WORKING_INTERVAL_MS and keeps it.
  */
-export const DESIRED_ACK_WAIT_MS = 15_000;
-export const DESIRED_WORKING_INTERVAL_MS = 5_000;
+export const DESIRED_ACK_WAIT_MS = 10_000;
+export const DESIRED_WORKING_INTERVAL_MS = 3_000;
 
 export const DESIRED_PREFIX = 'flotilla.desired';
 export const STATUS_PREFIX = 'flotilla.status';

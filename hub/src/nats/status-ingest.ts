@@ -144,7 +144,10 @@ export function createStatusIngest(deps: StatusIngestDeps): StatusIngest {
   return {
     async start() {
       const consumer = await deps.js.consumers.get(STATUS_STREAM, HUB_STATUS_CONSUMER);
-      messages = await consumer.consume({ max_messages: batchSize * 2, callback: onMessage });
+      // Pulls expire after 10 s (the client's default is 30 s): after a restart of the whole NATS
+      // cluster the pending pulls are gone, and the client notices missed heartbeats only after
+      // two of them (half the expiry each), so this is how long the hub reads nothing.
+      messages = await consumer.consume({ max_messages: batchSize * 2, expires: 10_000, callback: onMessage });
     },
     async stop() {
       await messages?.close();
