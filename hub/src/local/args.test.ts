@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseCommand, type LocalOptions } from './args.js';
+import { parseCommand, USAGE, type LocalOptions } from './args.js';
 
 const run = (argv: string[], env: Record<string, string> = {}): LocalOptions => {
   const parsed = parseCommand(argv, env, '/home/ann', false);
@@ -61,8 +61,8 @@ describe('parseCommand', () => {
   });
 
   it('help and version', () => {
-    expect(parseCommand(['-h'], {})).toEqual({ kind: 'help' });
-    expect(parseCommand(['--help'], {})).toEqual({ kind: 'help' });
+    expect(parseCommand(['-h'], {})).toEqual({ kind: 'help', usage: USAGE });
+    expect(parseCommand(['--help'], {})).toEqual({ kind: 'help', usage: USAGE });
     expect(parseCommand(['--version'], {})).toEqual({ kind: 'version' });
   });
 

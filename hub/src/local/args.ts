@@ -1,12 +1,13 @@
 /**
  * `flotilla-hub`'s command line, parsed and checked without side effects; every error names the
- * flag. The environment supplies the defaults a flag may override (FLOTILLA_HUB_DATA_DIR,
+ * flag (`flotilla-hub nats-setup …` is handed to nats-setup-args.ts). The environment supplies the defaults a flag may override (FLOTILLA_HUB_DATA_DIR,
  * FLOTILLA_HUB_HOST, FLOTILLA_HUB_PORT).
  */
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { HubError } from '../errors.js';
+import { NATS_SETUP_USAGE, parseNatsSetup, type NatsSetupOptions } from './nats-setup-args.js';
 
 export interface LocalOptions {
   dataDir: string;
@@ -20,9 +21,14 @@ export interface LocalOptions {
   newAdminToken: boolean;
 }
 
-export type ParsedCommand = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; options: LocalOptions };
+export type ParsedCommand =
+  | { kind: 'help'; usage: string }
+  | { kind: 'version' }
+  | { kind: 'run'; options: LocalOptions }
+  | { kind: 'nats-setup'; options: NatsSetupOptions };
 
 export const USAGE = `Usage: flotilla-hub [options]
+       flotilla-hub nats-setup --out DIR   (operator-mode files for a cluster install; --help)
 
 Runs a complete Flotilla hub on this machine. Without DATABASE_URL it starts an embedded
 PostgreSQL, without NATS_URL it starts nats-server (from PATH) with JetStream, TLS and operator
@@ -90,13 +96,20 @@ const FLAGS = {
 
 /** Parses argv (without node and the script); throws HubError naming the flag that is wrong. */
 export function parseCommand(argv: string[], env: Env, home = os.homedir(), root = isRoot()): ParsedCommand {
+  if (argv[0] !== 'nats-setup') return parseRun(argv, env, home, root);
+  const options = parseNatsSetup(argv.slice(1));
+  return options ? { kind: 'nats-setup', options } : { kind: 'help', usage: NATS_SETUP_USAGE };
+}
+
+/** The local hub's own flags (no subcommand). */
+function parseRun(argv: string[], env: Env, home: string, root: boolean): ParsedCommand {
   let values;
   try {
     ({ values } = parseArgs({ args: argv, options: FLAGS, strict: true, allowPositionals: false }));
   } catch (err) {
     throw new HubError('HUB_ERR_CONFIG', `${(err as Error).message} (see --help)`);
   }
-  if (values.help) return { kind: 'help' };
+  if (values.help) return { kind: 'help', usage: USAGE };
   if (values.version) return { kind: 'version' };
   const dataDir =
     nonEmpty(values['data-dir'], '--data-dir') ?? (env['FLOTILLA_HUB_DATA_DIR']?.trim() || defaultDataDir(home, root));

@@ -1,13 +1,15 @@
 /**
  * Entry point of `flotilla-hub` (hub/bin/flotilla-hub.js): parse the command line, start the
  * local hub, print where it is, and on SIGINT/SIGTERM stop everything it started. A start that
- * fails prints one line naming what is wrong and exits 1.
+ * fails prints one line naming what is wrong and exits 1. `flotilla-hub nats-setup` writes an
+ * operator-mode setup for a cluster install instead (nats-setup.ts) and exits.
  */
 import { readFileSync } from 'node:fs';
 import { HubError } from '../errors.js';
 import { createLogger } from '../logger.js';
-import { parseCommand, USAGE } from './args.js';
+import { parseCommand } from './args.js';
 import { startLocalHub } from './command.js';
+import { runNatsSetup } from './nats-setup.js';
 
 /** Stopping waits for the hub to drain, then for nats-server and PostgreSQL to flush. */
 const STOP_GRACE_MS = 90_000;
@@ -26,8 +28,9 @@ function fail(err: unknown): never {
 
 async function main(): Promise<void> {
   const parsed = parseCommand(process.argv.slice(2), process.env);
-  if (parsed.kind === 'help') return void process.stdout.write(USAGE);
+  if (parsed.kind === 'help') return void process.stdout.write(parsed.usage);
   if (parsed.kind === 'version') return void process.stdout.write(`flotilla-hub ${version()}\n`);
+  if (parsed.kind === 'nats-setup') return void process.stdout.write(await runNatsSetup(parsed.options));
   const logger = createLogger(process.env['LOG_LEVEL'] ?? 'warn');
   let stopping = false;
   let stopRequested: NodeJS.Signals | undefined;

@@ -22,7 +22,8 @@ export interface NatsFiles {
   hubEnv: Record<string, string>;
 }
 
-const SECRET_FILES = {
+/** The hub's four operator-mode files: setting → file name (the hub chart's Secret keys too). */
+export const SECRET_FILES = {
   FLOTILLA_NATS_CREDS_FILE: 'hub.creds',
   FLOTILLA_NATS_SYSTEM_CREDS_FILE: 'hub-system.creds',
   FLOTILLA_NATS_OPERATOR_SIGNING_KEY_FILE: 'operator-signing.nk',

@@ -8,6 +8,7 @@ import { connect } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HubError } from '../errors.js';
+import { operatorModeLines } from '../nats/auth/server-config.js';
 import { logTail, startService, stopLeftover, type ServiceProcess } from './child.js';
 import type { NatsFiles } from './nats-files.js';
 
@@ -43,12 +44,7 @@ export function renderNatsConfig(o: NatsConfigInput): string {
     `jetstream { store_dir: ${q(path.join(o.dir, 'jetstream'))} }`,
     // Room for the hub's largest desired message (its 1 MiB body limit plus the envelope).
     'max_payload: 2MB',
-    `operator: ${q(f.operatorJwt)}`,
-    `system_account: ${f.systemAccount}`,
-    `resolver { type: full, dir: ${q(path.join(o.dir, 'jwt'))}, allow_delete: true, interval: "2m" }`,
-    'resolver_preload {',
-    ...Object.entries(f.preload).map(([key, jwt]) => `  ${key}: ${q(jwt)}`),
-    '}',
+    ...operatorModeLines(f, path.join(o.dir, 'jwt')),
     '',
   ].join('\n');
 }

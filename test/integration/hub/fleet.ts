@@ -143,7 +143,8 @@ export interface TestHubOptions {
   env?: Record<string, string>;
 }
 
-export async function startTestHub(nats: FleetNats, opts: TestHubOptions = {}): Promise<TestHub> {
+/** A hub on `nats` (only its hubEnv is read: a NATS set up some other way works too). */
+export async function startTestHub(nats: Pick<FleetNats, 'hubEnv'>, opts: TestHubOptions = {}): Promise<TestHub> {
   const db = opts.db ?? (await migratedDatabase('flotilla_hub_fleet'));
   const config = loadConfig({
     DATABASE_URL: db.database.url,
@@ -238,7 +239,7 @@ export async function renewCredentials(t: TestHub, c: JoinedCluster): Promise<Jo
 }
 
 /** Connects as a cluster's agent with its user JWT and seed, retrying while the account propagates. */
-export async function connectAs(nats: FleetNats, creds: JoinedCluster): Promise<NatsConnection> {
+export async function connectAs(nats: Pick<FleetNats, 'tls'>, creds: JoinedCluster): Promise<NatsConnection> {
   for (let i = 0; ; i++) {
     try {
       return await connect({

@@ -2,8 +2,10 @@
  * Install-time generation of an operator-mode NATS setup (docs/adr/0012): the operator, its
  * signing key, the SYS and HUB accounts, the hub's two users and the cluster user signing key.
  * The result feeds nats-server's config (operator JWT, system account, resolver preload) and the
- * hub's secret files. The operator's identity seed is not returned: after this it is needed only
- * to re-sign the operator JWT (a new signing key), so an installer keeps it offline.
+ * hub's secret files. createOperatorSetup() drops the operator's identity seed: after this it is
+ * needed only to re-sign the operator JWT (a new signing key). createOperatorInstall() also
+ * returns it, for `flotilla-hub nats-setup`, which writes it apart for the installer to keep
+ * offline.
  */
 import { encodeOperator, encodeUser, fmtCreds } from '@nats-io/jwt';
 import { createAccount, createOperator, createUser, fromSeed, type KeyPair } from '@nats-io/nkeys';
@@ -32,7 +34,17 @@ async function userCreds(name: string, account: KeyPair): Promise<string> {
   return text(fmtCreds(await encodeUser(name, user, account), user));
 }
 
+/** A setup plus the operator's identity seed (`SO…`), which is never part of the hub's files. */
+export interface OperatorInstall {
+  setup: OperatorSetup;
+  operatorIdentitySeed: string;
+}
+
 export async function createOperatorSetup(name = 'flotilla'): Promise<OperatorSetup> {
+  return (await createOperatorInstall(name)).setup;
+}
+
+export async function createOperatorInstall(name = 'flotilla'): Promise<OperatorInstall> {
   const operator = createOperator();
   const operatorSigner = createOperator();
   const sys = createAccount();
@@ -42,7 +54,7 @@ export async function createOperatorSetup(name = 'flotilla'): Promise<OperatorSe
     signing_keys: [operatorSigner.getPublicKey()],
     system_account: sys.getPublicKey(),
   });
-  return {
+  const setup: OperatorSetup = {
     operatorJwt,
     systemAccount: sys.getPublicKey(),
     hubAccount: hub.getPublicKey(),
@@ -55,6 +67,7 @@ export async function createOperatorSetup(name = 'flotilla'): Promise<OperatorSe
     operatorSigningSeed: text(operatorSigner.getSeed()),
     accountSigningSeed: text(accountSigner.getSeed()),
   };
+  return { setup, operatorIdentitySeed: text(operator.getSeed()) };
 }
 
 /** The keys a hub holds, straight from a setup (tests; a deployment reads files: keys.ts). */
