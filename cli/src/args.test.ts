@@ -43,11 +43,15 @@ describe('parseCommandLine', () => {
     expect(group.kind === 'help' && group.text).not.toContain('clusters list');
     const one = parseCommandLine(['workloads', 'apply', '-h'], commands);
     expect(one.kind === 'help' && one.text).toContain('-f, --filename FILE');
+    // A command's details follow its summary in its own help, not in the list.
+    const revoke = parseCommandLine(['clusters', 'revoke', '--help'], commands);
+    expect(revoke.kind === 'help' && revoke.text).toContain('Re-keying cannot be done from here');
+    expect(all.kind === 'help' && all.text).not.toContain('Re-keying');
   });
 
   it('refuses unknown commands, flags and missing or extra arguments with exit code 2', () => {
     expect(usage(['fleet', 'list']).message).toContain('unknown command "fleet"');
-    expect(usage(['clusters', 'lst']).message).toContain('one of: list, get, accept, label, windows, remove');
+    expect(usage(['clusters', 'lst']).message).toContain('one of: list, get, accept, label, windows, revoke, remove');
     expect(usage(['clusters', 'get']).message).toContain('missing NAME');
     expect(usage(['clusters', 'get', 'a', 'b']).message).toContain('unexpected argument "b"');
     expect(usage(['clusters', 'list', '--bogus']).message).toContain("Unknown option '--bogus'");

@@ -24,6 +24,8 @@ export interface CommandSpec<Ctx> {
   /** Positional arguments, e.g. ['NAME']; a name ending in `...` takes one or more. None when absent. */
   args?: string[];
   summary: string;
+  /** More text for the command's own help, below the summary (lines joined with newlines). */
+  details?: string;
   /** The command's own flags (the global ones come on top). None when absent. */
   options?: OptionSpecs;
   run: (ctx: Ctx, input: ParsedInput) => Promise<number>;
@@ -109,6 +111,7 @@ function commandHelp<Ctx>(c: CommandSpec<Ctx>): string {
     `Usage: ${commandUsage(c)}`,
     '',
     c.summary,
+    ...(c.details !== undefined ? ['', c.details] : []),
     ...(own.length > 0 ? ['', 'Flags:', ...own] : []),
     '',
     ...GLOBAL_HELP,

@@ -281,7 +281,10 @@ function natsAuthFiles(env: Env): HubConfig['natsAuth'] {
     throw new HubError('HUB_ERR_CONFIG', `${missing[1]} must be set too: operator mode needs all four files`);
   return {
     ...(Object.fromEntries(entries.map(([field, , v]) => [field, v])) as Omit<NatsAuthFiles, 'credentialTtlSeconds'>),
-    credentialTtlSeconds: integer(env, 'FLOTILLA_AGENT_CREDENTIAL_TTL_SECONDS', 86_400, 300, 30 * 86_400),
+    // Below a few minutes only for tests (link-faults.test.ts renews every 20 s). Not below 30 s:
+    // each expiry reconnects the agent, and its pull requests (10 s) left on the old connection
+    // take desired messages until they expire; reconnects faster than that would starve it.
+    credentialTtlSeconds: integer(env, 'FLOTILLA_AGENT_CREDENTIAL_TTL_SECONDS', 86_400, 30, 30 * 86_400),
   };
 }
 

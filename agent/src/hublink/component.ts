@@ -22,10 +22,10 @@ export const hubLinkComponent: Component<AgentConfig> = {
     const metrics = createHubLinkMetrics(ctx.registry);
     const tls = createLinkTlsHealth({ logger: ctx.logger.child({ component: 'hublink' }), metrics });
     // Not ready while the hub's or the NATS servers' certificate does not verify (a wrong CA).
-    ctx.manager.addReadinessCheck('hublink-tls', () => tls.ready());
+    ctx.manager.addReadinessCheck('hublink-tls', () => tls.check());
     // Not ready while the hub refuses to renew the cluster's credentials (its key was revoked).
     const credentials = createCredentialHealth();
-    ctx.manager.addReadinessCheck('hublink-credentials', () => credentials.ready());
+    ctx.manager.addReadinessCheck('hublink-credentials', () => credentials.check());
     ctx.run(
       hubLinkRunnable({
         hub: config.hub,

@@ -1,10 +1,13 @@
 /**
- * Keeps the agent's NATS user JWT valid (docs/adr/0012): renews it at 2/3 of its lifetime and at
- * once when NATS reports the authentication expired, with a request signed by the cluster's key
- * (no bootstrap token needed). The renewed JWT is saved in the join Secret and replaces the old one
- * in place, so every later (re)connect uses it. A renewal the hub refuses (the key was revoked or
- * the cluster removed) is logged with what to do, counted, and makes the agent not ready; every
- * failure is retried with backoff, never a crash.
+ * Keeps the agent's NATS user JWT valid (docs/adr/0012): renews it at 2/3 of its lifetime, and
+ * soon when NATS refuses the connection's authentication (the JWT expired, or the key was revoked),
+ * with a request signed by the cluster's key (no bootstrap token needed). A JWT that expired
+ * already (the agent was down longer than its lifetime) is renewed the same way: the key, not the
+ * JWT, is the identity. The renewed JWT is saved in the join Secret and replaces the old one in
+ * place, so every later (re)connect uses it. A renewal the hub refuses (the key was revoked or the
+ * cluster removed) is logged with what to do, counted, and makes the agent not ready; a hub whose
+ * certificate does not verify is reported to the link's TLS health; every failure is retried with
+ * backoff, never a crash.
  */
 import type { AgentCredentials } from '@flotilla/api';
 import type { Logger } from 'pino';
@@ -12,11 +15,18 @@ import { backoffDelay, type BackoffOptions } from '../runtime/backoff.js';
 import { errorText } from './error-text.js';
 import type { HubLinkMetrics } from './metrics.js';
 import { postToHub, type CredentialStore } from './registration.js';
+import type { LinkTlsHealth } from './tls.js';
 import type { HubLinkCredentials } from './types.js';
 
 const RETRY: BackoffOptions = { initialMs: 1000, maxMs: 5 * 60_000 };
 /** Never wait longer than this between looks (a timer's range, and a clock that jumped). */
 const MAX_WAIT_MS = 6 * 3600_000;
+/** NATS refusals ask for a renewal at most this often (a refused key keeps its backoff). */
+const MIN_GAP_MS = 5000;
+
+/** What /readyz shows while the hub refuses the cluster's key. */
+export const KEY_REFUSED =
+  "the hub refused this cluster's key (revoked by an operator, or the cluster removed): register the cluster again";
 
 /** Pure: how long until the JWT should be renewed (2/3 of its lifetime after it was issued). */
 export function renewalDelayMs(jwt: string, nowMs: number): number {
@@ -37,13 +47,22 @@ export interface CredentialRenewalDeps {
   credentials: HubLinkCredentials;
   logger: Logger;
   metrics: Pick<HubLinkMetrics, 'credentialRenewals'>;
+  /** Certificate failures towards the hub are reported here (logged, counted, /readyz). */
+  tls?: Pick<LinkTlsHealth, 'observe'>;
+  /** Where the join state lives, for the log line that says how to register again. */
+  secretName?: string;
   now?: () => number;
 }
 
 export interface CredentialRenewal {
   start(): void;
-  /** Renews now (NATS said the JWT expired). */
-  renewNow(): void;
+  /**
+   * NATS refused the connection's authentication: renews soon (at most once per 5 s), unless the
+   * hub refused the key last time (then its backoff stands: NATS refusing is what revoked means).
+   * `expired`: the server cut a connection whose JWT ran out; nothing to do when the JWT in hand
+   * is not due yet (it was renewed at 2/3, and the reconnect uses it).
+   */
+  renewNow(why: 'expired' | 'refused'): void;
   /** False while the hub refuses the cluster's key. */
   ready(): boolean;
   stop(): void;
@@ -57,10 +76,14 @@ async function renewOnce(deps: CredentialRenewalDeps): Promise<Outcome> {
     `/clusters/${deps.clusterName}/credentials/renew`,
     {},
   ).catch((err: unknown) => {
-    deps.logger.warn({ error: errorText(err) }, 'renewing the NATS credentials failed; retrying');
+    // A certificate failure is said (and counted) by the TLS health; anything else is the network.
+    if (!deps.tls?.observe('hub', err)) {
+      deps.logger.warn({ error: errorText(err) }, 'renewing the NATS credentials failed; retrying');
+    }
     return undefined;
   });
   if (!reply) return 'failed';
+  deps.tls?.observe('hub', undefined);
   if (reply.status === 403) return 'refused';
   if (reply.status !== 200) {
     deps.logger.warn({ status: reply.status, hubCode: reply.code }, 'renewing the NATS credentials failed; retrying');
@@ -78,13 +101,20 @@ async function renewOnce(deps: CredentialRenewalDeps): Promise<Outcome> {
 export interface CredentialHealth {
   track(renewal: CredentialRenewal | undefined): void;
   ready(): boolean;
+  /** The readiness check: throws the reason (shown by /readyz) while not ready. */
+  check(): boolean;
 }
 
 export function createCredentialHealth(): CredentialHealth {
   let current: CredentialRenewal | undefined;
+  const ready = (): boolean => current?.ready() ?? true;
   return {
     track: (r) => void (current = r),
-    ready: () => current?.ready() ?? true,
+    ready,
+    check() {
+      if (!ready()) throw new Error(KEY_REFUSED);
+      return true;
+    },
   };
 }
 
@@ -95,6 +125,7 @@ export function createCredentialRenewal(deps: CredentialRenewalDeps): Credential
   let refused = false;
   let failures = 0;
   let running = false;
+  let lastAttemptMs = Number.NEGATIVE_INFINITY;
 
   const schedule = (ms: number): void => {
     if (stopped) return;
@@ -105,6 +136,7 @@ export function createCredentialRenewal(deps: CredentialRenewalDeps): Credential
   async function run(): Promise<void> {
     if (running || stopped) return;
     running = true;
+    lastAttemptMs = now();
     const outcome = await renewOnce(deps).catch((err: unknown): Outcome => {
       deps.logger.warn({ error: errorText(err) }, 'renewing the NATS credentials failed; retrying');
       return 'failed';
@@ -113,8 +145,8 @@ export function createCredentialRenewal(deps: CredentialRenewalDeps): Credential
     deps.metrics.credentialRenewals.inc({ result: outcome });
     if (outcome === 'refused' && !refused) {
       deps.logger.error(
-        { cluster: deps.clusterName },
-        "the hub refused this cluster's key: it was revoked or the cluster removed; register the cluster again",
+        { cluster: deps.clusterName, secret: deps.secretName },
+        `${KEY_REFUSED}: delete the join Secret and restart the agent with a bootstrap token; retrying with backoff`,
       );
     }
     refused = outcome === 'refused';
@@ -128,7 +160,11 @@ export function createCredentialRenewal(deps: CredentialRenewalDeps): Credential
       stopped = false;
       schedule(renewalDelayMs(deps.credentials.jwt, now()));
     },
-    renewNow: () => schedule(0),
+    renewNow(why) {
+      if (stopped || refused || running) return;
+      if (why === 'expired' && renewalDelayMs(deps.credentials.jwt, now()) > 0) return;
+      schedule(Math.max(0, lastAttemptMs + MIN_GAP_MS - now()));
+    },
     ready: () => !refused,
     stop() {
       stopped = true;

@@ -1,7 +1,8 @@
 /**
  * The agent's link to the hub: connects to NATS with the cluster's own identity (and inbox
  * prefix), consumes and applies desired state, reports status and heartbeats. NATS outages are
- * ridden out by the client's endless reconnects; the durable consumer resumes where it stopped.
+ * ridden out by the client's endless reconnects, refused authentication included (a renewed JWT is
+ * read on the next attempt); the durable consumer resumes where it stopped.
  * Objects it applied that are changed or deleted in the cluster are re-applied (drift.ts).
  *
  *   const link = createHubLink({ nats: { connect }, kube: createKubeApplier(rest), clusterName,
@@ -13,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { jwtAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
+import { backoffDelay } from '../runtime/backoff.js';
 import { startDesiredConsumer, type DesiredConsumer } from './desired-consumer.js';
 import { createDriftGuard, createSerial } from './drift.js';
 import { startHeartbeat, type Heartbeat } from './heartbeat.js';
@@ -25,6 +27,11 @@ export interface HubLink {
   stop(): Promise<void>;
   /** Sends a heartbeat now (after start). */
   heartbeat(): Promise<void>;
+  /**
+   * Resolves when the NATS connection closed by itself (not by stop()), with its error if any; the
+   * runnable then starts a new link. Never resolves before start().
+   */
+  closed(): Promise<Error | undefined>;
 }
 
 export function createHubLink(deps: HubLinkDeps): HubLink {
@@ -35,6 +42,9 @@ export function createHubLink(deps: HubLinkDeps): HubLink {
   let consumer: DesiredConsumer | undefined;
   let heartbeat: Heartbeat | undefined;
   let stopped = false;
+  let closed: Promise<Error | undefined> = new Promise(() => undefined);
+  // Authentication refusals since the last connect: reconnects back off while NATS refuses us.
+  const auth = { refusals: 0 };
   const serial = createSerial();
   const guard = createDriftGuard({ kube: deps.kube, serial, logger, metrics: deps.metrics });
   const status = createStatusReporter({
@@ -51,9 +61,11 @@ export function createHubLink(deps: HubLinkDeps): HubLink {
   return {
     async start() {
       // 1. connect (waiting for NATS as long as it takes) and follow the connection's state;
-      nc = await connectToHub(deps);
+      nc = await connectToHub(deps, auth);
       deps.metrics.connected.set(1);
-      void followConnection(nc, deps, logger).catch(() => undefined);
+      const conn = nc;
+      closed = conn.closed().then((err) => (stopped ? new Promise<never>(() => undefined) : (err ?? undefined)));
+      void followConnection(conn, deps, logger, auth).catch(() => undefined);
       js = jetstream(nc, { checkAPI: false, apiPrefix: deps.credentials.apiPrefix });
       // 2. consume desired state once the hub has created this cluster's durable consumer;
       consumer = startDesiredConsumer(nc, {
@@ -84,11 +96,18 @@ export function createHubLink(deps: HubLinkDeps): HubLink {
       deps.metrics.connected.set(0);
     },
     heartbeat: () => heartbeat?.beat() ?? Promise.resolve(),
+    closed: () => closed,
   };
 }
 
-/** Connects with the cluster's own identity and inbox prefix; reconnects forever. */
-function connectToHub(deps: HubLinkDeps): Promise<NatsConnection> {
+const AUTH_BACKOFF = { initialMs: 1000, maxMs: 30_000 };
+
+/**
+ * Connects with the cluster's own identity and inbox prefix; reconnects forever. nats.js gives up
+ * after two authentication errors in a row unless told not to; the JWT it reads is renewed in
+ * place, so the next attempt may well succeed. While NATS refuses us, the attempts back off.
+ */
+function connectToHub(deps: HubLinkDeps, auth: { refusals: number }): Promise<NatsConnection> {
   const { credentials } = deps;
   return deps.nats.connect({
     servers: credentials.servers,
@@ -101,26 +120,54 @@ function connectToHub(deps: HubLinkDeps): Promise<NatsConnection> {
     name: `flotilla-agent-${deps.clusterName}`,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1000,
+    reconnectDelayHandler: () => (auth.refusals === 0 ? 1000 : backoffDelay(auth.refusals, AUTH_BACKOFF)),
+    ignoreAuthErrorAbort: true,
     waitOnFirstConnect: true,
   });
 }
 
+/**
+ * The server refused the connection's authentication: `User Authentication Expired` (the JWT ran
+ * out), `User Authentication Revoked` (the key was revoked in the account) or `Authorization
+ * Violation` (a reconnect with an expired or revoked JWT).
+ */
+const AUTH_REFUSED = /authentication expired|authentication revoked|authorization violation/i;
 const AUTH_EXPIRED = /authentication expired/i;
 
+/** Whether a NATS error (of a status event or a failed first connect) is a refused authentication. */
+export function isAuthRefusal(err: unknown): boolean {
+  return AUTH_REFUSED.test(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+}
+
 /**
- * Keeps the `connected` gauge and the log in step with disconnects and reconnects, and reports an
- * expired user JWT (the server's `User Authentication Expired`) so that it is renewed at once.
+ * Keeps the `connected` gauge and the log in step with disconnects and reconnects, tells the
+ * runnable about both (it classifies failing reconnects), and reports a refused authentication so
+ * that the credentials are renewed (credential-renewal.ts).
  */
 async function followConnection(
   conn: NatsConnection,
-  deps: Pick<HubLinkDeps, 'metrics' | 'onAuthExpired'>,
+  deps: Pick<HubLinkDeps, 'metrics' | 'onAuthRefused' | 'onConnectionChange'>,
   logger: Logger,
+  auth: { refusals: number },
 ): Promise<void> {
   for await (const s of conn.status()) {
     if (s.type === 'disconnect') deps.metrics.connected.set(0);
-    if (s.type === 'reconnect') deps.metrics.connected.set(1);
-    if (s.type === 'disconnect' || s.type === 'reconnect') logger.info({ event: s.type }, 'NATS connection');
-    if (s.type === 'error' && AUTH_EXPIRED.test(String(s.error))) deps.onAuthExpired?.();
+    if (s.type === 'reconnect') {
+      deps.metrics.connected.set(1);
+      auth.refusals = 0;
+    }
+    if (s.type === 'disconnect' || s.type === 'reconnect') {
+      logger.info({ event: s.type }, 'NATS connection');
+      deps.onConnectionChange?.(s.type === 'reconnect');
+    }
+    if (s.type === 'error' && isAuthRefusal(s.error)) {
+      auth.refusals++;
+      const why = AUTH_EXPIRED.test(String(s.error)) ? 'expired' : 'refused';
+      // An expired JWT is routine (the connection outlived it; the renewed one is in hand).
+      if (why === 'expired') logger.info('the connection’s NATS JWT expired; reconnecting with the current one');
+      else logger.warn({ error: String(s.error) }, 'NATS refused the credentials; renewing them');
+      deps.onAuthRefused?.(why);
+    }
   }
 }
 

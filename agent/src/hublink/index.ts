@@ -6,6 +6,7 @@ export { statusReport, countsOf } from './object-status.js';
 export { hubLinkRunnable, type HubLinkRunnableDeps } from './runnable.js';
 export { secretCredentialStore } from './secret-store.js';
 export { createLinkTlsHealth, hubFetch, isCertificateError, natsConnector, type LinkTlsHealth } from './tls.js';
+export { probeNatsTls } from './nats-tls-probe.js';
 export {
   DEFAULT_HUBLINK_OPTIONS,
   type HubLinkCredentials,

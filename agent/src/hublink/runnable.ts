@@ -16,9 +16,10 @@ import type { ComponentRunnable } from '../runtime/component.js';
 import type { KubeRest } from '../runtime/rest.js';
 import { createCredentialRenewal, type CredentialHealth, type CredentialRenewal } from './credential-renewal.js';
 import { errorText } from './error-text.js';
-import { createHubLink, type HubLink } from './hublink.js';
+import { createHubLink, isAuthRefusal, type HubLink } from './hublink.js';
 import { createKubeApplier } from './kube-applier.js';
 import type { HubLinkMetrics } from './metrics.js';
+import { probeNatsTls, watchNatsTls } from './nats-tls-probe.js';
 import { joinFleet, type CredentialStore } from './registration.js';
 import { secretCredentialStore } from './secret-store.js';
 import { hubFetch, natsConnector, type LinkTlsHealth } from './tls.js';
@@ -101,8 +102,9 @@ const linkLogger = (deps: HubLinkRunnableDeps): Logger =>
   deps.logger.child({ component: 'hublink', cluster: deps.clusterName });
 
 /**
- * Runs one link until aborted (resolves undefined) or until its start fails (resolves the error).
- * start() waits for NATS as long as it takes; an abort meanwhile must still stop the link.
+ * Runs one link until aborted (resolves undefined) or until its start fails or its connection
+ * closes by itself (resolves the error). start() waits for NATS as long as it takes; an abort
+ * meanwhile must still stop the link.
  */
 async function runLink(
   link: HubLink,
@@ -114,7 +116,8 @@ async function runLink(
     () => {
       deps.tls.observe('nats', undefined);
       deps.log.info({ servers: deps.servers }, 'hub link started');
-      return aborted;
+      const closed = link.closed().then((err) => err ?? new Error('the NATS connection closed'));
+      return Promise.race([aborted, closed]);
     },
     (err: unknown) => err ?? new Error('hub link start failed'),
   );
@@ -138,6 +141,8 @@ function startRenewal(
     credentials,
     logger: log,
     metrics: deps.metrics,
+    tls: deps.tls,
+    secretName: `${deps.namespace}/${deps.hub.joinSecret}`,
   });
   renewal.start();
   deps.credentials?.track(renewal);
@@ -160,6 +165,13 @@ export function hubLinkRunnable(deps: HubLinkRunnableDeps): ComponentRunnable {
       // claim nats-server may not have loaded the new user yet, and NATS may be down for a while.
       let delay = deps.joinRetryMs ?? 1000;
       while (!signal.aborted) {
+        // Why reconnects fail, while they do: a certificate (TLS health) or the network (a log line).
+        const watch = watchNatsTls({
+          servers: credentials.servers,
+          probe: (url) => probeNatsTls(url, deps.hub.natsCaPem),
+          tls: deps.tls,
+          logger: log,
+        });
         const link = createHubLink({
           nats: natsConnector(deps.hub.natsCaPem),
           kube,
@@ -169,10 +181,14 @@ export function hubLinkRunnable(deps: HubLinkRunnableDeps): ComponentRunnable {
           metrics: deps.metrics,
           agentVersion: deps.agentVersion,
           ...(deps.options ? { options: deps.options } : {}),
-          onAuthExpired: () => renewal.renewNow(),
+          onAuthRefused: (why) => renewal.renewNow(why),
+          onConnectionChange: (connected) => (connected ? watch.reconnected() : watch.disconnected()),
         });
         const failure = await runLink(link, signal, { log, servers: credentials.servers, tls: deps.tls });
+        watch.stop();
         if (failure === undefined) break;
+        // An expired or revoked JWT refused at connect: renew now (a revoked key shows as not ready).
+        if (isAuthRefusal(failure)) renewal.renewNow('refused');
         deps.tls.observe('nats', failure);
         log.error({ error: errorText(failure), retryInMs: delay }, 'the hub link failed to start; retrying');
         await sleep(delay, { signal });

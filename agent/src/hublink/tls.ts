@@ -56,6 +56,8 @@ export interface LinkTlsHealth {
   /** Records the outcome of a connection attempt to `peer`; true when it was a certificate failure. */
   observe(peer: TlsPeer, err: unknown): boolean;
   ready(): boolean;
+  /** The readiness check: throws the reason (shown by /readyz) while a peer's certificate fails. */
+  check(): boolean;
 }
 
 export function createLinkTlsHealth(deps: { logger: Logger; metrics: HubLinkMetrics }): LinkTlsHealth {
@@ -73,5 +75,9 @@ export function createLinkTlsHealth(deps: { logger: Logger; metrics: HubLinkMetr
       return true;
     },
     ready: () => failing.size === 0,
+    check() {
+      if (failing.size > 0) throw new Error([...failing].map((peer) => FIX[peer]).join('; '));
+      return true;
+    },
   };
 }

@@ -74,8 +74,10 @@ export interface HubLinkDeps {
   metrics: HubLinkMetrics;
   agentVersion: string;
   options?: Partial<HubLinkOptions>;
-  /** NATS reported the user JWT expired (credential-renewal.ts renews it at once). */
-  onAuthExpired?: () => void;
+  /** NATS refused the user JWT: expired, or refused otherwise (credential-renewal.ts renews it). */
+  onAuthRefused?: (why: 'expired' | 'refused') => void;
+  /** The connection was lost (false) or is back (true); the runnable probes why reconnects fail. */
+  onConnectionChange?: (connected: boolean) => void;
 }
 
 export interface HubLinkOptions {

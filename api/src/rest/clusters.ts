@@ -30,6 +30,8 @@ export const Cluster = Type.Object({
   credentialsIssued: Type.Boolean(),
   /** The agent's current user public key (null once an admin revoked it). */
   publicKey: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  /** When the NATS user JWT last issued to the agent expires (it renews at 2/3); null: none issued. */
+  credentialExpiresAt: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   /** When a rollout may start updating the cluster; empty: at any time. */
   maintenanceWindows: MaintenanceWindows,
 });

@@ -1,4 +1,4 @@
-/** `flotilla clusters ...`: list, get, accept, label, windows, remove. */
+/** `flotilla clusters ...`: list, get, accept, label, windows, revoke, remove. */
 import type { Cluster, MaintenanceWindow } from '@flotilla/api';
 import { str } from '../args.js';
 import { listAll, seg } from '../client.js';
@@ -6,6 +6,7 @@ import { confirm, print, type CliContext, type Command } from '../context.js';
 import { usageError } from '../errors.js';
 import { applyLabelChanges, parseLabelChanges } from '../labels.js';
 import { age, labelsText, orDash, type Column } from '../output.js';
+import { credentialText, keyText } from './cluster-credentials.js';
 
 function clusterColumns(now: Date): Column<Cluster>[] {
   return [
@@ -62,14 +63,23 @@ const list: Command = {
   },
 };
 
+/** One cluster's columns: the list's, then its NATS key and credential expiry. */
+function clusterDetailColumns(now: Date): Column<Cluster>[] {
+  return [
+    ...clusterColumns(now),
+    { header: 'key', value: keyText },
+    { header: 'credential', value: (c) => credentialText(c, now) },
+  ];
+}
+
 const get: Command = {
   group: 'clusters',
   verb: 'get',
   args: ['NAME'],
-  summary: 'Show one cluster.',
+  summary: "Show one cluster, with its agent's NATS key and when its credential expires.",
   async run(ctx, { positionals: [name] }) {
     const c = await ctx.client.request<Cluster>('GET', `/clusters/${seg(name!)}`);
-    print(ctx, c, clusterColumns(ctx.now()), [c]);
+    print(ctx, c, clusterDetailColumns(ctx.now()), [c]);
     return 0;
   },
 };
@@ -114,6 +124,28 @@ const windows: Command = {
   },
 };
 
+const revoke: Command = {
+  group: 'clusters',
+  verb: 'revoke',
+  args: ['NAME'],
+  summary: "Revoke a cluster's NATS key (admin): it is cut off and must register again.",
+  details: [
+    "The agent's NATS connections close on every node within seconds, and the hub refuses to renew",
+    'its credentials: the agent stays up, reports /readyz not ready (hublink-credentials) and counts',
+    'the refusals in flotilla_agent_hublink_credential_renewals_total{result="refused"}.',
+    "To bring the cluster back, delete the agent's join Secret (flotilla-agent-join) and restart it",
+    'with a bootstrap token: it registers a new key, and an operator accepts the cluster again.',
+    '',
+    'Re-keying cannot be done from here: it is initiated by the agent, with a request signed by its',
+    'current key (POST /api/v1/clusters/NAME/credentials/rekey), so that only the cluster can name',
+    'its next key.',
+  ].join('\n'),
+  async run(ctx, { positionals: [name] }) {
+    const c = await ctx.client.request<Cluster>('POST', `/clusters/${seg(name!)}/credentials/revoke`);
+    return done(ctx, `cluster ${c.name}: NATS key revoked; the cluster must register again`, c);
+  },
+};
+
 const remove: Command = {
   group: 'clusters',
   verb: 'remove',
@@ -125,4 +157,4 @@ const remove: Command = {
   },
 };
 
-export const clusterCommands: readonly Command[] = [list, get, accept, label, windows, remove];
+export const clusterCommands: readonly Command[] = [list, get, accept, label, windows, revoke, remove];

@@ -23,6 +23,7 @@ export function toApiCluster(row: ClusterRow, now: Date, heartbeatTimeoutMs: num
     acceptedAt: row.acceptedAt?.toISOString() ?? null,
     credentialsIssued: row.credentialsIssued,
     publicKey: row.agentPublicKey,
+    credentialExpiresAt: row.credentialExpiresAt?.toISOString() ?? null,
     maintenanceWindows: row.maintenanceWindows,
   };
 }
