@@ -30,6 +30,8 @@ printed; at the end it prints the kubectl commands that turn the files into Secr
   DIR/nats-server/flotilla-operator.conf
                                 operator JWT, system_account, a full resolver and the SYS and
                                 HUB accounts preloaded: include it in every nats-server's config
+                                by a path relative to that config file (nats-server refuses an
+                                absolute include path)
   DIR/offline/operator-identity.nk
                                 the operator's identity key. Move it offline (a password manager,
                                 an offline disk) and delete it here: it is the root of the NATS

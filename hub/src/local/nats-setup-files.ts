@@ -20,8 +20,9 @@ export const NATS_SECRET = 'flotilla-nats-operator';
 export function renderServerConfig(install: OperatorInstall, resolverDir: string): string {
   return [
     '# Operator mode for Flotilla (docs/adr/0012), made by `flotilla-hub nats-setup`. The same on',
-    '# every node of the NATS cluster: include it from each nats-server config. The resolver keeps',
-    "# the account JWTs the hub pushes; its folder must be on the node's persistent volume.",
+    '# every node of the NATS cluster: include it from each nats-server config by a relative path',
+    '# (`include ../flotilla-operator/flotilla-operator.conf`). The resolver keeps the account JWTs',
+    "# the hub pushes; its folder must be on the node's persistent volume.",
     ...operatorModeLines(install.setup, resolverDir),
     '',
   ].join('\n');
@@ -66,14 +67,16 @@ export function renderNextSteps(o: NatsSetupOptions): string {
     `  kubectl -n ${o.namespace} create secret generic ${HUB_SECRET} \\`,
     hubFiles.join(' \\\n'),
     '',
-    `The nats-server config fragment, for every node of the NATS install (mount it and include`,
-    `${conf} from each server's config; each node keeps account JWTs in ${o.resolverDir}):`,
+    'The nats-server config fragment, the same on every node of the NATS install: mount this Secret',
+    "in each server pod and include the file by a path relative to the server's config file",
+    `(nats-server takes no absolute include path), e.g. \`include ../flotilla-operator/${conf}\`.`,
+    `Each node keeps the account JWTs in ${o.resolverDir}, which must be on its persistent volume:`,
     `  kubectl -n ${o.natsNamespace} create secret generic ${NATS_SECRET} \\`,
     `    --from-file=${shellQuote(`${conf}=${file(SERVER_CONFIG)}`)}`,
     '',
-    `Move ${file(OPERATOR_IDENTITY)} offline now and delete it here: the operator's identity`,
-    'key is needed only to sign a new operator JWT (rotating the operator signing key), never by',
-    'a server or the hub, and must not end up in a cluster.',
+    `Move ${file(OPERATOR_IDENTITY)} offline now and delete it here:`,
+    "the operator's identity key is needed only to sign a new operator JWT (rotating the operator",
+    'signing key), never by a server or the hub, and must not end up in a cluster.',
     '',
   ].join('\n');
 }

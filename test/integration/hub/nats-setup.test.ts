@@ -2,12 +2,12 @@
  * `flotilla-hub nats-setup --out DIR`, as an installer runs it (its own process, from the
  * sources): it writes the hub's four files, the nats-server fragment and the operator's identity
  * key apart (directory 0700, files 0600) and prints the kubectl commands but no secret. A real
- * 3-node TLS nats-server cluster runs with that fragment, a hub started with exactly those four
- * files becomes ready, and an agent registers, claims its credentials, connects and receives a
- * workload. Running the command again into the same directory is refused and changes nothing.
+ * 3-node TLS nats-server cluster runs with that fragment (included by a relative path, as the
+ * printed steps say), a hub started with exactly those four files becomes ready, and an agent
+ * registers, claims its credentials, connects and receives a workload. Running the command again into the same directory is refused and changes nothing.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -99,12 +99,18 @@ describe('flotilla-hub nats-setup', () => {
     const fragment = readFileSync(file('nats-server/flotilla-operator.conf'), 'utf8');
     const defaultDir = 'dir: "/data/resolver"';
     expect(fragment).toContain(defaultDir);
+    // As the printed steps say: each server's config includes the fragment by a relative path.
     // In Kubernetes every node mounts its own volume at /data; three processes on one machine
-    // need a folder each, so only that path is changed.
+    // need a resolver folder each, so each node gets a copy with only that path changed.
     nats = await startNatsCluster({
       dir: path.join(dir, 'nats'),
       nodes: 3,
-      renderAuth: (node) => fragment.replace(defaultDir, `dir: ${JSON.stringify(path.join(node.dir, 'jwt'))}`),
+      renderAuth: (node) => {
+        const copy = path.join(dir, 'fragments', node.name, 'flotilla-operator.conf');
+        mkdirSync(path.dirname(copy), { recursive: true });
+        writeFileSync(copy, fragment.replace(defaultDir, `dir: ${JSON.stringify(path.join(node.dir, 'jwt'))}`));
+        return `include ${JSON.stringify(path.relative(node.dir, copy))}`;
+      },
     });
     const hubEnv = {
       NATS_URL: nats.url,
