@@ -4,10 +4,12 @@
  * key apart (directory 0700, files 0600) and prints the kubectl commands but no secret. A real
  * 3-node TLS nats-server cluster runs with that fragment (included by a relative path, as the
  * printed steps say), a hub started with exactly those four files becomes ready, and an agent
- * registers, claims its credentials, connects and receives a workload. Running the command again into the same directory is refused and changes nothing.
+ * registers, claims its credentials, connects and receives a workload. Running the command again
+ * into the same directory is refused and changes nothing; an empty directory is taken, a file in
+ * DIR's place refused.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -155,5 +157,20 @@ describe('flotilla-hub nats-setup', () => {
     );
     expect(readFileSync(file('hub/operator-signing.nk'), 'utf8')).toBe(before);
     expect(readdirSync(dir).filter((name) => name.includes('partial'))).toEqual([]);
+  });
+
+  it('takes an empty existing directory (made 0700) and refuses a file in its place', async () => {
+    const empty = path.join(dir, 'empty');
+    mkdirSync(empty, { mode: 0o755 });
+    chmodSync(empty, 0o755);
+    expect((await natsSetup(['--out', empty])).code).toBe(0);
+    expect(mode(empty)).toBe(0o700);
+    expect(readdirSync(path.join(empty, 'hub')).sort()).toEqual(HUB_FILES);
+
+    const plain = path.join(dir, 'plain');
+    writeFileSync(plain, 'x');
+    const refused = await natsSetup(['--out', plain]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(`flotilla-hub: --out ${plain} exists and is not a directory\n`);
   });
 });
