@@ -1,13 +1,16 @@
 // The README's main job: a local fleet (Kubernetes control planes with kwok nodes, Postgres,
-// NATS, the hub and one agent per cluster), a CloneSet placed on every cluster, and a new image
-// rolled out in waves — canary first, with an in-cluster canary step — printing each wave's
-// progress as it happens and where to look next. `--once` exits after the rollout (0 when it
-// succeeded), otherwise the fleet stays up until Ctrl-C.
+// NATS, the hub and one agent per cluster running every controller, the admission webhook and,
+// where containerd is installed, the node daemon on every node), a SidecarSet and a CloneSet
+// placed on every cluster (the sidecar lands in the CloneSet's pods), an ImagePullJob pre-pulling
+// the new image on every node, and that image rolled out in waves — canary first, with an
+// in-cluster canary step — printing each step as it happens and where to look next. `--once`
+// exits after the rollout (0 when it succeeded), otherwise the fleet stays up until Ctrl-C.
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RolloutEvent } from '@flotilla/api';
-import { startEnvironment, toolPath } from '@flotilla/test';
+import { pushTinyImage, startEnvironment, toolPath } from '@flotilla/test';
 import { startFleet, type Fleet } from '../fleet/fleet.js';
+import { missingNodeDaemonTools, startNodeDaemons, type NodeDaemons } from '../fleet/node-daemons.js';
 import {
   cloneSetReader,
   createCloneSetWorkload,
@@ -18,10 +21,13 @@ import {
   type CloneSetView,
   type CloneSetWorkload,
 } from '../fleet/workload.js';
+import { clusterReader, placeImagePullJob, placeSidecarSet, type ClusterReader } from './showcase.js';
 
 const clusterCount = Number(process.env.FLOTILLA_DEMO_CLUSTERS ?? 4);
 const dir = path.resolve(process.env.FLOTILLA_DEMO_DIR ?? '.cache/demo');
 const once = process.argv.includes('--once');
+/** The SidecarSet's one container, injected into the CloneSet's pods. */
+const SIDECAR = 'log-agent';
 if (!Number.isInteger(clusterCount) || clusterCount < 2 || clusterCount > 6) {
   console.error('FLOTILLA_DEMO_CLUSTERS must be a whole number from 2 to 6');
   process.exit(2);
@@ -37,15 +43,31 @@ const env = await startEnvironment({ clusters: names.map((name) => ({ name, node
 say(`clusters up: ${env.clusters.map((c) => c.name).join(', ')}`);
 
 let fleet: Fleet | undefined;
+let daemons: NodeDaemons | undefined;
 const shutdown = async (): Promise<void> => {
   await fleet?.stop();
+  await daemons?.stop();
   await env.stop();
 };
 
 try {
+  const missing = missingNodeDaemonTools();
+  // The daemons start beside the hub and agents: they only need the clusters.
+  const daemonsStarted = missing
+    ? undefined
+    : startNodeDaemons({
+        dir: path.join(env.dir, 'nodes'),
+        clusters: env.clusters.map((c) => ({ name: c.name, kubeconfigPath: c.kubeconfigPath, nodeNames: c.nodeNames })),
+      });
+  daemonsStarted?.catch(() => undefined); // awaited below
   say(
-    'starting Postgres database, a 3-node TLS NATS cluster, the hub and one agent per cluster; accepting the clusters...',
+    'starting Postgres database, a 3-node TLS NATS cluster, the hub and one agent per cluster (every controller, the webhook); accepting the clusters...',
   );
+  if (missing) {
+    say(`node daemon: skipped — ${missing} is not installed on this machine (scripts/setup.sh installs it)`);
+  } else {
+    say('node daemon: a registry, and a containerd and an `agent daemon` per node, starting...');
+  }
   fleet = await startFleet({
     dir: path.join(env.dir, 'fleet'),
     env: process.env,
@@ -55,11 +77,25 @@ try {
       cluster: c,
       labels: { fleet: 'demo', ring: i === 0 ? 'canary' : 'main', region: i % 2 === 0 ? 'eu' : 'us' },
     })),
+    components: '*',
+    webhook: true,
     rolloutTickMs: 500,
     logLevel: 'info',
   });
   say(`hub ${fleet.hubUrl()} — ${clusterCount} clusters accepted, agents online`);
-  const succeeded = await rolloutDemo(fleet);
+  daemons = await daemonsStarted;
+  if (daemons) {
+    for (const [repository, tag] of [
+      ['web', '1.0'],
+      ['web', '1.1'],
+      ['log-agent', '1.0'],
+    ] as const) {
+      await pushTinyImage(daemons.registry, { repository, tag });
+    }
+    const nodes = [...daemons.nodes.values()].reduce((n, list) => n + list.length, 0);
+    say(`node daemon: ${nodes} nodes ready, pulling from the registry ${daemons.registry.host}`);
+  }
+  const succeeded = await rolloutDemo(fleet, daemons?.registry.host ?? 'registry.local');
   printWhereToLook(fleet);
   if (once) {
     await shutdown();
@@ -85,27 +121,34 @@ try {
   process.exit(1);
 }
 
-async function rolloutDemo(f: Fleet): Promise<boolean> {
+async function rolloutDemo(f: Fleet, registry: string): Promise<boolean> {
   const w: CloneSetWorkload = {
     name: 'web',
     namespace: 'default',
     replicas: 4,
-    image: 'registry.local/web:1.0',
+    image: `${registry}/web:1.0`,
     selector: { fleet: 'demo' },
   };
   const readers = new Map(env.clusters.map((c) => [c.name, cloneSetReader(c.kubeconfigPath)]));
   const read = (cluster: string): Promise<CloneSetView | undefined> => readers.get(cluster)!(w.namespace, w.name);
+  const kube = new Map(env.clusters.map((c) => [c.name, clusterReader(c.kubeconfigPath)]));
 
+  await sidecarDemo(f, kube, registry, w);
   const id = await createCloneSetWorkload(f, w);
   say(`CloneSet ${w.namespace}/${w.name} (${w.replicas} replicas, ${w.image}) placed on every cluster: workload ${id}`);
   for (const name of names) {
     await waitUntil(`${name} runs ${w.image}`, async () => settledAt(await read(name), w.image, w.replicas));
   }
   say(`revision 1 (${w.image}) runs on all ${clusterCount} clusters`);
+  for (const name of names) {
+    const { pods, injected } = await kube.get(name)!.sidecarCount(w.namespace, w.name, SIDECAR);
+    say(`  ${name}: sidecar ${SIDECAR} injected into ${injected}/${pods} pods of ${w.namespace}/${w.name}`);
+  }
 
-  const image = 'registry.local/web:1.1';
+  const image = `${registry}/web:1.1`;
   const revision = await setImage(f, id, w, image);
   say(`new image ${image} = revision ${revision}; updatePolicy Rollout: no cluster moves until a rollout says so`);
+  await prePull(f, kube, image, w);
   const strategy = {
     waves: [
       {
@@ -143,6 +186,51 @@ async function rolloutDemo(f: Fleet): Promise<boolean> {
     );
   }
   return final.phase === 'Succeeded';
+}
+
+/** A SidecarSet on every cluster; waits until each cluster's webhook injects it. */
+async function sidecarDemo(
+  f: Fleet,
+  kube: Map<string, ClusterReader>,
+  registry: string,
+  w: CloneSetWorkload,
+): Promise<void> {
+  const image = `${registry}/${SIDECAR}:1.0`;
+  const id = await placeSidecarSet(f, {
+    name: SIDECAR,
+    namespace: w.namespace,
+    app: w.name,
+    image,
+    selector: w.selector,
+  });
+  say(
+    `SidecarSet ${SIDECAR} (${image}, for pods app=${w.name} in ${w.namespace}) placed on every cluster: workload ${id}`,
+  );
+  for (const name of names) {
+    await waitUntil(`${name}'s webhook injects ${SIDECAR}`, () =>
+      kube.get(name)!.injects(w.namespace, w.name, SIDECAR),
+    );
+  }
+  say(`the webhook of every cluster's agent injects ${SIDECAR} into new ${w.name} pods`);
+}
+
+/** An ImagePullJob pulls the new image onto every node of the fleet before any pod needs it. */
+async function prePull(f: Fleet, kube: Map<string, ClusterReader>, image: string, w: CloneSetWorkload): Promise<void> {
+  const name = `${w.name}-prepull`;
+  const id = await placeImagePullJob(f, { name, namespace: w.namespace, image, selector: w.selector });
+  say(`ImagePullJob ${w.namespace}/${name} (${image}, every node) placed on every cluster: workload ${id}`);
+  if (!daemons) {
+    say('  no node daemon on this machine: no node reports pulls, so the demo does not wait for the job');
+    return;
+  }
+  for (const cluster of names) {
+    let status: Awaited<ReturnType<ClusterReader['pullJob']>>;
+    await waitUntil(`${cluster} pre-pulls ${image}`, async () => {
+      status = await kube.get(cluster)!.pullJob(w.namespace, name);
+      return status !== undefined && status.completed;
+    });
+    say(`  ${cluster}: image ${image} pre-pulled on ${status!.succeeded}/${status!.desired} nodes`);
+  }
 }
 
 /** Prints "cluster-a: 2/4 pods on web:1.1" whenever a cluster's count of updated ready pods changes. */
@@ -191,8 +279,10 @@ Where to look next
                   npx flotilla clusters list; npx flotilla workloads status default/web; npx flotilla rollouts list default/web
   clusters`);
   for (const c of env.clusters) {
-    console.log(`    ${c.name.padEnd(10)} ${kubectl} --kubeconfig ${c.kubeconfigPath} get clonesets,pods -n default`);
+    console.log(
+      `    ${c.name.padEnd(10)} ${kubectl} --kubeconfig ${c.kubeconfigPath} get sidecarsets,clonesets,imagepulljobs,pods -n default`,
+    );
   }
-  console.log(`  logs            ${env.dir} (fleet/hub.log, fleet/agent-<cluster>.log, one folder per cluster)
+  console.log(`  logs            ${env.dir} (fleet/hub.log, fleet/agent-<cluster>.log, nodes/ for the registry, containerds and daemons, one folder per cluster)
   Postgres        ${f.database.url}`);
 }

@@ -60,6 +60,13 @@ export interface FleetOptions {
   scopeControllers?: boolean;
   /** Components every agent runs (FLOTILLA_COMPONENTS); default the CloneSet controller and the hub link. */
   components?: string;
+  /**
+   * Every agent serves its admission webhook in URL mode (the apiserver calls
+   * https://127.0.0.1:<port of its own>), for `components` that include `webhook`. Off by default:
+   * its configurations cover the whole cluster with failurePolicy Fail, so suites sharing a
+   * cluster would depend on this agent staying up.
+   */
+  webhook?: boolean;
   /** Scheduler tick (FLOTILLA_ROLLOUT_TICK_MS); short in tests. */
   rolloutTickMs?: number;
   heartbeatTimeoutSeconds?: number;
@@ -348,17 +355,24 @@ async function startAgent(o: FleetOptions, m: FleetMember, link: AgentLink): Pro
       '--shutdown-timeout=3s',
       '--health-host=127.0.0.1',
       `--health-port=${await freePort()}`,
+      ...(o.webhook ? await webhookFlags() : []),
     ],
     cwd: ROOT,
     logFile: path.join(o.dir, `agent-${m.name}.log`),
     env: {
       ...o.env,
-      // No webhook: it registers a cluster-wide pod webhook with failurePolicy Fail, and other
-      // suites on the same clusters would depend on this agent staying up.
+      // By default no webhook: it registers a cluster-wide pod webhook with failurePolicy Fail, and
+      // other suites on the same clusters would depend on this agent staying up.
       FLOTILLA_COMPONENTS: o.components ?? 'cloneset,hublink',
       FLOTILLA_LOG_LEVEL: o.logLevel ?? 'info',
     },
   });
+}
+
+/** URL mode on loopback: the cluster's apiserver runs on this machine and calls the agent there. */
+async function webhookFlags(): Promise<string[]> {
+  const port = await freePort();
+  return ['--webhook-host=127.0.0.1', `--webhook-port=${port}`, `--webhook-url=https://127.0.0.1:${port}`];
 }
 
 async function prepareCluster(cluster: ClusterInfo, namespace: string): Promise<void> {
