@@ -41,7 +41,8 @@ export const TERMINAL_ROLLOUT_PHASES: readonly RolloutPhase[] = ['Succeeded', 'F
  * What a cluster of an active rollout waits for, one reason at a time: `previousWave` (its wave
  * has not started), `approval` (its wave waits for an operator), `concurrency` (its wave runs as
  * many clusters as it may), `window` (outside the cluster's maintenance window), `heartbeat` (the
- * hub has no current news of the cluster, or cannot hear NATS), `health` (started, not healthy
+ * hub has no current news of the cluster, or cannot hear NATS), `dependency` (a workload this one
+ * depends on is not healthy at its target revision in that cluster), `health` (started, not healthy
  * yet), `canaryPause` (healthy, holding at an in-cluster canary step), `soak` (healthy, soaking),
  * `paused` (the rollout is paused).
  */
@@ -51,6 +52,7 @@ export const WAIT_REASONS = [
   'concurrency',
   'window',
   'heartbeat',
+  'dependency',
   'health',
   'canaryPause',
   'soak',

@@ -19,6 +19,19 @@ export type WorkloadMetadata = Static<typeof WorkloadMetadata>;
 export const Placement = Type.Object({ clusterSelector: LabelSelector }, { additionalProperties: false });
 export type Placement = Static<typeof Placement>;
 
+/**
+ * Another workload this one depends on: in each cluster, a rollout of this workload starts there
+ * only once that one is healthy at the revision the hub sent it there. `namespace` defaults to the
+ * dependent's own.
+ */
+export const WorkloadRef = Type.Object(
+  { kind: WorkloadKind, name: KubeName, namespace: Type.Optional(Type.String({ maxLength: 63 })) },
+  { additionalProperties: false },
+);
+export type WorkloadRef = Static<typeof WorkloadRef>;
+/** At most this many dependencies per workload. */
+export const MAX_DEPENDENCIES = 16;
+
 /** Per cluster name, a JSON merge patch (RFC 7396) applied to the spec for that cluster only. */
 export const Overrides = Type.Record(Type.String(), JsonObject);
 export type Overrides = Static<typeof Overrides>;
@@ -42,6 +55,7 @@ const WorkloadTemplate = {
   placement: Placement,
   overrides: Type.Optional(Overrides),
   updatePolicy: Type.Optional(UpdatePolicy),
+  dependsOn: Type.Optional(Type.Array(WorkloadRef, { maxItems: MAX_DEPENDENCIES })),
 };
 
 export const CreateWorkloadRequest = Type.Object(
@@ -73,6 +87,8 @@ export const Workload = Type.Object({
   updatePolicy: UpdatePolicy,
   /** The revision clusters get unless a rollout holds them elsewhere ('Rollout' policy). */
   stableRevision: Type.Integer(),
+  /** The workloads this one waits for in each cluster of its rollouts (namespaces filled in). */
+  dependsOn: Type.Array(WorkloadRef),
   createdAt: Type.String(),
   updatedAt: Type.String(),
 });

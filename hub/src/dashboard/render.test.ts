@@ -138,6 +138,7 @@ describe('renderers escape everything that comes from the hub', () => {
           spec: {},
           placement: { clusterSelector: {} },
           overrides: {},
+          dependsOn: [],
           revision: 2,
           updatePolicy: 'Rollout',
           stableRevision: 1,

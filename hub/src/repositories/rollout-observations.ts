@@ -1,20 +1,61 @@
 /**
- * What the rollout scheduler observes of its rollouts' workloads and member clusters, read in
- * four queries however many rollouts there are: which workloads exist, their desired rows and
- * latest status reports on the members, and the members' state, last heartbeat and maintenance
- * windows.
+ * What the rollout scheduler observes of its rollouts' workloads and member clusters, read in a
+ * few queries however many rollouts there are: which workloads exist and what they depend on, the
+ * desired rows and latest status reports of them and their dependencies on the members, and the
+ * members' state, last heartbeat and maintenance windows.
  */
-import { and, inArray } from 'drizzle-orm';
+import { and, inArray, isNull } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client.js';
 import { clusters, desiredObjects, objectStatus, workloads } from '../db/schema/index.js';
-import { memberKey, type FleetView, type RolloutRun, type ViewedCluster } from '../domain/rollouts/decide.js';
+import { refLabel } from '../domain/dependencies.js';
+import {
+  memberKey,
+  type FleetView,
+  type RolloutRun,
+  type ViewedCluster,
+  type ViewedDependency,
+} from '../domain/rollouts/decide.js';
+
+const refKey = (r: { kind: string; namespace: string; name: string }): string => `${r.kind}|${r.namespace}|${r.name}`;
+
+/** Each workload's dependencies, resolved to the live workloads they name. */
+async function resolveDependencies(
+  q: DbOrTx,
+  ws: readonly { id: string; dependsOn: Parameters<typeof refLabel>[0][] }[],
+): Promise<Map<string, ViewedDependency[]>> {
+  const out = new Map<string, ViewedDependency[]>();
+  if (ws.every((w) => w.dependsOn.length === 0)) return out;
+  const names = [...new Set(ws.flatMap((w) => w.dependsOn.map((r) => r.name)))];
+  const live = await q
+    .select({ id: workloads.id, kind: workloads.kind, namespace: workloads.namespace, name: workloads.name })
+    .from(workloads)
+    .where(and(inArray(workloads.name, names), isNull(workloads.deletedAt)));
+  const byKey = new Map(live.map((w) => [refKey(w), w.id]));
+  for (const w of ws) {
+    if (w.dependsOn.length === 0) continue;
+    out.set(
+      w.id,
+      w.dependsOn.map((r) => ({ label: refLabel(r), workloadId: byKey.get(refKey(r)) })),
+    );
+  }
+  return out;
+}
 
 export async function observeRollouts(q: DbOrTx, runs: readonly RolloutRun[]): Promise<FleetView> {
   const workloadIds = [...new Set(runs.map((r) => r.workloadId))];
   const members = [...new Set(runs.flatMap((r) => r.plan.waves.flatMap((w) => w.members)))];
-  const ws = await q.select({ id: workloads.id }).from(workloads).where(inArray(workloads.id, workloadIds));
+  const ws = await q
+    .select({ id: workloads.id, dependsOn: workloads.dependsOn })
+    .from(workloads)
+    .where(inArray(workloads.id, workloadIds));
+  const dependencies = await resolveDependencies(q, ws);
+  // Desired rows and reports of the dependencies too: their health gates the members' starts.
+  const observed = [
+    ...new Set([...workloadIds, ...[...dependencies.values()].flat().flatMap((d) => d.workloadId ?? [])]),
+  ];
   const view = {
     workloads: new Set(ws.map((w) => w.id)),
+    dependencies,
     desired: new Map<string, { revision: number; generation: number; deleted: boolean }>(),
     status: new Map<
       string,
@@ -34,7 +75,7 @@ export async function observeRollouts(q: DbOrTx, runs: readonly RolloutRun[]): P
       deleted: desiredObjects.deleted,
     })
     .from(desiredObjects)
-    .where(and(inArray(desiredObjects.workloadId, workloadIds), inArray(desiredObjects.clusterName, members)));
+    .where(and(inArray(desiredObjects.workloadId, observed), inArray(desiredObjects.clusterName, members)));
   for (const { workloadId, cluster, ...d } of desired) view.desired.set(memberKey(workloadId, cluster), d);
   const status = await q
     .select({
@@ -47,7 +88,7 @@ export async function observeRollouts(q: DbOrTx, runs: readonly RolloutRun[]): P
       storedAt: objectStatus.storedAt,
     })
     .from(objectStatus)
-    .where(and(inArray(objectStatus.clusterName, members), inArray(objectStatus.workloadId, workloadIds)));
+    .where(and(inArray(objectStatus.clusterName, members), inArray(objectStatus.workloadId, observed)));
   for (const { workloadId, cluster, ...s } of status) view.status.set(memberKey(workloadId, cluster), s);
   const cls = await q
     .select({

@@ -1,6 +1,14 @@
 /** Workloads and their immutable revisions. */
 import { and, asc, desc, eq, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
-import type { Overrides, Placement, Workload, WorkloadKind, WorkloadMetadata, WorkloadRevision } from '@flotilla/api';
+import type {
+  Overrides,
+  Placement,
+  Workload,
+  WorkloadKind,
+  WorkloadMetadata,
+  WorkloadRef,
+  WorkloadRevision,
+} from '@flotilla/api';
 import type { DbOrTx } from '../db/client.js';
 import { workloadRevisions, workloads } from '../db/schema/index.js';
 import { conflict, isUniqueViolation } from '../errors.js';
@@ -34,6 +42,7 @@ export function toApiWorkload(w: WorkloadRow, r: RevisionRow): Workload {
     revision: w.currentRevision,
     updatePolicy: w.updatePolicy,
     stableRevision: w.updatePolicy === 'Rollout' ? w.stableRevision : w.currentRevision,
+    dependsOn: w.dependsOn,
     createdAt: w.createdAt.toISOString(),
     updatedAt: w.updatedAt.toISOString(),
   };
@@ -58,6 +67,7 @@ export interface NewWorkload {
   name: string;
   placement: Placement;
   updatePolicy?: 'Immediate' | 'Rollout';
+  dependsOn?: Required<WorkloadRef>[];
 }
 
 export async function insertWorkload(db: DbOrTx, w: NewWorkload): Promise<WorkloadRow> {
@@ -122,6 +132,7 @@ export async function updateWorkloadHead(
     deletedAt?: Date;
     updatePolicy?: 'Immediate' | 'Rollout';
     stableRevision?: number;
+    dependsOn?: Required<WorkloadRef>[];
   },
 ): Promise<WorkloadRow> {
   const [row] = await db
@@ -216,4 +227,20 @@ export async function getWorkload(db: DbOrTx, id: string, forUpdate = false): Pr
 /** A rollout succeeded: its target becomes the revision clusters get by default. */
 export async function setStableRevision(db: DbOrTx, id: string, revision: number, at: Date): Promise<void> {
   await db.update(workloads).set({ stableRevision: revision, updatedAt: at }).where(eq(workloads.id, id));
+}
+
+/** Every live workload's identity and dependencies: the graph a new dependency is checked against. */
+export async function dependencyGraph(
+  db: DbOrTx,
+): Promise<{ id: string; kind: WorkloadKind; namespace: string; name: string; dependsOn: Required<WorkloadRef>[] }[]> {
+  return db
+    .select({
+      id: workloads.id,
+      kind: workloads.kind,
+      namespace: workloads.namespace,
+      name: workloads.name,
+      dependsOn: workloads.dependsOn,
+    })
+    .from(workloads)
+    .where(isNull(workloads.deletedAt));
 }

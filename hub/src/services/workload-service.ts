@@ -13,18 +13,21 @@ import type {
   WorkloadList,
   WorkloadListQuery,
   WorkloadMetadata,
+  WorkloadRef,
   WorkloadRevision,
   WorkloadRevisionList,
 } from '@flotilla/api';
 import type { Principal } from '../auth/tokens.js';
 import type { Db, Tx } from '../db/client.js';
 import { contentHash } from '../domain/canonical-json.js';
+import { checkDependencies, dependentsOf, normalizeRefs, refLabel } from '../domain/dependencies.js';
 import { paginate } from '../domain/pagination.js';
 import type { SpecValidator } from '../domain/spec-validator.js';
-import { notFound } from '../errors.js';
+import { conflict, invalid, notFound } from '../errors.js';
 import type { HubMetrics } from '../metrics.js';
 import { recordAudit } from '../repositories/audit-repo.js';
 import {
+  dependencyGraph,
   getLiveWorkload,
   getRevision,
   insertRevision,
@@ -108,6 +111,23 @@ async function changeWorkload(
   return done;
 }
 
+/**
+ * The workload's dependencies with namespaces filled in, checked against the live workloads in
+ * the transaction (which holds the desired-state lock, so no concurrent write can close a cycle).
+ */
+async function dependenciesOf(
+  tx: Tx,
+  self: { kind: WorkloadRow['kind']; namespace: string; name: string },
+  body: CreateWorkloadRequest | UpdateWorkloadRequest,
+): Promise<Required<WorkloadRef>[]> {
+  const refs = normalizeRefs(body.dependsOn, self.namespace);
+  if (refs.length === 0) return refs;
+  const problem = checkDependencies(self, refs, await dependencyGraph(tx));
+  if (problem)
+    throw invalid(`${problem.field}: ${problem.message}`, [{ path: problem.field, message: problem.message }]);
+  return refs;
+}
+
 async function create(deps: WorkloadServiceDeps, actor: Principal, input: CreateWorkloadRequest): Promise<Workload> {
   const body = asV1alpha1Body(input.kind, input);
   const target = { kind: body.kind, name: body.name, namespace: body.namespace ?? '' };
@@ -116,10 +136,12 @@ async function create(deps: WorkloadServiceDeps, actor: Principal, input: Create
   assertPublishable(target, content, deps.maxDesiredMessageBytes, deps.metrics);
   const { head, revision } = await changeWorkload(deps, actor, async (tx) => {
     await deps.admission.check(tx, target, content);
+    const dependsOn = await dependenciesOf(tx, target, body);
     const w = await insertWorkload(tx, {
       ...target,
       placement: body.placement,
       updatePolicy: body.updatePolicy ?? 'Immediate',
+      dependsOn,
     });
     const r = await insertRevision(tx, {
       workloadId: w.id,
@@ -175,8 +197,10 @@ async function update(
             createdBy: actor.name,
           });
     const updatePolicy = body.updatePolicy ?? w.updatePolicy;
+    const dependsOn = await dependenciesOf(tx, w, body);
     const head = await updateWorkloadHead(tx, w.id, {
       placement: body.placement,
+      dependsOn,
       currentRevision: revision.revision,
       updatePolicy,
       stableRevision: stableRevisionAfter(w, updatePolicy, revision.revision),
@@ -195,6 +219,11 @@ async function remove(deps: WorkloadServiceDeps, actor: Principal, id: string): 
   await changeWorkload(deps, actor, async (tx) => {
     const w = await getLiveWorkload(tx, id, true);
     if (!w) throw notFound(`workload ${id}`);
+    const dependents = dependentsOf(w, await dependencyGraph(tx));
+    if (dependents.length > 0) {
+      const names = dependents.map((d) => refLabel(d)).join(', ');
+      throw conflict(`${refLabel(w)} cannot be deleted: ${names} depend on it (change their dependsOn first)`);
+    }
     const revision = await getRevision(tx, w.id, w.currentRevision);
     const head = await updateWorkloadHead(tx, w.id, { deletedAt: new Date() });
     return {

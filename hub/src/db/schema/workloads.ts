@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { WORKLOAD_KINDS, type Overrides, type Placement, type WorkloadMetadata } from '@flotilla/api';
+import { WORKLOAD_KINDS, type Overrides, type Placement, type WorkloadMetadata, type WorkloadRef } from '@flotilla/api';
 
 /** Workloads: kind + template (the current revision) + placement. Soft-deleted to keep history. */
 export const workloads = pgTable(
@@ -18,6 +18,8 @@ export const workloads = pgTable(
       .default('Immediate'),
     /** The revision clusters get unless a rollout pins them (updatePolicy 'Rollout'). */
     stableRevision: integer('stable_revision').notNull().default(1),
+    /** Workloads this one waits for in each cluster of its rollouts (namespaces filled in). */
+    dependsOn: jsonb('depends_on').$type<Required<WorkloadRef>[]>().notNull().default([]),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     deletedAt: timestamp('deleted_at', { withTimezone: true }),

@@ -32,10 +32,18 @@ export interface StoredStatus {
   storedAt: Date;
 }
 
+/** A workload a rollout's workload depends on, resolved to the live workload (if any). */
+export interface ViewedDependency {
+  label: string;
+  workloadId: string | undefined;
+}
+
 /** What the hub knows of the rollouts' workloads and member clusters (read in a few queries). */
 export interface FleetView {
   /** Ids of the workloads that exist. */
   workloads: ReadonlySet<string>;
+  /** The dependencies of each rollout's workload (absent: none). */
+  dependencies?: ReadonlyMap<string, readonly ViewedDependency[]>;
   /** Desired rows and status reports by memberKey(workloadId, cluster). */
   desired: ReadonlyMap<string, ObservedDesired>;
   status: ReadonlyMap<string, StoredStatus>;
@@ -61,6 +69,37 @@ function windowOf(run: RolloutRun, name: string, cluster: ViewedCluster | undefi
 }
 
 export const memberKey = (workloadId: string, cluster: string): string => `${workloadId}/${cluster}`;
+
+/** A cluster whose turn may come in this step (see windowOf). */
+function mayStart(run: RolloutRun, name: string): boolean {
+  const cs = run.state.clusters[name];
+  return cs?.phase === 'Pending' && cs.wave >= run.state.currentWave;
+}
+
+/**
+ * The dependencies of the rollout's workload in one cluster: each is ready when the cluster
+ * reports it healthy at the revision and generation the hub last sent there.
+ */
+function dependenciesIn(run: RolloutRun, name: string, view: FleetView): ClusterObservation['dependencies'] {
+  const deps = view.dependencies?.get(run.workloadId) ?? [];
+  if (deps.length === 0 || !mayStart(run, name)) return undefined;
+  const out = { missing: [] as string[], waiting: [] as string[] };
+  for (const d of deps) {
+    const desired = d.workloadId === undefined ? undefined : view.desired.get(memberKey(d.workloadId, name));
+    if (!desired || desired.deleted) {
+      out.missing.push(d.label);
+      continue;
+    }
+    const st = view.status.get(memberKey(d.workloadId!, name));
+    const ready =
+      st !== undefined &&
+      st.revision === desired.revision &&
+      st.generation >= desired.generation &&
+      st.health === 'Healthy';
+    if (!ready) out.waiting.push(d.label);
+  }
+  return out;
+}
 
 /** How the scheduler judges heartbeats and freshness (see ObserveInput). */
 export interface Liveness {
@@ -117,6 +156,8 @@ export function observeMembers(
       ...(liveness.deafSince === undefined ? {} : { deafSince: liveness.deafSince }),
     });
     if (window) out[name].window = window;
+    const dependencies = dependenciesIn(run, name, view);
+    if (dependencies) out[name].dependencies = dependencies;
   }
   return out;
 }

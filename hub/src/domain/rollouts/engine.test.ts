@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HealthVerdict, RolloutStrategy } from '@flotilla/api';
 import { advance, initialState } from './engine.js';
+import { waitOf } from './waits.js';
 import { abort, applyControl, approve, pause, resume, retry, RolloutStateError } from './controls.js';
 import { freezePlan, type PlanCluster } from './plan.js';
 import type { ClusterObservation, FrozenPlan, RolloutAction, RolloutState } from './types.js';
@@ -40,6 +41,8 @@ class Sim {
   silent = new Set<string>();
   /** Since when the hub cannot hear NATS. */
   deafSince: number | undefined;
+  /** Per cluster, the workloads it depends on that are not placed there / not healthy there. */
+  readonly deps = new Map<string, { missing: string[]; waiting: string[] }>();
   constructor(
     readonly p: FrozenPlan,
     readonly delay = 1000,
@@ -61,6 +64,7 @@ class Sim {
           ...(off && this.unsure ? { unsure: true } : {}),
           ...this.freshness(m),
           health: off ? progressing : health,
+          ...(this.deps.has(m) ? { dependencies: this.deps.get(m)! } : {}),
         };
       }
     }
@@ -431,5 +435,35 @@ describe('applying an operator control', () => {
   it('refuses a control that does not apply to the phase', () => {
     const aborted = applyControl('abort', start, p, 10, { actor: 'ops' });
     expect(() => applyControl('resume', aborted, p, 20, { actor: 'ops' })).toThrow(RolloutStateError);
+  });
+
+  it('holds a cluster while a dependency is not healthy there; the others go on', () => {
+    const strategy: RolloutStrategy = { waves: [{ name: 'all', maxConcurrency: 4 }] };
+    const sim = new Sim(plan(strategy));
+    sim.deps.set('c2', { missing: [], waiting: ['CloneSet apps/db'] });
+    sim.runUntil((s) => ['c1', 'c3', 'c4'].every((c) => s.clusters[c]!.phase === 'Succeeded'));
+    expect(sim.state.clusters.c2!.phase).toBe('Pending');
+    expect(sim.state.clusters.c2!.message).toBe('waiting for CloneSet apps/db to be healthy at its target revision');
+    expect(waitOf(sim.state, 'c2')).toEqual({ reason: 'dependency' });
+    expect(sim.state.phase).toBe('Progressing');
+    sim.deps.set('c2', { missing: [], waiting: [] });
+    sim.runUntil((s) => s.phase === 'Succeeded');
+    expect(sim.state.phase).toBe('Succeeded');
+    expect(sim.started().at(-1)).toBe('c2');
+  });
+
+  it('pauses, naming cluster and dependency, when a dependency is not placed on a cluster', () => {
+    const strategy: RolloutStrategy = { waves: [{ name: 'all', maxConcurrency: 1 }] };
+    const sim = new Sim(plan(strategy));
+    sim.deps.set('c1', { missing: ['CloneSet apps/db'], waiting: [] });
+    sim.tick();
+    expect(sim.state.phase).toBe('Paused');
+    expect(sim.state.message).toContain('cluster c1 depends on CloneSet apps/db, which is not placed there');
+    expect(sim.started()).toEqual([]);
+    // Placed and healthy now: a resume carries on.
+    sim.deps.delete('c1');
+    sim.state = resume(sim.state, sim.now);
+    sim.runUntil((s) => s.phase === 'Succeeded');
+    expect(sim.state.phase).toBe('Succeeded');
   });
 });

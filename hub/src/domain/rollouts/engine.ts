@@ -199,6 +199,28 @@ class Step {
         : `outside its maintenance windows; the next opens at ${new Date(opensAt).toISOString()}`;
   }
 
+  /**
+   * A cluster whose turn came while a workload this one depends on is not healthy there waits;
+   * one that is not placed there at all can never become so: the rollout pauses and says why.
+   */
+  holdForDependencies(name: string, w: FrozenWave, cs: ClusterState, deps: { missing: string[]; waiting: string[] }) {
+    if (deps.missing.length > 0) {
+      const what = deps.missing.join(', ');
+      cs.message = `depends on ${what}, which is not placed on this cluster`;
+      this.s.phase = 'Paused';
+      this.s.resumeTo = 'Progressing';
+      this.s.message = `cluster ${name} depends on ${what}, which is not placed there; place it or change dependsOn, then resume`;
+      this.event('warning', this.s.message, w.name, name);
+      return;
+    }
+    const what = deps.waiting.join(', ');
+    if (cs.blocked?.reason !== 'dependency') {
+      this.event('info', `cluster ${name} waits for ${what} to be healthy there`, w.name, name);
+    }
+    cs.blocked = { reason: 'dependency' };
+    cs.message = `waiting for ${what} to be healthy at its target revision`;
+  }
+
   start(name: string, w: FrozenWave, cs: ClusterState): boolean {
     const o = this.observe(name);
     if (o.unsure) {
@@ -210,6 +232,11 @@ class Step {
     }
     if (!o.removed && o.window && !o.window.open) {
       this.waitForWindow(name, w, cs, o.window.opensAt);
+      return false;
+    }
+    const deps = o.dependencies;
+    if (!o.removed && o.online && deps && (deps.missing.length > 0 || deps.waiting.length > 0)) {
+      this.holdForDependencies(name, w, cs, deps);
       return false;
     }
     delete cs.blocked;
@@ -240,7 +267,8 @@ class Step {
     }
     let active = w.members.filter((m) => ACTIVE.has(this.s.clusters[m]!.phase)).length;
     for (const name of w.members) {
-      if (active >= w.maxConcurrency) break;
+      // A start that paused the rollout (a dependency that cannot be met) starts nothing more.
+      if (active >= w.maxConcurrency || this.s.phase !== 'Progressing') break;
       const cs = this.s.clusters[name]!;
       if (cs.phase === 'Pending' && this.start(name, w, cs)) active++;
     }

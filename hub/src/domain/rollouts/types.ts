@@ -89,9 +89,10 @@ export interface ClusterState {
   message: string;
   /**
    * Why a Pending cluster whose turn came was not started (the engine retries each step):
-   * outside its maintenance window until `until`, or no current news of it.
+   * outside its maintenance window until `until`, no current news of it, or a workload it depends
+   * on not healthy there yet.
    */
-  blocked?: { reason: 'window' | 'heartbeat'; until?: number };
+  blocked?: { reason: 'window' | 'heartbeat' | 'dependency'; until?: number };
 }
 
 export interface RolloutState {
@@ -143,6 +144,12 @@ export interface ClusterObservation {
    * the current wave or a later one); absent: no windows, or not needed.
    */
   window?: { open: boolean; opensAt?: number };
+  /**
+   * The workloads this one depends on, in that cluster, observed like the window: `missing` are
+   * not placed there at all (or no longer exist), `waiting` are placed but not healthy at the
+   * revision the hub sent there. Absent: no dependencies, or not needed.
+   */
+  dependencies?: { missing: string[]; waiting: string[] };
 }
 
 /** Side effects the scheduler asks the hub to carry out in the same transaction as the state. */

@@ -1,0 +1,1 @@
+ALTER TABLE "workloads" ADD COLUMN "depends_on" jsonb DEFAULT '[]'::jsonb NOT NULL;
