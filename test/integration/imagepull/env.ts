@@ -84,6 +84,8 @@ export interface ImagePullEnvOptions {
   dir: string;
   /** Log level of the in-process controllers; default info. */
   logLevel?: string;
+  /** More `agent daemon` flags for every node's daemon. */
+  daemonArgs?: string[];
 }
 
 export async function startImagePullEnv(opts: ImagePullEnvOptions): Promise<ImagePullEnv> {
@@ -115,7 +117,8 @@ export async function startImagePullEnv(opts: ImagePullEnvOptions): Promise<Imag
       registries: [registry.host, authRegistry.host],
       logFile: path.join(dir, `${name}-containerd.log`),
     });
-    return { name, containerd, daemon: await startDaemon(name, containerd.socket, c.kubeconfigPath, dir) };
+    const daemon = await startDaemon(name, containerd.socket, c.kubeconfigPath, dir, opts.daemonArgs ?? []);
+    return { name, containerd, daemon };
   };
   const joinNode = async (node: SuiteNode): Promise<void> => {
     await k.core.createNode({ body: suiteNode(node.name, nodeLabels) });
@@ -191,7 +194,13 @@ function suiteNode(name: string, labels: Record<string, string>): V1Node {
 }
 
 /** `agent daemon` as a separate process per node, as the DaemonSet would run it. */
-async function startDaemon(node: string, socket: string, kubeconfig: string, dir: string): Promise<ManagedProcess> {
+async function startDaemon(
+  node: string,
+  socket: string,
+  kubeconfig: string,
+  dir: string,
+  extraArgs: string[],
+): Promise<ManagedProcess> {
   const port = await freePort();
   const proc = startProcess({
     name: `daemon-${node}`,
@@ -208,6 +217,7 @@ async function startDaemon(node: string, socket: string, kubeconfig: string, dir
       '--health-host=127.0.0.1',
       `--health-port=${port}`,
       '--log-level=debug',
+      ...extraArgs,
     ],
     cwd: root,
     logFile: path.join(dir, `${node}-daemon.log`),
@@ -241,6 +251,7 @@ export interface NodeImageJson {
     succeeded?: number;
     failed?: number;
     pulling?: number;
+    waiting?: number;
     imageStatuses?: Record<string, { tags: TagStatusJson[] }>;
   };
 }
