@@ -43,8 +43,9 @@ export function createHubLink(deps: HubLinkDeps): HubLink {
   let heartbeat: Heartbeat | undefined;
   let stopped = false;
   let closed: Promise<Error | undefined> = new Promise(() => undefined);
-  // Authentication refusals since the last connect: reconnects back off while NATS refuses us.
-  const auth = { refusals: 0 };
+  // Authentication refusals since the last connect (reconnects back off while NATS refuses us),
+  // and whether the connection is up (one that is not would never drain).
+  const auth: LinkState = { refusals: 0, up: false };
   const serial = createSerial();
   const guard = createDriftGuard({ kube: deps.kube, serial, logger, metrics: deps.metrics });
   const status = createStatusReporter({
@@ -62,6 +63,7 @@ export function createHubLink(deps: HubLinkDeps): HubLink {
     async start() {
       // 1. connect (waiting for NATS as long as it takes) and follow the connection's state;
       nc = await connectToHub(deps, auth);
+      auth.up = true;
       deps.metrics.connected.set(1);
       const conn = nc;
       closed = conn.closed().then((err) => (stopped ? new Promise<never>(() => undefined) : (err ?? undefined)));
@@ -90,6 +92,9 @@ export function createHubLink(deps: HubLinkDeps): HubLink {
     async stop() {
       stopped = true;
       heartbeat?.stop();
+      // Disconnected (credentials refused, NATS away): close first, so that nothing waits on a
+      // connection that may never come back.
+      if (nc && !auth.up) await nc.close().catch(() => undefined);
       await consumer?.stop();
       await status.stop();
       await nc?.drain().catch(() => undefined);
@@ -102,12 +107,17 @@ export function createHubLink(deps: HubLinkDeps): HubLink {
 
 const AUTH_BACKOFF = { initialMs: 1000, maxMs: 30_000 };
 
+interface LinkState {
+  refusals: number;
+  up: boolean;
+}
+
 /**
  * Connects with the cluster's own identity and inbox prefix; reconnects forever. nats.js gives up
  * after two authentication errors in a row unless told not to; the JWT it reads is renewed in
  * place, so the next attempt may well succeed. While NATS refuses us, the attempts back off.
  */
-function connectToHub(deps: HubLinkDeps, auth: { refusals: number }): Promise<NatsConnection> {
+function connectToHub(deps: HubLinkDeps, auth: LinkState): Promise<NatsConnection> {
   const { credentials } = deps;
   return deps.nats.connect({
     servers: credentials.servers,
@@ -148,13 +158,17 @@ async function followConnection(
   conn: NatsConnection,
   deps: Pick<HubLinkDeps, 'metrics' | 'onAuthRefused' | 'onConnectionChange'>,
   logger: Logger,
-  auth: { refusals: number },
+  auth: LinkState,
 ): Promise<void> {
   for await (const s of conn.status()) {
-    if (s.type === 'disconnect') deps.metrics.connected.set(0);
+    if (s.type === 'disconnect') {
+      deps.metrics.connected.set(0);
+      auth.up = false;
+    }
     if (s.type === 'reconnect') {
       deps.metrics.connected.set(1);
       auth.refusals = 0;
+      auth.up = true;
     }
     if (s.type === 'disconnect' || s.type === 'reconnect') {
       logger.info({ event: s.type }, 'NATS connection');
