@@ -2,7 +2,7 @@
  * TLS on every hop, against real servers: the harness's 3-node NATS cluster refuses a plaintext
  * client and a node whose route certificate comes from another CA; a client (hub or agent) that
  * trusts another CA cannot connect, and says so (the hub names FLOTILLA_NATS_CA_FILE; the agent
- * logs, counts and turns not ready); the hub serves HTTPS that the CLI and the agent's
+ * logs, counts and turns not ready, also when a reconnect fails); the hub serves HTTPS that the CLI and the agent's
  * registration verify with their CA and refuse without it.
  */
 import { execFile } from 'node:child_process';
@@ -35,6 +35,7 @@ import {
   joinFleet,
   memoryCredentialStore,
   natsConnector,
+  probeNatsTls,
 } from '@flotilla/agent';
 import { connect } from '@nats-io/transport-node';
 import { get } from '../../env/src/http.js';
@@ -219,6 +220,16 @@ describe("the agent's link", () => {
       fetch: hubFetch({ caPem, insecure: false }),
       pollIntervalMs: 100,
     });
+
+  it('tells why a (re)connect fails: a certificate that does not verify, or the network', async () => {
+    for (const url of nats.cluster.urls) {
+      expect(await probeNatsTls(url, nats.cluster.caPem)).toBeUndefined();
+      expect(isCertificateError(await probeNatsTls(url, foreign.ca.caPem))).toBe(true);
+    }
+    const closed = await probeNatsTls(`tls://127.0.0.1:${await freePort()}`, nats.cluster.caPem);
+    expect(closed).toMatchObject({ code: 'ECONNREFUSED' });
+    expect(isCertificateError(closed)).toBe(false);
+  });
 
   it('registers and claims over HTTPS verified with the hub CA', async () => {
     const joined = join('tls-a', readFileSync(hubCa, 'utf8'));
