@@ -15,7 +15,7 @@ export interface CloneSetWorkload {
   selector: Record<string, string>;
 }
 
-function cloneSetSpec(name: string, replicas: number, image: string): Record<string, unknown> {
+export function cloneSetSpec(name: string, replicas: number, image: string): Record<string, unknown> {
   return {
     replicas,
     selector: { matchLabels: { app: name } },

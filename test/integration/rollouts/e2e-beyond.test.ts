@@ -6,7 +6,8 @@
  * - a plan preview equal to the plan the real start freezes;
  * - revision skew and "why is it stuck" mid-rollout, from the agents' own reports;
  * - a maintenance window that keeps one cluster waiting while the others of its wave proceed;
- * - a staged rollback that returns the clusters in reverse wave order.
+ * - a staged rollback that returns the clusters in reverse wave order;
+ * - a dependency that holds a cluster until the workload it depends on is healthy there.
  * Rings: c1 is the canary (ring 0), c2 and c3 ring 1, c4 ring 2. The scenarios run one after the
  * other (a window is a property of the cluster, shared by every workload).
  */
@@ -18,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFleet, type Fleet } from '../../fleet/fleet.js';
 import {
   cloneSetReader,
+  cloneSetSpec,
   createCloneSetWorkload,
   setImage,
   settledAt,
@@ -228,5 +230,46 @@ describe('fleet rollouts beyond the anchors, with real agents', () => {
     expect(started[names[3]!]).toBeLessThan(started[names[1]!]!);
     expect(started[names[1]!]).toBeLessThan(started[names[0]!]!);
     expect(started[names[2]!]).toBeLessThan(started[names[0]!]!);
+  });
+
+  it('a dependency holds a cluster until the workload it depends on is healthy there', async () => {
+    // deps-db runs everywhere, but on the second cluster with an image that never becomes ready.
+    const placement = { clusterSelector: { matchLabels: { fleet: 'beyond' } } };
+    const dbSpec = cloneSetSpec('deps-db', REPLICAS, V1);
+    const held = names[1]!;
+    const broken = { [held]: { template: { spec: { containers: [{ name: 'main', image: BROKEN }] } } } };
+    const db = await fleet.api<{ id: string }>('POST', '/workloads', {
+      kind: 'CloneSet',
+      name: 'deps-db',
+      namespace: ns,
+      spec: dbSpec,
+      placement,
+      overrides: broken,
+    });
+    const id = await deploy('deps-app');
+    const app = await fleet.api<{ spec: unknown }>('GET', `/workloads/${id}`);
+    await fleet.api('PUT', `/workloads/${id}`, {
+      spec: app.spec,
+      placement,
+      dependsOn: [{ kind: 'CloneSet', name: 'deps-db' }],
+    });
+    const r0 = await startRollout(fleet, id, { waves: [{ name: 'all', maxConcurrency: 4, soakSeconds: 2 }] });
+    const waiting = await waitRollout(
+      r0.id,
+      `the others done while ${held} waits for deps-db`,
+      (r) =>
+        names.filter((n) => n !== held).every((n) => byName(r)[n]!.phase === 'Succeeded') &&
+        byName(r)[held]!.waitingFor === 'dependency',
+    );
+    expect(byName(waiting)[held]!.message).toContain(`CloneSet ${ns}/deps-db`);
+    expect(waiting.waits).toEqual({ dependency: 1 });
+    expect((await readers.get(held)!(ns, 'deps-app'))!.image).toBe(V1);
+    // deps-db is healed on that cluster: the held cluster starts, and the rollout finishes.
+    await fleet.api('PUT', `/workloads/${db.id}`, { spec: dbSpec, placement });
+    const final = await done(r0.id);
+    expect(final.phase, story(final)).toBe('Succeeded');
+    await eventually(`${held} runs deps-app at ${V2}`, async () =>
+      settledAt(await readers.get(held)!(ns, 'deps-app'), V2, REPLICAS),
+    );
   });
 });
