@@ -43,7 +43,8 @@ describe('lowerCallingThread', () => {
       import { readFileSync } from 'node:fs';
       import pino from 'pino';
       import { lowerCallingThread, osThreadPriority } from ${JSON.stringify(new URL('./priority.ts', import.meta.url).href)};
-      const worker = new Worker('const { parentPort } = require("node:worker_threads"); parentPort.postMessage(readTid()); function readTid() { return require("node:fs").readlinkSync("/proc/thread-self").split("/").pop(); }', { eval: true, execArgv: [] });
+      // The worker stays alive (listening) until it is read: a finished thread leaves /proc/self/task.
+      const worker = new Worker('const { parentPort } = require("node:worker_threads"); parentPort.on("message", () => undefined); parentPort.postMessage(readTid()); function readTid() { return require("node:fs").readlinkSync("/proc/thread-self").split("/").pop(); }', { eval: true, execArgv: [] });
       const workerTid = await new Promise((r) => worker.once('message', r));
       lowerCallingThread(10, osThreadPriority, pino({ level: 'silent' }));
       const nice = (tid) => { const s = readFileSync('/proc/self/task/' + tid + '/stat', 'utf8'); return Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[16]); };
