@@ -90,6 +90,20 @@ describe('createCredentialRenewal', () => {
     s.renewal.stop();
   });
 
+  it('a refusal stands while the hub is unreachable afterwards', async () => {
+    let n = 0;
+    const s = setup(() =>
+      n++ === 0
+        ? Promise.resolve(Response.json({ error: { code: 'HUB_ERR_FORBIDDEN' } }, { status: 403 }))
+        : Promise.reject(new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } })),
+    );
+    s.renewal.start();
+    await vi.waitFor(() => expect(s.calls).toHaveLength(2), { timeout: 4000 });
+    await vi.waitFor(async () => expect(await counted(s.registry, 'failed')).toBe(1));
+    s.renewal.stop();
+    expect(s.renewal.ready()).toBe(false);
+  });
+
   it('a hub certificate that does not verify goes to the TLS health; the renewal is retried', async () => {
     const certFailure = new TypeError('fetch failed', {
       cause: Object.assign(new Error('self-signed certificate in certificate chain'), {

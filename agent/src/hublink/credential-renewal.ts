@@ -149,7 +149,8 @@ export function createCredentialRenewal(deps: CredentialRenewalDeps): Credential
         `${KEY_REFUSED}: delete the join Secret and restart the agent with a bootstrap token; retrying with backoff`,
       );
     }
-    refused = outcome === 'refused';
+    // An unreachable hub says nothing new about the key: a refusal stands until a renewal succeeds.
+    if (outcome !== 'failed') refused = outcome === 'refused';
     failures = outcome === 'renewed' ? 0 : failures + 1;
     schedule(outcome === 'renewed' ? renewalDelayMs(deps.credentials.jwt, now()) : backoffDelay(failures, RETRY));
   }
