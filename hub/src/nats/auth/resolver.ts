@@ -4,7 +4,7 @@
  * down), delete accounts (each node disables them and closes their connections), list them.
  *
  * Every running node answers an update or a delete itself, so both wait for the answer of each
- * node (counted by a server ping just before): an agent handed its credentials right after a
+ * node (counted by a server ping, at most every 10 s): an agent handed its credentials right after a
  * claim may connect to any node, and one that has not stored the account yet would refuse it or
  * answer its JetStream requests with "not enabled for account". A node that does not answer in
  * time is caught up by the resolvers' exchange; the push still counts as done.
@@ -18,6 +18,8 @@ const PING = '$SYS.REQ.SERVER.PING';
 const TIMEOUT_MS = 5000;
 /** A ping's answers stop coming this long after the last one: every running node has answered. */
 const PING_STALL_MS = 250;
+/** The node count is pinged again after this long, so a burst of claims pays one ping. */
+const NODE_COUNT_TTL_MS = 10_000;
 
 export interface AccountResolver {
   update(accountJwt: string): Promise<void>;
@@ -53,9 +55,21 @@ async function runningNodes(nc: NatsConnection): Promise<number> {
   return n;
 }
 
+/** The running nodes, counted at most every NODE_COUNT_TTL_MS (concurrent callers share a ping). */
+function nodeCounter(nc: NatsConnection): () => Promise<number> {
+  let cached: { at: number; count: Promise<number> } | undefined;
+  return () => {
+    if (!cached || Date.now() - cached.at > NODE_COUNT_TTL_MS) {
+      const count = runningNodes(nc).then((n) => Math.max(1, n));
+      count.catch(() => (cached = undefined));
+      cached = { at: Date.now(), count };
+    }
+    return cached.count;
+  };
+}
+
 /** Sends to every node's resolver; resolves once each running node accepted it (or the deadline). */
-async function askAll(nc: NatsConnection, subject: string, body: string): Promise<void> {
-  const nodes = Math.max(1, await runningNodes(nc));
+async function askAll(nc: NatsConnection, nodes: number, subject: string, body: string): Promise<void> {
   const answers = await nc.requestMany(subject, body, { strategy: 'count', maxMessages: nodes, maxWait: TIMEOUT_MS });
   let answered = 0;
   for await (const m of answers) {
@@ -66,9 +80,10 @@ async function askAll(nc: NatsConnection, subject: string, body: string): Promis
 }
 
 export function createAccountResolver(nc: NatsConnection): AccountResolver {
+  const nodes = nodeCounter(nc);
   return {
-    update: (accountJwt) => askAll(nc, UPDATE, accountJwt),
-    remove: (request) => askAll(nc, DELETE, request),
+    update: async (accountJwt) => askAll(nc, await nodes(), UPDATE, accountJwt),
+    remove: async (request) => askAll(nc, await nodes(), DELETE, request),
     async list() {
       const data = await ask(nc, LIST, '');
       return Array.isArray(data) ? data.filter((k): k is string => typeof k === 'string') : [];
