@@ -199,6 +199,8 @@ describe('generated CRDs', () => {
     expect(container['x-kubernetes-preserve-unknown-fields']).toBe(true);
     expect(Object.keys(container.properties as object)).toEqual([
       'podInjectPolicy',
+      'resourcesPolicy',
+      'shareVolumeDevicePolicy',
       'shareVolumePolicy',
       'transferEnv',
       'upgradeStrategy',

@@ -24,5 +24,5 @@ export function crdFileName(crd: CustomResourceDefinition): string {
 /** The file content for a CRD: a header comment and one YAML document. */
 export function renderCrdYaml(crd: CustomResourceDefinition): string {
   // lineWidth 0: never fold long descriptions, so diffs stay line-per-field.
-  return HEADER + stringify(crd, { lineWidth: 0, indentSeq: true });
+  return HEADER + stringify(crd, { lineWidth: 0, indentSeq: true, aliasDuplicateObjects: false });
 }

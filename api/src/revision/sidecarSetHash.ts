@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { safeEncodeString } from './safeEncode.js';
+import { kruise19Structs } from './goStructs.kruise19.js';
 import { encodeGoTyped } from './typedJson.js';
 
 /** The parts of a SidecarSet its hashes depend on; the full SidecarSet type fits. */
@@ -34,8 +35,8 @@ export function sidecarSetHashDocument(
   containers: readonly unknown[] | null | undefined,
   initContainers: readonly unknown[] | null | undefined,
 ): string {
-  const encodedContainers = encodeGoTyped('[]kruise.SidecarContainer', containers);
-  const encodedInit = encodeGoTyped('[]kruise.SidecarContainer', initContainers);
+  const encodedContainers = encodeGoTyped('[]kruise.SidecarContainer', containers, kruise19Structs);
+  const encodedInit = encodeGoTyped('[]kruise.SidecarContainer', initContainers, kruise19Structs);
   const nativeSidecar = (initContainers ?? []).some(
     (c) => typeof c === 'object' && c !== null && (c as { restartPolicy?: unknown }).restartPolicy === 'Always',
   );

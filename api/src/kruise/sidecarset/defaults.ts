@@ -16,6 +16,8 @@ function defaultSidecarContainer(container: SidecarContainer, injectPolicy: stri
   if (!container.upgradeStrategy.upgradeType) container.upgradeStrategy.upgradeType = 'ColdUpgrade';
   container.shareVolumePolicy = { ...(container.shareVolumePolicy ?? {}) };
   if (!container.shareVolumePolicy.type) container.shareVolumePolicy.type = 'disabled';
+  // The CRD default (+kubebuilder:default=".*"): every container is a target.
+  if (container.resourcesPolicy) container.resourcesPolicy.targetContainersNameRegex ??= '.*';
   for (const transfer of container.transferEnv ?? []) defaultFieldRef(transfer.sourceContainerNameFrom?.fieldRef);
   // Sidecars get Kubernetes' container defaults, but OpenKruise leaves their startupProbe alone.
   defaultContainer(container, { kubernetesContainerDefaults: true, startupProbe: false });

@@ -44,6 +44,31 @@ export const SidecarContainerUpgradeStrategySchema = strictObject(
 /** enabled: the sidecar mounts the volumes of the pod's other containers. */
 export const ShareVolumePolicySchema = strictObject({ type: Type.Optional(Type.String()) }, crdKeep());
 
+/** One expression per resource; `cpu` / `memory` name the aggregate of the target containers. */
+export const ResourceExprSchema = strictObject(
+  { cpu: Type.Optional(Type.String()), memory: Type.Optional(Type.String()) },
+  crdKeep(),
+);
+
+/**
+ * v1.9: the sidecar's resources computed at pod creation from the pod's other containers (their
+ * sum or max, through an expression such as `max(cpu*50%, 100m)`).
+ */
+export const ResourcesPolicySchema = strictObject(
+  {
+    targetContainersMode: Type.String({ enum: ['sum', 'max'], description: 'How target resources aggregate.' }),
+    targetContainersNameRegex: Type.Optional(
+      Type.String({ default: '.*', description: 'RE2 pattern (partial match) of target container names.' }),
+    ),
+    resourcesExpr: strictObject({
+      limits: Type.Optional(ResourceExprSchema),
+      requests: Type.Optional(ResourceExprSchema),
+    }),
+  },
+  crdKeep(),
+);
+export type ResourcesPolicy = Static<typeof ResourcesPolicySchema>;
+
 /**
  * A corev1.Container plus OpenKruise's injection settings. The CRD keeps it schemaless apart from
  * the OpenKruise fields, as OpenKruise's own CRD does.
@@ -55,7 +80,9 @@ export const SidecarContainerSchema = opaqueObject({
   ),
   upgradeStrategy: Type.Optional(SidecarContainerUpgradeStrategySchema),
   shareVolumePolicy: Type.Optional(ShareVolumePolicySchema),
+  shareVolumeDevicePolicy: Type.Optional(ShareVolumePolicySchema),
   transferEnv: Type.Optional(Type.Array(TransferEnvVarSchema, crdKeep())),
+  resourcesPolicy: Type.Optional(ResourcesPolicySchema),
 });
 export type SidecarContainer = Opaque<Static<typeof SidecarContainerSchema>>;
 

@@ -138,3 +138,54 @@ describe('SidecarSet updates', () => {
     ).toEqual([]);
   });
 });
+
+describe('SidecarSet v1.9 resourcesPolicy and shareVolumeDevicePolicy', () => {
+  const policy = { targetContainersMode: 'sum', resourcesExpr: { limits: { cpu: 'cpu*50%+100m' } } };
+
+  it('accepts a resources policy, defaulting the regex to every container', () => {
+    const ss = sidecarSet({ containers: [{ name: 'agent', image: 'fluent-bit:2.2', resourcesPolicy: policy }] });
+    expect(messages(validateSidecarSet(ss))).toEqual([]);
+    expect(defaultSidecarSet(ss).spec.containers?.[0]?.resourcesPolicy?.targetContainersNameRegex).toBe('.*');
+  });
+
+  it('rejects what OpenKruise rejects, naming the field', () => {
+    const ss = sidecarSet({
+      initContainers: [{ name: 'init', image: 'busybox:1.36', resourcesPolicy: policy }],
+      containers: [
+        {
+          name: 'agent',
+          image: 'fluent-bit:2.2',
+          resources: { limits: { cpu: '1' } },
+          shareVolumeDevicePolicy: { type: 'on' },
+          resourcesPolicy: {
+            targetContainersMode: 'avg',
+            targetContainersNameRegex: '(',
+            resourcesExpr: { requests: { cpu: 'cpu*', memory: 'memory/0' } },
+          },
+        },
+        { name: 'b', image: 'b:1', resourcesPolicy: { targetContainersMode: 'max', resourcesExpr: {} } },
+      ],
+    });
+    const found = messages(validateSidecarSet(ss)).join('\n');
+    expect(found).toContain(
+      'spec.initContainers[0].resourcesPolicy: Forbidden: resourcesPolicy is only supported for containers with RestartPolicy Always',
+    );
+    expect(found).toContain(
+      'spec.containers[0].resourcesPolicy: Forbidden: resourcesPolicy and resources cannot be configured together',
+    );
+    expect(found).toContain('spec.containers[0].shareVolumeDevicePolicy.type: Unsupported value: "on"');
+    expect(found).toContain('spec.containers[0].resourcesPolicy.targetContainersMode: Unsupported value: "avg"');
+    expect(found).toContain(
+      'spec.containers[0].resourcesPolicy.targetContainersNameRegex: Invalid value: "(": invalid regex pattern',
+    );
+    expect(found).toContain(
+      'spec.containers[0].resourcesPolicy.resourcesExpr.requests.cpu: Invalid value: "cpu*": invalid expression',
+    );
+    expect(found).toContain(
+      'spec.containers[0].resourcesPolicy.resourcesExpr.requests.memory: Invalid value: "memory/0": invalid expression: division by zero',
+    );
+    expect(found).toContain(
+      'spec.containers[1].resourcesPolicy.resourcesExpr: Required value: at least one of limits or requests must be configured',
+    );
+  });
+});

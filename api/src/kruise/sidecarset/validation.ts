@@ -37,6 +37,7 @@ import {
 } from '../common/strategy-validation.js';
 import { type KindRules, validateObject } from '../common/validate-object.js';
 import { defaultSidecarSet } from './defaults.js';
+import { validateResourcesPolicy, validateShareVolumeDevicePolicy } from './resources-policy-validation.js';
 import { validateTransferEnv } from './transfer-env.js';
 import { type SidecarContainer, type SidecarSet, SidecarSetSchema, type SidecarSetSpec } from './schema.js';
 
@@ -116,9 +117,11 @@ function validateInjectionStrategy(spec: SidecarSetSpec): FieldError[] {
   return errors;
 }
 
-/** The OpenKruise fields of one sidecar container: policies, hot upgrade, transferEnv. */
-function validateSidecarFields(container: SidecarContainer, path: string): FieldError[] {
+/** The OpenKruise fields of one sidecar container: policies, resources policy, hot upgrade, transferEnv. */
+function validateSidecarFields(container: SidecarContainer, path: string, init: boolean): FieldError[] {
   const errors = [
+    ...validateShareVolumeDevicePolicy(container, path),
+    ...validateResourcesPolicy(container, path, init),
     ...validateEnum(container.podInjectPolicy, childPath(path, 'podInjectPolicy'), POD_INJECT_POLICIES),
     ...validateEnum(
       container.shareVolumePolicy?.type,
@@ -161,7 +164,7 @@ function validateContainers(spec: SidecarSetSpec): FieldError[] {
     list.forEach((container, i) => {
       const path = indexPath(listPath, i);
       errors.push(...validateContainer(container, path, { names, volumeNames: volumes.names, init }));
-      errors.push(...validateSidecarFields(container, path));
+      errors.push(...validateSidecarFields(container, path, init));
     });
   }
   return errors;
