@@ -56,6 +56,7 @@ const CloneSetErrorCodes = {
 /** The SidecarSet controller and injection. */
 const SidecarSetErrorCodes = {
   SIDECARSET_ERR_INJECTION_REVISION: 'the injection revision a SidecarSet names does not exist',
+  SIDECARSET_ERR_RESOURCES_POLICY: "a sidecar's resourcesPolicy cannot be computed for the pod",
 } as const;
 
 /** The node daemon; pull failures end up, by message, in the NodeImage status a user reads. */

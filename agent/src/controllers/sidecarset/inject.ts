@@ -3,12 +3,17 @@
  * function over a copy of the pod:
  *
  * 1. each SidecarSet's patchPodMetadata is applied;
- * 2. its init containers (sorted by name) and containers are prepared for this pod (shared
- *    mounts, IS_INJECTED=true, transferred env), with the volumes their mounts name;
+ * 2. its init containers and containers are prepared for this pod (resources from a v1.9
+ *    resourcesPolicy, shared mounts and volume devices, IS_INJECTED=true, transferred env), with
+ *    the volumes their mounts and devices name;
  * 3. containers go before the app containers (BeforeAppContainer) or after them; one with the name
  *    of an existing pod container replaces it in place; init containers go after the pod's own by
  *    default; a HotUpgrade sidecar `X` goes in as the pair `X-1` (working) and `X-2` (empty
  *    image) with its version annotations (control/hot-upgrade.ts);
+ *    order as OpenKruise v1.9: the init containers of all SidecarSets together are stable-sorted
+ *    by name before they are placed; containers keep SidecarSet order (here: by SidecarSet name,
+ *    OpenKruise: its informer's list order) unless `sortContainersByName` (the gate
+ *    EnableSortSidecarContainerByName) stable-sorts them by name too;
  * 4. volumes and imagePullSecrets are merged (the pod's own win on a name clash);
  * 5. the hash, hash-without-image and injected-list annotations are written.
  *
@@ -33,6 +38,7 @@ import {
   writeUpgradeSpecs,
 } from './control/annotations.js';
 import { sidecarForPod, toPodContainer } from './control/env-mounts.js';
+import { policyResources } from './control/resources-policy.js';
 import { hotUpgradeNames, hotUpgradePair, isHotUpgrade, workingContainers } from './control/hot-upgrade.js';
 import { patchPodAnnotations } from './control/patch-metadata.js';
 import type { Container, Volume } from '@flotilla/api';
@@ -78,7 +84,15 @@ interface Injection {
   injectedNames: Set<string>;
   /** Hot-upgrade sidecar → its working container (control/hot-upgrade.ts). */
   working: ReturnType<typeof workingContainers>;
+  /** Every container name the matched SidecarSets inject: never a resourcesPolicy target. */
+  sidecarNames: Set<string>;
+  sortContainersByName: boolean;
   now: string;
+}
+
+export interface InjectionOptions {
+  /** OpenKruise's EnableSortSidecarContainerByName gate (alpha, off by default). */
+  sortContainersByName?: boolean;
 }
 
 /** Where a sidecar goes: the list it joins, its default placement, and whether it is an init container. */
@@ -96,9 +110,15 @@ const compareNames = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 :
 
 /**
  * Injects `sidecarSets` (already matched to the pod and resolved to the revision to inject) into
- * a copy of `pod`. `now` is the RFC 3339 time written into the hash records.
+ * a copy of `pod`. `now` is the RFC 3339 time written into the hash records. Throws
+ * SIDECARSET_ERR_RESOURCES_POLICY when a resourcesPolicy finds no target or fails to evaluate.
  */
-export function injectSidecars(pod: MutablePod, sidecarSets: readonly SidecarSet[], now: string): InjectionResult {
+export function injectSidecars(
+  pod: MutablePod,
+  sidecarSets: readonly SidecarSet[],
+  now: string,
+  options: InjectionOptions = {},
+): InjectionResult {
   const out = structuredClone(pod);
   const ordered = [...sidecarSets].sort((a, b) => compareNames(nameOf(a), nameOf(b)));
   if (ordered.length === 0) return { pod: out, changed: false, conflicts: [] };
@@ -116,6 +136,10 @@ export function injectSidecars(pod: MutablePod, sidecarSets: readonly SidecarSet
     hashesWithoutImage: readUpgradeSpecs(out, ANNOTATION_SIDECARSET_HASH_WITHOUT_IMAGE),
     injectedNames: injectedSidecarSets(out),
     working: workingContainers(out),
+    sidecarNames: new Set(
+      ordered.flatMap((ss) => [...(ss.spec.initContainers ?? []), ...(ss.spec.containers ?? [])].map((c) => c.name)),
+    ),
+    sortContainersByName: options.sortContainersByName ?? false,
     now,
   };
   for (const ss of ordered) collectSidecarSet(injection, ss);
@@ -164,11 +188,12 @@ function takeSidecar(
     return false;
   }
   for (const n of names) injection.owner.set(n, nameOf(from.ss));
-  for (const m of sidecar.volumeMounts ?? []) {
+  for (const m of [...(sidecar.volumeMounts ?? []), ...((sidecar.volumeDevices ?? []) as { name: string }[])]) {
     const v = from.volumes.get(m.name);
     if (v) injection.collected.volumes.push(v);
   }
-  const prepared = sidecarForPod(sidecar, injection.pod);
+  const resources = policyResources(sidecar, injection.pod, injection.sidecarNames);
+  const prepared = sidecarForPod(resources ? { ...sidecar, resources } : sidecar, injection.pod);
   const policy = sidecar.podInjectPolicy ?? slot.policy;
   const into = injection.collected[slot.list];
   if (!hot) {
@@ -201,9 +226,10 @@ function recordHashes(injection: Injection, ss: SidecarSet, sidecarList: string[
 /** Writes what was collected into the pod copy: containers, volumes, pull secrets, annotations. */
 function writeInjection({ pod, collected, annotations, ...records }: Injection): void {
   const spec = (pod.spec ??= {});
-  spec.initContainers = mergeContainers(spec.initContainers ?? [], collected.initContainers);
+  spec.initContainers = mergeContainers(spec.initContainers ?? [], byName(collected.initContainers));
   if (spec.initContainers.length === 0) delete spec.initContainers;
-  spec.containers = mergeContainers(spec.containers ?? [], collected.containers);
+  const containers = records.sortContainersByName ? byName(collected.containers) : collected.containers;
+  spec.containers = mergeContainers(spec.containers ?? [], containers);
   const volumes = mergeByName(spec.volumes ?? [], collected.volumes);
   if (volumes.length > 0) spec.volumes = volumes;
   const secrets = mergeByName(spec.imagePullSecrets ?? [], collected.secrets);
@@ -212,6 +238,9 @@ function writeInjection({ pod, collected, annotations, ...records }: Injection):
   annotations[ANNOTATION_SIDECARSET_HASH_WITHOUT_IMAGE] = writeUpgradeSpecs(records.hashesWithoutImage);
   annotations[ANNOTATION_SIDECARSET_INJECTED_LIST] = formatInjectedList(records.injectedNames);
 }
+
+/** A stable sort by container name (Array.prototype.sort is stable). */
+const byName = (placed: readonly Placed[]): Placed[] => [...placed].sort((a, b) => compareNames(a.c.name, b.c.name));
 
 /** mergeSidecarContainers: same name replaces in place; the rest go before or after the pod's. */
 function mergeContainers(origins: readonly Container[], injected: readonly Placed[]): Container[] {

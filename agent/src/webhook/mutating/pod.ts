@@ -25,7 +25,11 @@ export interface PodMutationSources {
   onConflicts?(conflicts: readonly InjectionConflict[], namespace: string): void;
   now?(): number;
   random?(): number;
+  /** OpenKruise's EnableSortSidecarContainerByName gate: sidecar containers sorted by name. */
+  sortSidecarContainersByName?: boolean;
 }
+
+const REFUSING_CODES = ['SIDECARSET_ERR_INJECTION_REVISION', 'SIDECARSET_ERR_RESOURCES_POLICY'] as const;
 
 const isActive = (pod: MutablePod): boolean =>
   !pod.metadata?.deletionTimestamp && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed';
@@ -50,15 +54,17 @@ export function podMutatingHandler(sources: PodMutationSources): AdmissionHandle
     const namespace = request.namespace || original.metadata?.namespace || 'default';
     const pod = structuredClone(original);
     injectKruiseReadinessGate(pod);
-    let sidecarSets: SidecarSet[];
+    let result: ReturnType<typeof injectSidecars>;
     try {
-      sidecarSets = sidecarSetsForPod(pod, namespace, sources);
+      const sidecarSets = sidecarSetsForPod(pod, namespace, sources);
+      const now = formatTime((sources.now ?? Date.now)());
+      result = injectSidecars(pod, sidecarSets, now, { sortContainersByName: sources.sortSidecarContainersByName });
     } catch (err) {
-      if (hasCode(err, 'SIDECARSET_ERR_INJECTION_REVISION')) return deny(errorMessage(err), 500, 'InternalError');
+      // A missing injection revision, or a resourcesPolicy with no target container or a failing
+      // expression, refuses the pod (as OpenKruise).
+      if (REFUSING_CODES.some((code) => hasCode(err, code))) return deny(errorMessage(err), 500, 'InternalError');
       throw err;
     }
-    const now = formatTime((sources.now ?? Date.now)());
-    const result = injectSidecars(pod, sidecarSets, now);
     if (result.conflicts.length > 0) sources.onConflicts?.(result.conflicts, namespace);
     return allowPatched(original, result.pod);
   };

@@ -6,3 +6,4 @@ export {
 } from './defaults.js';
 export { validateDefaultedSidecarSet, validateSidecarSet } from './validation.js';
 export { validateSidecarSetUpdate } from './update.js';
+export { computeResource, parseQuantityMilli, ResourceExprError, type QuantityFormat } from './resources-expr.js';

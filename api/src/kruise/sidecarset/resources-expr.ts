@@ -228,7 +228,8 @@ class Parser {
 function add(a: ExprValue, b: ExprValue, sign: bigint): ExprValue {
   if (!isQty(a) && !isQty(b)) return { number: a.number + Number(sign) * b.number };
   const [qa, qb] = [toQty(a), toQty(b)];
-  return { milli: qa.milli + sign * qb.milli, format: qa.format };
+  // Go's Quantity.Add takes the other side's format when the receiver is zero.
+  return { milli: qa.milli + sign * qb.milli, format: qa.milli === 0n ? qb.format : qa.format };
 }
 
 function mul(a: ExprValue, b: ExprValue): ExprValue {

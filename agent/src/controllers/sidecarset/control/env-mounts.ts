@@ -102,7 +102,8 @@ export function mergeMounts(container: Container, additional: readonly VolumeMou
 
 /**
  * The sidecar as it goes into this pod: shared mounts merged, IS_INJECTED=true appended, transferred
- * and subPathExpr env vars added where the sidecar does not define them. `sidecar` is not modified.
+ * and subPathExpr env vars added where the sidecar does not define them, shared volume devices
+ * merged after the mounts. `sidecar` is not modified.
  */
 export function sidecarForPod(sidecar: SidecarContainer, pod: MutablePod): SidecarContainer {
   const shared = sharedMountsAndEnvs(sidecar, pod);
@@ -110,7 +111,41 @@ export function sidecarForPod(sidecar: SidecarContainer, pod: MutablePod): Sidec
   const c = structuredClone(sidecar);
   c.volumeMounts = mergeMounts(c, shared.mounts);
   c.env = mergeEnv([...(c.env ?? []), { name: ENV_SIDECAR_INJECTED, value: 'true' }], extraEnv);
+  const devices = mergeDevices(c, sharedDevices(sidecar, pod));
+  if (devices.length > 0) c.volumeDevices = devices;
   return c;
+}
+
+type VolumeDevice = { name: string; devicePath: string };
+
+/**
+ * With shareVolumeDevicePolicy enabled (v1.9): the volumeDevices of the pod's app containers (not
+ * its init containers, not injected sidecars), as sidecarcontrol.GetInjectedVolumeDevices.
+ */
+export function sharedDevices(sidecar: SidecarContainer, pod: MutablePod): VolumeDevice[] {
+  if (sidecar.shareVolumeDevicePolicy?.type !== 'enabled') return [];
+  return (pod.spec?.containers ?? [])
+    .filter((app) => !isInjectedContainer(app))
+    .flatMap((app) => (app.volumeDevices ?? []) as VolumeDevice[]);
+}
+
+/**
+ * The container's devices plus those of `additional` whose devicePath is neither one of its
+ * devicePaths nor one of its mountPaths (util.MergeVolumeDevices; mounts are merged first).
+ */
+export function mergeDevices(container: Container, additional: readonly VolumeDevice[]): VolumeDevice[] {
+  const own = (container.volumeDevices ?? []) as VolumeDevice[];
+  const paths = new Set([
+    ...own.map((d) => d.devicePath),
+    ...((container.volumeMounts ?? []) as VolumeMount[]).map((m) => m.mountPath),
+  ]);
+  const out = [...own];
+  for (const d of additional) {
+    if (paths.has(d.devicePath)) continue;
+    out.push(d);
+    paths.add(d.devicePath);
+  }
+  return out;
 }
 
 /** The sidecar as a plain pod container: the OpenKruise-only fields removed. */
