@@ -4,13 +4,22 @@
  * (FLOTILLA_AGENT_CREDENTIAL_TTL_SECONDS) makes the agent renew its JWT several times while it
  * keeps applying desired state; an agent down longer than the TTL renews its expired JWT and
  * resumes; a key an operator revoked makes it not ready with the reason, counted, while the
- * process stays up; a NATS CA that does not verify the servers does the same with a TLS reason.
+ * process stays up; a NATS CA that does not verify the servers does the same with a TLS reason,
+ * at the first connect and on a reconnect that meets a server the CA does not verify.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNatsPki, freePort, type NatsPki } from '@flotilla/test';
+import {
+  createNatsPki,
+  freePort,
+  hasTool,
+  renderNatsConfig,
+  startProcess,
+  toolPath,
+  type NatsPki,
+} from '@flotilla/test';
 import { cluster, type ClusterInfo } from '../helpers/context.js';
 import { customResource, eventually, kube, testNamespace, type Kube } from '../helpers/kube.js';
 import { startAgentProcess, type AgentProcess } from './agent-process.js';
@@ -213,6 +222,52 @@ describe('the agent link with a NATS CA that does not verify the servers', { tim
     expect(agent.messages()).not.toContain('hub link started');
     expect(agent.child.exitCode).toBeNull();
     expect((await probe(agent, '/healthz')).status).toBe(200);
+    expect(await agent.stop()).toBe(0);
+  });
+});
+
+describe('the agent link reconnecting to a server its CA does not verify', { timeout: 300_000 }, () => {
+  it('is not ready with a TLS reason while it lasts, and ready again once the servers verify', async () => {
+    const name = `rot-${suffix}`;
+    const agent = await startAgent(name, [`--nats-ca-file=${nats.cluster.caFile}`]);
+    await accept(name);
+    await until('the link is up', () => Promise.resolve(agent.messages().includes('hub link started')));
+    expect((await probe(agent, '/readyz')).status).toBe(200);
+
+    // Every node goes away; an impostor with another CA's certificate answers on the first one's port.
+    const first = nats.cluster.nodes[0]!;
+    await Promise.all(nats.cluster.nodes.map((n) => n.stop()));
+    const configFile = path.join(dir, 'impostor.conf');
+    writeFileSync(
+      configFile,
+      renderNatsConfig({
+        serverName: 'impostor',
+        port: first.port,
+        monitorPort: await freePort(),
+        storeDir: path.join(dir, 'impostor', 'js'),
+        pki: foreign,
+        users: [],
+      }),
+    );
+    const impostor = startProcess({
+      name: 'impostor',
+      command: hasTool('nats-server') ? toolPath('nats-server') : '/usr/sbin/nats-server',
+      args: ['-c', configFile],
+      logFile: path.join(dir, 'impostor', 'nats.log'),
+    });
+    try {
+      const ready = await until('not ready: the reconnect meets a certificate that does not verify', async () => {
+        const r = await probe(agent, '/readyz');
+        return r.status === 503 && r.body.includes('[-]hublink-tls failed') && r;
+      });
+      expect(ready.body).toContain("the NATS servers' certificate does not verify: check --nats-ca-file");
+      expect(await metric(agent, 'flotilla_agent_hublink_tls_failures_total{peer="nats"}')).toBeGreaterThanOrEqual(1);
+      expect(agent.child.exitCode).toBeNull();
+    } finally {
+      await impostor.stop();
+    }
+    await Promise.all(nats.cluster.nodes.map((n) => n.start()));
+    await until('ready again once the servers verify', async () => (await probe(agent, '/readyz')).status === 200);
     expect(await agent.stop()).toBe(0);
   });
 });
