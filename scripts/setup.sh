@@ -18,6 +18,8 @@ command -v containerd >/dev/null || missing+=(containerd)
 command -v docker-registry >/dev/null || missing+=(docker-registry)
 # Headless Chromium for the dashboard's browser test (test/integration/cli).
 command -v chromium >/dev/null || missing+=(chromium)
+# Prometheus for the metric-analysis tests (test/env/src/prometheus.ts).
+command -v prometheus >/dev/null || missing+=(prometheus)
 if [ ${#missing[@]} -gt 0 ]; then
   log "installing ${missing[*]}"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null

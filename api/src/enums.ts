@@ -43,7 +43,7 @@ export const TERMINAL_ROLLOUT_PHASES: readonly RolloutPhase[] = ['Succeeded', 'F
  * many clusters as it may), `window` (outside the cluster's maintenance window), `heartbeat` (the
  * hub has no current news of the cluster, or cannot hear NATS), `dependency` (a workload this one
  * depends on is not healthy at its target revision in that cluster), `health` (started, not healthy
- * yet), `canaryPause` (healthy, holding at an in-cluster canary step), `soak` (healthy, soaking),
+ * yet), `analysis` (healthy, its metric analysis is measuring), `canaryPause` (healthy, holding at an in-cluster canary step), `soak` (healthy, soaking),
  * `paused` (the rollout is paused).
  */
 export const WAIT_REASONS = [
@@ -54,6 +54,7 @@ export const WAIT_REASONS = [
   'heartbeat',
   'dependency',
   'health',
+  'analysis',
   'canaryPause',
   'soak',
   'paused',

@@ -34,6 +34,8 @@ export const Cluster = Type.Object({
   credentialExpiresAt: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   /** When a rollout may start updating the cluster; empty: at any time. */
   maintenanceWindows: MaintenanceWindows,
+  /** The cluster's Prometheus the hub asks for metric analysis; null: none. */
+  prometheusUrl: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
 export type Cluster = Static<typeof Cluster>;
 
@@ -112,6 +114,13 @@ export const SetMaintenanceWindowsRequest = Type.Object(
   { additionalProperties: false },
 );
 export type SetMaintenanceWindowsRequest = Static<typeof SetMaintenanceWindowsRequest>;
+
+/** The cluster's Prometheus for metric analysis (null removes it); no credentials in it. */
+export const SetPrometheusRequest = Type.Object(
+  { url: Type.Union([Type.String({ maxLength: 2048 }), Type.Null()]) },
+  { additionalProperties: false },
+);
+export type SetPrometheusRequest = Static<typeof SetPrometheusRequest>;
 
 export const ClusterNameParams = Type.Object({ name: Type.String({ maxLength: 253 }) });
 export type ClusterNameParams = Static<typeof ClusterNameParams>;

@@ -56,6 +56,29 @@ export const RolloutWaveStatus = Type.Object({
 });
 export type RolloutWaveStatus = Static<typeof RolloutWaveStatus>;
 
+/** A cluster's metric analysis: its current attempt and the latest value of each query. */
+export const RolloutClusterAnalysis = Type.Object({
+  attempt: Type.Integer(),
+  verdict: Type.Union([
+    Type.Literal('Running'),
+    Type.Literal('Passed'),
+    Type.Literal('Failed'),
+    Type.Literal('Inconclusive'),
+  ]),
+  measurements: Type.Integer(),
+  count: Type.Integer(),
+  message: Type.String(),
+  results: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      value: Type.Union([Type.Number(), Type.Null()]),
+      outcome: Type.String(),
+      message: Type.String(),
+    }),
+  ),
+});
+export type RolloutClusterAnalysis = Static<typeof RolloutClusterAnalysis>;
+
 export const RolloutClusterStatus = Type.Object({
   name: Type.String(),
   wave: Type.String(),
@@ -75,6 +98,8 @@ export const RolloutClusterStatus = Type.Object({
   desiredRevision: Type.Union([Type.Integer(), Type.Null()]),
   /** The revision the cluster's agent last reported running (null: no report yet). */
   runningRevision: Type.Union([Type.Integer(), Type.Null()]),
+  /** The cluster's metric analysis (its wave has one and it got that far); null: none. */
+  analysis: Type.Optional(Type.Union([RolloutClusterAnalysis, Type.Null()])),
 });
 export type RolloutClusterStatus = Static<typeof RolloutClusterStatus>;
 

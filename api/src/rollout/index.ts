@@ -1,2 +1,3 @@
 export * from './strategy.js';
 export { validateRolloutStrategy } from './validation.js';
+export * from './analysis.js';

@@ -33,6 +33,32 @@ export const WaveClustersSchema = strictObject(
   { description: 'Which clusters belong to the wave. Absent: every targeted cluster no earlier wave took.' },
 );
 
+/** One PromQL query of a wave's analysis, judged by simple comparisons of its one value. */
+export const AnalysisQuerySchema = strictObject({
+  name: Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' }),
+  query: Type.String({
+    maxLength: 4096,
+    description: 'PromQL returning one value; may use {{cluster}}, {{namespace}} and {{workload}}',
+  }),
+  successCondition: Type.Optional(Type.String({ maxLength: 200, description: 'e.g. "result < 0.05"' })),
+  failureCondition: Type.Optional(Type.String({ maxLength: 200, description: 'e.g. "result >= 0.1"' })),
+});
+export type AnalysisQuery = Static<typeof AnalysisQuerySchema>;
+
+/**
+ * Metric analysis of each cluster of a wave once it is healthy at the target revision: `count`
+ * measurements `intervalSeconds` apart, against the cluster's Prometheus, before its soak.
+ */
+export const AnalysisSchema = strictObject({
+  queries: Type.Array(AnalysisQuerySchema, { minItems: 1, maxItems: 10 }),
+  intervalSeconds: Type.Optional(int32({ minimum: 1, maximum: 3600, description: 'between measurements; default 60' })),
+  count: Type.Optional(int32({ minimum: 1, maximum: 100, description: 'measurements; default 3' })),
+});
+export type Analysis = Static<typeof AnalysisSchema>;
+
+export const DEFAULT_ANALYSIS_INTERVAL_SECONDS = 60;
+export const DEFAULT_ANALYSIS_COUNT = 3;
+
 export const WaveSchema = strictObject({
   name: Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' }),
   clusters: Type.Optional(WaveClustersSchema),
@@ -45,6 +71,7 @@ export const WaveSchema = strictObject({
   progressDeadlineSeconds: Type.Optional(int32({ minimum: 1, description: 'time for a cluster to become healthy' })),
   approval: Type.Optional(oneOf(APPROVAL_GATES)),
   canarySteps: Type.Optional(Type.Array(CanaryStepSchema, { maxItems: 20 })),
+  analysis: Type.Optional(AnalysisSchema),
 });
 export type Wave = Static<typeof WaveSchema>;
 

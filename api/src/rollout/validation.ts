@@ -9,6 +9,7 @@ import {
   type FieldError,
   type IntOrString,
 } from '../validation/index.js';
+import { validateAnalysis } from './analysis.js';
 import { RolloutStrategySchema, type RolloutStrategy } from './strategy.js';
 
 function percentAtMost100(value: IntOrString | undefined, path: string): FieldError[] {
@@ -31,6 +32,7 @@ function validateWave(strategy: RolloutStrategy, index: number): FieldError[] {
       required(childPath(path, 'clusters'), 'only the last wave may omit clusters (it takes all remaining ones)'),
     );
   }
+  if (wave.analysis) errors.push(...validateAnalysis(wave.analysis, childPath(path, 'analysis')));
   wave.canarySteps?.forEach((step, i) => {
     errors.push(
       ...percentAtMost100(step.partition, childPath(indexPath(childPath(path, 'canarySteps'), i), 'partition')),

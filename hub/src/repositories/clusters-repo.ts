@@ -25,6 +25,7 @@ export function toApiCluster(row: ClusterRow, now: Date, heartbeatTimeoutMs: num
     publicKey: row.agentPublicKey,
     credentialExpiresAt: row.credentialExpiresAt?.toISOString() ?? null,
     maintenanceWindows: row.maintenanceWindows,
+    prometheusUrl: row.prometheusUrl,
   };
 }
 
@@ -99,6 +100,15 @@ export async function setMaintenanceWindows(
   const [saved] = await db
     .update(clusters)
     .set({ maintenanceWindows, updatedAt: new Date() })
+    .where(eq(clusters.name, name))
+    .returning();
+  return saved!;
+}
+
+export async function setPrometheusUrl(db: DbOrTx, name: string, prometheusUrl: string | null): Promise<ClusterRow> {
+  const [saved] = await db
+    .update(clusters)
+    .set({ prometheusUrl, updatedAt: new Date() })
     .where(eq(clusters.name, name))
     .returning();
   return saved!;

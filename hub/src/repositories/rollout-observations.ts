@@ -8,8 +8,10 @@ import { and, inArray, isNull } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client.js';
 import { clusters, desiredObjects, objectStatus, workloads } from '../db/schema/index.js';
 import { refLabel } from '../domain/dependencies.js';
+import { analysisRunsOf, type RunKey } from './analysis-repo.js';
 import {
   memberKey,
+  type MeasuredAnalysis,
   type FleetView,
   type RolloutRun,
   type ViewedCluster,
@@ -100,5 +102,27 @@ export async function observeRollouts(q: DbOrTx, runs: readonly RolloutRun[]): P
     .from(clusters)
     .where(inArray(clusters.name, members));
   for (const { name, ...c } of cls) view.clusters.set(name, c);
-  return view;
+  return { ...view, analysis: await observeAnalysis(q, runs) };
+}
+
+/** What the runner measured for each member whose analysis attempt is running. */
+async function observeAnalysis(q: DbOrTx, runs: readonly RolloutRun[]): Promise<Map<string, MeasuredAnalysis>> {
+  const keys: RunKey[] = [];
+  for (const r of runs) {
+    for (const [cluster, cs] of Object.entries(r.state.clusters)) {
+      if (r.id !== undefined && cs.analysis?.verdict === 'Running') {
+        keys.push({ rolloutId: r.id, cluster, attempt: cs.analysis.attempt });
+      }
+    }
+  }
+  const out = new Map<string, MeasuredAnalysis>();
+  for (const [key, run] of await analysisRunsOf(q, keys)) {
+    out.set(key, {
+      verdict: run.verdict,
+      measurements: run.measurements.length,
+      message: run.message,
+      results: run.measurements.at(-1) ?? [],
+    });
+  }
+  return out;
 }

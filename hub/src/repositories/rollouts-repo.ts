@@ -6,6 +6,7 @@ import { rolloutEvents, rolloutPins, rollouts } from '../db/schema/index.js';
 import {
   ACTIVE_ROLLOUT_PHASES,
   type FrozenPlan,
+  type FrozenWave,
   type RolloutAction,
   type RolloutPhase,
   type RolloutState,
@@ -33,13 +34,13 @@ export const isRolloutId = isWorkloadId;
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
 
 /** A member cluster's status: its state, what it waits for and which revision it runs. */
-function toApiCluster(state: RolloutState, name: string, wave: string, revisions: RevisionSkew | undefined) {
+function toApiCluster(state: RolloutState, name: string, wave: FrozenWave, revisions: RevisionSkew | undefined) {
   const cs = state.clusters[name]!;
   const wait = waitOf(state, name);
   const rev = revisions?.members.get(name);
   return {
     name,
-    wave,
+    wave: wave.name,
     phase: cs.phase,
     step: cs.step,
     startedAt: iso(cs.startedAt),
@@ -51,6 +52,7 @@ function toApiCluster(state: RolloutState, name: string, wave: string, revisions
     waitingUntil: iso(wait?.until),
     desiredRevision: rev?.desired ?? null,
     runningRevision: rev?.running ?? null,
+    analysis: cs.analysis ? { ...cs.analysis, count: wave.analysis?.count ?? 0 } : null,
   };
 }
 
@@ -85,7 +87,7 @@ export function toApiRollout(r: RolloutRow, revisions?: RevisionSkew): Rollout {
         message: ws.message,
       };
     }),
-    clusters: plan.waves.flatMap((w) => w.members.map((name) => toApiCluster(state, name, w.name, revisions))),
+    clusters: plan.waves.flatMap((w) => w.members.map((name) => toApiCluster(state, name, w, revisions))),
     waits: countWaits(plan, state),
     revisions: revisions?.revisions ?? [],
     skew: revisions?.skew ?? false,

@@ -16,6 +16,7 @@ import {
   RegisterClusterResponse,
   SetClusterLabelsRequest,
   SetMaintenanceWindowsRequest,
+  SetPrometheusRequest,
 } from '@flotilla/api';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -117,6 +118,15 @@ export function clusterRoutes(api: Api, ctx: RouteContext): void {
     },
     async (request) =>
       ctx.clusters.setMaintenanceWindows(principalOf(request), request.params.name, request.body.windows),
+  );
+
+  api.put(
+    '/clusters/:name/prometheus',
+    {
+      onRequest: ctx.auth('operator'),
+      schema: { tags, params, body: SetPrometheusRequest, response: { 200: Cluster, ...errors } },
+    },
+    async (request) => ctx.clusters.setPrometheus(principalOf(request), request.params.name, request.body.url),
   );
 
   api.delete(

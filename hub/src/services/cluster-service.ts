@@ -13,7 +13,12 @@ import type {
   RegisterClusterRequest,
   RegisterClusterResponse,
 } from '@flotilla/api';
-import { agentConsumerName, validateMaintenanceWindows, type MaintenanceWindow } from '@flotilla/api';
+import {
+  agentConsumerName,
+  validateMaintenanceWindows,
+  validatePrometheusUrl,
+  type MaintenanceWindow,
+} from '@flotilla/api';
 import { newSecret, secretMatches, sha256, type Principal } from '../auth/tokens.js';
 import type { Db, Tx } from '../db/client.js';
 import { labelProblems, selectorParam } from '../domain/label-selector.js';
@@ -28,6 +33,7 @@ import {
   saveRegistration,
   setClusterLabels,
   setMaintenanceWindows,
+  setPrometheusUrl,
   toApiCluster,
   type ClusterRow,
 } from '../repositories/clusters-repo.js';
@@ -75,6 +81,8 @@ export interface ClusterService {
   setLabels(actor: Principal, name: string, labels: Record<string, string>): Promise<Cluster>;
   /** Replaces the windows in which rollouts may start the cluster; each problem names its field. */
   setMaintenanceWindows(actor: Principal, name: string, windows: MaintenanceWindow[]): Promise<Cluster>;
+  /** The cluster's Prometheus for metric analysis (docs/adr/0017); null removes it. */
+  setPrometheus(actor: Principal, name: string, url: string | null): Promise<Cluster>;
   remove(actor: Principal, name: string): Promise<void>;
   list(query: ClusterListQuery): Promise<ClusterList>;
   get(name: string): Promise<Cluster>;
@@ -104,6 +112,22 @@ function saveWindows(deps: ClusterServiceDeps, actor: Principal, name: string, w
       targetType: 'cluster',
       targetId: name,
       details: { from: c.maintenanceWindows, to: windows },
+    });
+    return saved;
+  });
+}
+
+/** Like windows: the row and an audit entry; the analysis runner reads the URL each measurement. */
+function savePrometheus(deps: ClusterServiceDeps, actor: Principal, name: string, url: string | null) {
+  return deps.db.transaction(async (tx) => {
+    const c = await liveCluster(tx, name);
+    const saved = await setPrometheusUrl(tx, name, url);
+    await recordAudit(tx, {
+      actor: actor.name,
+      action: 'cluster.prometheus',
+      targetType: 'cluster',
+      targetId: name,
+      details: { from: c.prometheusUrl, to: url },
     });
     return saved;
   });
@@ -301,6 +325,11 @@ export function createClusterService(deps: ClusterServiceDeps): ClusterService {
       const problems = validateMaintenanceWindows(windows);
       if (problems.length > 0) throw invalid('invalid maintenance windows', problems);
       return view(await saveWindows(deps, actor, name, windows));
+    },
+    async setPrometheus(actor, name, url) {
+      const problems = url === null ? [] : validatePrometheusUrl(url, 'url');
+      if (problems.length > 0) throw invalid('invalid Prometheus URL', problems);
+      return view(await savePrometheus(deps, actor, name, url));
     },
     remove: (actor, name) => remove(deps, actor, name),
     list(q) {

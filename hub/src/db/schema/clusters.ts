@@ -40,6 +40,8 @@ export const clusters = pgTable(
     linkRepublishedAt: timestamp('link_republished_at', { withTimezone: true }),
     /** When a rollout may start updating the cluster (validated at the API); empty: always. */
     maintenanceWindows: jsonb('maintenance_windows').$type<MaintenanceWindow[]>().notNull().default([]),
+    /** The cluster's Prometheus the hub asks for metric analysis (no credentials in it); null: none. */
+    prometheusUrl: text('prometheus_url'),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

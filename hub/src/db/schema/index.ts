@@ -7,3 +7,4 @@ export * from './outbox.js';
 export * from './audit.js';
 export * from './rollouts.js';
 export * from './policies.js';
+export * from './analysis.js';

@@ -17,6 +17,8 @@ export const MESSAGE_REFRESH_MS = 3000;
 
 /** The rollout as the scheduler steps it. */
 export interface RolloutRun {
+  /** Absent in some unit tests: then no analysis is observed. */
+  id?: string;
   workloadId: string;
   targetRevision: number;
   plan: FrozenPlan;
@@ -48,6 +50,20 @@ export interface FleetView {
   desired: ReadonlyMap<string, ObservedDesired>;
   status: ReadonlyMap<string, StoredStatus>;
   clusters: ReadonlyMap<string, ViewedCluster>;
+  /** What the analysis runner measured, by analysisKey(rollout, cluster, attempt). */
+  analysis?: ReadonlyMap<string, MeasuredAnalysis>;
+}
+
+export type MeasuredAnalysis = NonNullable<ClusterObservation['analysis']>;
+
+export const analysisKey = (rolloutId: string, cluster: string, attempt: number): string =>
+  `${rolloutId}/${cluster}/${attempt}`;
+
+/** The measured analysis of a cluster whose analysis attempt is running. */
+function analysisOf(run: RolloutRun, name: string, view: FleetView): MeasuredAnalysis | undefined {
+  const a = run.state.clusters[name]?.analysis;
+  if (!a || a.verdict !== 'Running' || run.id === undefined) return undefined;
+  return view.analysis?.get(analysisKey(run.id, name, a.attempt));
 }
 
 export interface ViewedCluster {
@@ -158,6 +174,8 @@ export function observeMembers(
     if (window) out[name].window = window;
     const dependencies = dependenciesIn(run, name, view);
     if (dependencies) out[name].dependencies = dependencies;
+    const analysis = analysisOf(run, name, view);
+    if (analysis) out[name].analysis = analysis;
   }
   return out;
 }

@@ -167,7 +167,55 @@ class Step {
     }
     cs.phase = 'Soaking';
     cs.message = 'healthy, soaking';
+    if (w.analysis) this.newAnalysis(cs);
     this.soaking(name, w, cs, o);
+  }
+
+  /** Starts a new analysis attempt: the runner measures each attempt from its start. */
+  newAnalysis(cs: ClusterState): void {
+    cs.analysis = {
+      attempt: (cs.analysis?.attempt ?? 0) + 1,
+      verdict: 'Running',
+      measurements: 0,
+      message: 'waiting for the first measurement',
+      results: [],
+    };
+  }
+
+  /**
+   * A healthy cluster whose wave has analysis: the soak waits until the analysis passed. A failed
+   * analysis fails the cluster (the budgets count it like an unhealthy one); an inconclusive one
+   * pauses the rollout, saying why, and a resume measures again in a new attempt.
+   */
+  analyzing(name: string, w: FrozenWave, cs: ClusterState, o: ClusterObservation): void {
+    const count = w.analysis!.count;
+    if (!cs.analysis || cs.analysis.verdict === 'Inconclusive') this.newAnalysis(cs);
+    const a = cs.analysis!;
+    // The soak counts from the moment the analysis passed.
+    resetHealthy(cs);
+    if (o.analysis) Object.assign(a, o.analysis);
+    switch (a.verdict) {
+      case 'Failed':
+        this.finishCluster(name, cs, 'Failed', `analysis failed: ${a.message}`);
+        return;
+      case 'Inconclusive':
+        cs.message = `analysis inconclusive: ${a.message}`;
+        this.s.phase = 'Paused';
+        this.s.resumeTo = 'Progressing';
+        this.s.message = `cluster ${name}: analysis inconclusive (${a.message}); resume to measure again`;
+        this.event('warning', this.s.message, w.name, name);
+        return;
+      case 'Passed':
+        this.event('info', `cluster ${name}: analysis passed (${a.measurements}/${count})`, w.name, name);
+        cs.message = 'analysis passed, soaking';
+        this.soaking(name, w, cs, o);
+        return;
+      case 'Running':
+        cs.message =
+          a.measurements === 0
+            ? 'healthy, analysis waiting for the first measurement'
+            : `healthy, analysis ${a.measurements}/${count} measurement(s) passed`;
+    }
   }
 
   soaking(name: string, w: FrozenWave, cs: ClusterState, o: ClusterObservation): void {
@@ -178,6 +226,8 @@ class Step {
       resetHealthy(cs);
       cs.deadlineAt = this.now + w.progressDeadlineSeconds * 1000;
       cs.message = `health lost while soaking: ${o.health.reason}: ${o.health.message}`;
+    } else if (w.analysis && cs.analysis?.verdict !== 'Passed') {
+      this.analyzing(name, w, cs, o);
     } else if (this.healthyTime(cs, o) >= w.soakSeconds * 1000) {
       this.finishCluster(name, cs, 'Succeeded', `healthy for ${w.soakSeconds}s at the target revision`);
     } else {
@@ -221,15 +271,18 @@ class Step {
     cs.message = `waiting for ${what} to be healthy at its target revision`;
   }
 
+  /** A cluster whose turn came while the hub cannot judge it yet waits; returns false (not started). */
+  waitForHeartbeat(cs: ClusterState, o: ClusterObservation): false {
+    cs.blocked = { reason: 'heartbeat' };
+    cs.message = o.hubDeaf
+      ? 'waiting: the hub cannot hear NATS'
+      : 'waiting for a heartbeat: the hub has only just started observing';
+    return false;
+  }
+
   start(name: string, w: FrozenWave, cs: ClusterState): boolean {
     const o = this.observe(name);
-    if (o.unsure) {
-      cs.blocked = { reason: 'heartbeat' };
-      cs.message = o.hubDeaf
-        ? 'waiting: the hub cannot hear NATS'
-        : 'waiting for a heartbeat: the hub has only just started observing';
-      return false;
-    }
+    if (o.unsure) return this.waitForHeartbeat(cs, o);
     if (!o.removed && o.window && !o.window.open) {
       this.waitForWindow(name, w, cs, o.window.opensAt);
       return false;

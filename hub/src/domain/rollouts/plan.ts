@@ -4,6 +4,8 @@
  * that join the fleet later are not added to a running rollout.
  */
 import {
+  DEFAULT_ANALYSIS_COUNT,
+  DEFAULT_ANALYSIS_INTERVAL_SECONDS,
   DEFAULT_PROGRESS_DEADLINE_SECONDS,
   scaledValue,
   selectorMatches,
@@ -59,6 +61,15 @@ function freezeWave(wave: Wave, members: PlanCluster[]): FrozenWave {
     progressDeadlineSeconds: wave.progressDeadlineSeconds ?? DEFAULT_PROGRESS_DEADLINE_SECONDS,
     approval: wave.approval ?? 'None',
     canarySteps: wave.canarySteps ?? [],
+    ...(wave.analysis
+      ? {
+          analysis: {
+            queries: wave.analysis.queries,
+            intervalSeconds: wave.analysis.intervalSeconds ?? DEFAULT_ANALYSIS_INTERVAL_SECONDS,
+            count: wave.analysis.count ?? DEFAULT_ANALYSIS_COUNT,
+          },
+        }
+      : {}),
   };
 }
 

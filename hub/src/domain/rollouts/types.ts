@@ -5,6 +5,8 @@
  */
 import {
   TERMINAL_ROLLOUT_PHASES,
+  type AnalysisQuery,
+  type MeasurementOutcome,
   type ApprovalGate,
   type CanaryStep,
   type FailureAction,
@@ -29,6 +31,38 @@ export interface FrozenWave {
   progressDeadlineSeconds: number;
   approval: ApprovalGate;
   canarySteps: CanaryStep[];
+  /** Metric analysis each cluster passes, once healthy, before its soak; absent: none. */
+  analysis?: FrozenAnalysis;
+}
+
+export interface FrozenAnalysis {
+  queries: AnalysisQuery[];
+  intervalSeconds: number;
+  count: number;
+}
+
+export type AnalysisVerdict = 'Running' | MeasurementOutcome;
+
+/** One query's latest measured value and its outcome (value null: the query gave none). */
+export interface AnalysisResult {
+  name: string;
+  value: number | null;
+  outcome: MeasurementOutcome;
+  /** Why it is inconclusive or failed (the error, no data, the condition that held). */
+  message: string;
+}
+
+/**
+ * A cluster's metric analysis as the engine last observed it. `attempt` names the run the
+ * analysis runner measures (rollout, cluster, attempt): a new attempt starts each time the
+ * cluster becomes healthy again or the rollout resumes after an inconclusive analysis.
+ */
+export interface ClusterAnalysis {
+  attempt: number;
+  verdict: AnalysisVerdict;
+  measurements: number;
+  message: string;
+  results: AnalysisResult[];
 }
 
 export interface FrozenPlan {
@@ -93,6 +127,8 @@ export interface ClusterState {
    * on not healthy there yet.
    */
   blocked?: { reason: 'window' | 'heartbeat' | 'dependency'; until?: number };
+  /** Present once the cluster reached a wave with analysis healthy (see ClusterAnalysis). */
+  analysis?: ClusterAnalysis;
 }
 
 export interface RolloutState {
@@ -150,6 +186,11 @@ export interface ClusterObservation {
    * revision the hub sent there. Absent: no dependencies, or not needed.
    */
   dependencies?: { missing: string[]; waiting: string[] };
+  /**
+   * What the analysis runner measured for the cluster's current analysis attempt (observed for
+   * clusters whose analysis is running); absent: nothing measured yet, or not needed.
+   */
+  analysis?: Omit<ClusterAnalysis, 'attempt'>;
 }
 
 /** Side effects the scheduler asks the hub to carry out in the same transaction as the state. */

@@ -31,7 +31,7 @@ export function waitOf(state: RolloutState, name: string): ClusterWait | undefin
   // A gate of the whole rollout holds every cluster that has not finished.
   if (state.phase === 'Paused') return { reason: 'paused' };
   if (state.phase === 'WaitingApproval') return { reason: 'approval' };
-  if (cs.phase === 'Soaking') return { reason: 'soak' };
+  if (cs.phase === 'Soaking') return { reason: cs.analysis && cs.analysis.verdict !== 'Passed' ? 'analysis' : 'soak' };
   if (cs.phase === 'Updating') return { reason: cs.healthySince === undefined ? 'health' : 'canaryPause' };
   return pendingWait(state, name);
 }

@@ -18,6 +18,7 @@ import type { HubMetrics } from '../../metrics.js';
 import { observeRollouts } from '../../repositories/rollout-observations.js';
 import { activeRollouts } from '../../repositories/rollouts-repo.js';
 import type { DesiredChanges } from '../desired-sync.js';
+import { runAnalyses } from './analysis-runner.js';
 import { createLeadership } from './leadership.js';
 import type { RolloutNotifier } from './notifier.js';
 import { stepRollout, type StepDeps, type StepOutcome, type StepResult } from './step.js';
@@ -46,6 +47,8 @@ export interface RolloutSchedulerDeps {
   freshnessMs?: number;
   /** Whether the hub hears NATS now (nats-hearing.ts); absent: always. */
   hearing?: () => HearingState;
+  /** How long one analysis query may take (analysis-runner.ts); absent: its default. */
+  analysisQueryTimeoutMs?: number;
 }
 
 export interface RolloutScheduler {
@@ -111,6 +114,12 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
       leaderSince: leadership.since(),
       hearing: deps.hearing?.(),
     });
+  const analysisDeps = {
+    db: deps.db,
+    logger: deps.logger,
+    now,
+    ...(deps.analysisQueryTimeoutMs === undefined ? {} : { queryTimeoutMs: deps.analysisQueryTimeoutMs }),
+  };
   const stepDeps: StepDeps = { desired: deps.desired, now, liveness, metrics: deps.metrics, notifier: deps.notifier };
 
   const guardedStep = (rolloutId: string, lockDesired: boolean): Promise<StepResult> =>
@@ -128,6 +137,13 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
     if (rows.length === 0) {
       reportWaits(deps.metrics, {});
       return [];
+    }
+    // Due analysis measurements first, so this tick's observation sees them. A failure here is
+    // logged and retried next tick; it never holds the steps.
+    try {
+      await runAnalyses(analysisDeps, rows);
+    } catch (err) {
+      deps.logger.warn({ err }, 'analysis measurements failed; retrying next tick');
     }
     const sorted = triage(rows, await observeRollouts(deps.db, rows), at, liveness());
     reportWaits(deps.metrics, sorted.waits);
