@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RolloutEvent } from '@flotilla/api';
-import { pushTinyImage, startEnvironment, toolPath } from '@flotilla/test';
+import { pushTinyImage, toolPath } from '@flotilla/test';
 import { startFleet, type Fleet } from '../fleet/fleet.js';
 import { missingNodeDaemonTools, startNodeDaemons, type NodeDaemons } from '../fleet/node-daemons.js';
 import {
@@ -21,13 +21,12 @@ import {
   type CloneSetView,
   type CloneSetWorkload,
 } from '../fleet/workload.js';
+import { demoClusters, SCOPE_KEY } from './clusters.js';
 import { clusterReader, placeImagePullJob, placeSidecarSet, type ClusterReader } from './showcase.js';
 
 const clusterCount = Number(process.env.FLOTILLA_DEMO_CLUSTERS ?? 4);
 const dir = path.resolve(process.env.FLOTILLA_DEMO_DIR ?? '.cache/demo');
 const once = process.argv.includes('--once');
-/** The SidecarSet's one container, injected into the CloneSet's pods. */
-const SIDECAR = 'log-agent';
 if (!Number.isInteger(clusterCount) || clusterCount < 2 || clusterCount > 6) {
   console.error('FLOTILLA_DEMO_CLUSTERS must be a whole number from 2 to 6');
   process.exit(2);
@@ -37,10 +36,21 @@ const t0 = performance.now();
 const elapsed = (): string => `[${((performance.now() - t0) / 1000).toFixed(1).padStart(5)} s]`;
 const say = (line: string): void => console.log(`${elapsed()} ${line}`);
 
-const names = Array.from({ length: clusterCount }, (_, i) => `cluster-${String.fromCharCode(97 + i)}`);
-say(`starting ${clusterCount} Kubernetes clusters (kube-apiserver, controller-manager, scheduler, kwok nodes)...`);
-const env = await startEnvironment({ clusters: names.map((name) => ({ name, nodes: 2 })), dir, keep: true });
-say(`clusters up: ${env.clusters.map((c) => c.name).join(', ')}`);
+if (process.env.FLOTILLA_DEMO_KUBECONFIGS) {
+  say(
+    'joining the clusters of FLOTILLA_DEMO_KUBECONFIGS (shared: everything of this run is scoped to its namespaces)...',
+  );
+} else {
+  say(`starting ${clusterCount} Kubernetes clusters (kube-apiserver, controller-manager, scheduler, kwok nodes)...`);
+}
+const env = await demoClusters(clusterCount, dir, process.env);
+const names = env.clusters.map((c) => c.name);
+say(`clusters up: ${names.join(', ')}`);
+/** The SidecarSet's one container, injected into the CloneSet's pods. */
+const SIDECAR = 'log-agent';
+/** On shared clusters the SidecarSet (cluster-scoped) and the ImagePullJob carry the run's label. */
+const sidecarSetName = env.shared ? `${SIDECAR}-${env.shared.id}` : SIDECAR;
+const scopeLabels: Record<string, string> = env.shared ? { [SCOPE_KEY]: env.shared.id } : {};
 
 let fleet: Fleet | undefined;
 let daemons: NodeDaemons | undefined;
@@ -71,7 +81,10 @@ try {
   fleet = await startFleet({
     dir: path.join(env.dir, 'fleet'),
     env: process.env,
-    namespace: 'flotilla-system',
+    namespace: env.agentNamespace,
+    ...(env.shared
+      ? { scopeControllers: true, workloadNamespace: env.namespace, scopeLabel: env.shared.label, crdsInstalled: true }
+      : {}),
     members: env.clusters.map((c, i) => ({
       name: c.name,
       cluster: c,
@@ -82,7 +95,7 @@ try {
     rolloutTickMs: 500,
     logLevel: 'info',
   });
-  say(`hub ${fleet.hubUrl()} — ${clusterCount} clusters accepted, agents online`);
+  say(`hub ${fleet.hubUrl()} — ${names.length} clusters accepted, agents online`);
   daemons = await daemonsStarted;
   if (daemons) {
     for (const [repository, tag] of [
@@ -124,7 +137,7 @@ try {
 async function rolloutDemo(f: Fleet, registry: string): Promise<boolean> {
   const w: CloneSetWorkload = {
     name: 'web',
-    namespace: 'default',
+    namespace: env.namespace,
     replicas: 4,
     image: `${registry}/web:1.0`,
     selector: { fleet: 'demo' },
@@ -141,7 +154,7 @@ async function rolloutDemo(f: Fleet, registry: string): Promise<boolean> {
   }
   say(`revision 1 (${w.image}) runs on all ${clusterCount} clusters`);
   for (const name of names) {
-    const { pods, injected } = await kube.get(name)!.sidecarCount(w.namespace, w.name, SIDECAR);
+    const { pods, injected } = await kube.get(name)!.sidecarCount(w.namespace, w.name, sidecarSetName, SIDECAR);
     say(`  ${name}: sidecar ${SIDECAR} injected into ${injected}/${pods} pods of ${w.namespace}/${w.name}`);
   }
 
@@ -197,18 +210,20 @@ async function sidecarDemo(
 ): Promise<void> {
   const image = `${registry}/${SIDECAR}:1.0`;
   const id = await placeSidecarSet(f, {
-    name: SIDECAR,
+    name: sidecarSetName,
+    container: SIDECAR,
+    labels: scopeLabels,
     namespace: w.namespace,
     app: w.name,
     image,
     selector: w.selector,
   });
   say(
-    `SidecarSet ${SIDECAR} (${image}, for pods app=${w.name} in ${w.namespace}) placed on every cluster: workload ${id}`,
+    `SidecarSet ${sidecarSetName} (${image}, for pods app=${w.name} in ${w.namespace}) placed on every cluster: workload ${id}`,
   );
   for (const name of names) {
     await waitUntil(`${name}'s webhook injects ${SIDECAR}`, () =>
-      kube.get(name)!.injects(w.namespace, w.name, SIDECAR),
+      kube.get(name)!.injects(w.namespace, w.name, sidecarSetName, SIDECAR),
     );
   }
   say(`the webhook of every cluster's agent injects ${SIDECAR} into new ${w.name} pods`);
@@ -217,7 +232,13 @@ async function sidecarDemo(
 /** An ImagePullJob pulls the new image onto every node of the fleet before any pod needs it. */
 async function prePull(f: Fleet, kube: Map<string, ClusterReader>, image: string, w: CloneSetWorkload): Promise<void> {
   const name = `${w.name}-prepull`;
-  const id = await placeImagePullJob(f, { name, namespace: w.namespace, image, selector: w.selector });
+  const id = await placeImagePullJob(f, {
+    name,
+    namespace: w.namespace,
+    image,
+    selector: w.selector,
+    labels: scopeLabels,
+  });
   say(`ImagePullJob ${w.namespace}/${name} (${image}, every node) placed on every cluster: workload ${id}`);
   if (!daemons) {
     say('  no node daemon on this machine: no node reports pulls, so the demo does not wait for the job');
@@ -276,11 +297,11 @@ Where to look next
                   curl -sN ${auth} ${f.hubUrl()}/api/v1/rollouts/<id>/events
   dashboard       ${f.hubUrl()}/ui/   (sign in with the admin token above; the hub's CA is ${f.hubCaFile})
   CLI             npm run build; export FLOTILLA_HUB_URL=${f.hubUrl()} FLOTILLA_CA_FILE=${f.hubCaFile} FLOTILLA_TOKEN=${f.adminToken}
-                  npx flotilla clusters list; npx flotilla workloads status default/web; npx flotilla rollouts list default/web
+                  npx flotilla clusters list; npx flotilla workloads status ${env.namespace}/web; npx flotilla rollouts list ${env.namespace}/web
   clusters`);
   for (const c of env.clusters) {
     console.log(
-      `    ${c.name.padEnd(10)} ${kubectl} --kubeconfig ${c.kubeconfigPath} get sidecarsets,clonesets,imagepulljobs,pods -n default`,
+      `    ${c.name.padEnd(10)} ${kubectl} --kubeconfig ${c.kubeconfigPath} get sidecarsets,clonesets,imagepulljobs,pods -n ${env.namespace}`,
     );
   }
   console.log(`  logs            ${env.dir} (fleet/hub.log, fleet/agent-<cluster>.log, nodes/ for the registry, containerds and daemons, one folder per cluster)

@@ -11,15 +11,24 @@ const INJECTED = 'kruise.io/sidecarset-injected-list';
 /** A SidecarSet adding `container` (one image) to the pods labelled app=`app` in `namespace`. */
 export async function placeSidecarSet(
   fleet: Fleet,
-  o: { name: string; namespace: string; app: string; image: string; selector: Record<string, string> },
+  o: {
+    name: string;
+    container: string;
+    namespace: string;
+    app: string;
+    image: string;
+    selector: Record<string, string>;
+    labels: Record<string, string>;
+  },
 ): Promise<string> {
   const created = await fleet.api<{ id: string }>('POST', '/workloads', {
     kind: 'SidecarSet',
     name: o.name,
+    metadata: { labels: o.labels },
     spec: {
       selector: { matchLabels: { app: o.app } },
       namespace: o.namespace,
-      containers: [{ name: o.name, image: o.image }],
+      containers: [{ name: o.container, image: o.image }],
     },
     placement: { clusterSelector: { matchLabels: o.selector } },
   });
@@ -29,12 +38,19 @@ export async function placeSidecarSet(
 /** An ImagePullJob pulling `image` onto every node of every selected cluster, once. */
 export async function placeImagePullJob(
   fleet: Fleet,
-  o: { name: string; namespace: string; image: string; selector: Record<string, string> },
+  o: {
+    name: string;
+    namespace: string;
+    image: string;
+    selector: Record<string, string>;
+    labels: Record<string, string>;
+  },
 ): Promise<string> {
   const created = await fleet.api<{ id: string }>('POST', '/workloads', {
     kind: 'ImagePullJob',
     name: o.name,
     namespace: o.namespace,
+    metadata: { labels: o.labels },
     spec: {
       image: o.image,
       parallelism: 2,
@@ -48,10 +64,15 @@ export async function placeImagePullJob(
 
 /** What one cluster's kube API says about the demo's objects. */
 export interface ClusterReader {
-  /** True once a pod labelled app=`app` would be admitted with the sidecar `sidecar` (dry run). */
-  injects(namespace: string, app: string, sidecar: string): Promise<boolean>;
-  /** Pods labelled app=`app`, and how many of them carry the sidecar `sidecar`. */
-  sidecarCount(namespace: string, app: string, sidecar: string): Promise<{ pods: number; injected: number }>;
+  /** True once a pod labelled app=`app` would be admitted with SidecarSet `set`'s `container` (dry run). */
+  injects(namespace: string, app: string, set: string, container: string): Promise<boolean>;
+  /** Pods labelled app=`app`, and how many of them carry SidecarSet `set`'s `container`. */
+  sidecarCount(
+    namespace: string,
+    app: string,
+    set: string,
+    container: string,
+  ): Promise<{ pods: number; injected: number }>;
   /** The ImagePullJob's counts, or undefined before the agent created it. */
   pullJob(namespace: string, name: string): Promise<PullJobStatus | undefined>;
 }
@@ -68,11 +89,11 @@ export function clusterReader(kubeconfigPath: string): ClusterReader {
   kc.loadFromFile(kubeconfigPath);
   const core = kc.makeApiClient(CoreV1Api);
   const custom = kc.makeApiClient(CustomObjectsApi);
-  const hasSidecar = (p: V1Pod, sidecar: string): boolean =>
-    (p.metadata?.annotations?.[INJECTED] ?? '').split(',').includes(sidecar) &&
-    (p.spec?.containers ?? []).some((c) => c.name === sidecar);
+  const hasSidecar = (p: V1Pod, set: string, container: string): boolean =>
+    (p.metadata?.annotations?.[INJECTED] ?? '').split(',').includes(set) &&
+    (p.spec?.containers ?? []).some((c) => c.name === container);
   return {
-    async injects(namespace, app, sidecar) {
+    async injects(namespace, app, set, container) {
       const pod = await core.createNamespacedPod({
         namespace,
         dryRun: 'All',
@@ -81,11 +102,11 @@ export function clusterReader(kubeconfigPath: string): ClusterReader {
           spec: { containers: [{ name: 'main', image: 'probe' }] },
         },
       });
-      return hasSidecar(pod, sidecar);
+      return hasSidecar(pod, set, container);
     },
-    async sidecarCount(namespace, app, sidecar) {
+    async sidecarCount(namespace, app, set, container) {
       const pods = (await core.listNamespacedPod({ namespace, labelSelector: `app=${app}` })).items;
-      return { pods: pods.length, injected: pods.filter((p) => hasSidecar(p, sidecar)).length };
+      return { pods: pods.length, injected: pods.filter((p) => hasSidecar(p, set, container)).length };
     },
     async pullJob(namespace, name) {
       const { group, version, plural } = KruiseResources.ImagePullJob;

@@ -58,6 +58,24 @@ export interface FleetOptions {
    * (`agent manager` itself watches every namespace; see agent/main.ts).
    */
   scopeControllers?: boolean;
+  /**
+   * With `scopeControllers`: the namespace the controllers watch (default `namespace`), created
+   * in every cluster with the `scopeLabel` label. The webhook never intercepts the agents' own
+   * namespace, so pods that should get sidecars live here.
+   */
+  workloadNamespace?: string;
+  /**
+   * With `scopeControllers`, `key=value`: narrow every other component as well (the whole agent on
+   * a shared cluster; test/fleet/agent/scoped.ts): SidecarSets, ImagePullJobs and Nodes with this
+   * label, the webhook to namespaces and cluster-scoped objects with it.
+   */
+  scopeLabel?: string;
+  /**
+   * The clusters have the Kruise CRDs already: leave them alone. On clusters the integration run
+   * shares, its suites install them with the conversion pointed at the run's server, which a
+   * process outside vitest cannot know.
+   */
+  crdsInstalled?: boolean;
   /** Components every agent runs (FLOTILLA_COMPONENTS); default the CloneSet controller and the hub link. */
   components?: string;
   /**
@@ -142,7 +160,7 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
   };
   try {
     // The Kruise CRDs and the agents' namespace, in every cluster, while the rest starts.
-    const prepared = Promise.all(o.members.map((m) => prepareCluster(m.cluster, o.namespace)));
+    const prepared = Promise.all(o.members.map((m) => prepareCluster(m.cluster, o)));
     prepared.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
     const database = await createTestDatabase('flotilla_fleet');
     cleanup.push(() => database.drop());
@@ -334,7 +352,9 @@ async function startAgent(o: FleetOptions, m: FleetMember, link: AgentLink): Pro
   const labels = Object.entries(m.labels)
     .map(([k, v]) => `${k}=${v}`)
     .join(',');
-  const entry = o.scopeControllers ? ['test/fleet/agent/main.ts', o.namespace] : ['agent/src/main.ts'];
+  const entry = o.scopeControllers
+    ? ['test/fleet/agent/main.ts', o.workloadNamespace ?? o.namespace]
+    : ['agent/src/main.ts'];
   return startProcess({
     name: `agent ${m.name}`,
     command: process.execPath,
@@ -365,6 +385,7 @@ async function startAgent(o: FleetOptions, m: FleetMember, link: AgentLink): Pro
       // other suites on the same clusters would depend on this agent staying up.
       FLOTILLA_COMPONENTS: o.components ?? 'cloneset,hublink',
       FLOTILLA_LOG_LEVEL: o.logLevel ?? 'info',
+      ...(o.scopeControllers && o.scopeLabel ? { FLOTILLA_TEST_SCOPE_LABEL: o.scopeLabel } : {}),
     },
   });
 }
@@ -375,13 +396,21 @@ async function webhookFlags(): Promise<string[]> {
   return ['--webhook-host=127.0.0.1', `--webhook-port=${port}`, `--webhook-url=https://127.0.0.1:${port}`];
 }
 
-async function prepareCluster(cluster: ClusterInfo, namespace: string): Promise<void> {
-  await installCrds(cluster);
+async function prepareCluster(cluster: ClusterInfo, o: FleetOptions): Promise<void> {
+  if (!o.crdsInstalled) await installCrds(cluster);
   const kc = new KubeConfig();
   kc.loadFromString(cluster.kubeconfig);
-  try {
-    await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
-  } catch (err) {
-    if ((err as { code?: number }).code !== 409) throw err;
+  const core = kc.makeApiClient(CoreV1Api);
+  const [key, value] = o.scopeLabel?.split('=') ?? [];
+  const namespaces = [{ name: o.namespace, labels: {} }];
+  if (o.workloadNamespace && o.workloadNamespace !== o.namespace) {
+    namespaces.push({ name: o.workloadNamespace, labels: key && value ? { [key]: value } : {} });
+  }
+  for (const metadata of namespaces) {
+    try {
+      await core.createNamespace({ body: { metadata } });
+    } catch (err) {
+      if ((err as { code?: number }).code !== 409) throw err;
+    }
   }
 }

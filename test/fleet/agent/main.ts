@@ -4,24 +4,35 @@
  * except that the CloneSet controller watches one namespace. The stock one watches every
  * namespace and would reconcile the other suites' CloneSets alongside their own controllers.
  *
+ * With FLOTILLA_TEST_SCOPE_LABEL=key=value every other component is narrowed too, so the whole
+ * agent can run on a shared cluster: pod readiness to the namespace; the SidecarSet controller,
+ * the ImagePullJob and NodeImage controllers to objects (SidecarSets, jobs, Nodes) carrying the
+ * label; the webhook to namespaces and cluster-scoped objects carrying it, under configuration
+ * names of its own, leaving the CRDs' conversion to the run's server. Storage migration rewrites
+ * the shared CRDs and is left out.
+ *
  *   node --conditions=@flotilla/source --import tsx test/fleet/agent/main.ts <namespace> manager [flags]
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { createAgentManager } from '../../../agent/src/app.js';
 import { buildCli } from '../../../agent/src/cli.js';
-import { loadConfig } from '../../../agent/src/config.js';
+import { loadConfig, type AgentConfig } from '../../../agent/src/config.js';
 import { components } from '../../../agent/src/components.js';
 import { cloneSetComponent } from '../../../agent/src/controllers/cloneset/component.js';
 import { registerCloneSetController } from '../../../agent/src/controllers/cloneset/index.js';
 import { createRootLogger } from '../../../agent/src/logger.js';
+import type { Component } from '../../../agent/src/runtime/component.js';
 import type { Flags } from '../../../agent/src/settings/reader.js';
+import { labelScoped, scopeWebhook } from './scoped.js';
 
 const [, , watchNamespace, ...args] = process.argv;
 if (!watchNamespace) {
   process.stderr.write('usage: test/fleet/agent/main.ts <namespace> manager [flags]\n');
   process.exit(2);
 }
+
+const scopeLabel = process.env.FLOTILLA_TEST_SCOPE_LABEL;
 
 const scopedCloneSet: typeof cloneSetComponent = {
   ...cloneSetComponent,
@@ -34,8 +45,15 @@ const scopedCloneSet: typeof cloneSetComponent = {
   },
 };
 
+/** The stock components with the CloneSet controller scoped, and with a label everything else. */
+function scopedComponents(): Component<AgentConfig>[] {
+  const list = components.map((c) => (c === cloneSetComponent ? scopedCloneSet : c));
+  return scopeLabel ? labelScoped(list, watchNamespace!, scopeLabel) : list;
+}
+
 async function runManager(flags: Flags): Promise<void> {
-  const config = loadConfig(flags, process.env);
+  const loaded = loadConfig(flags, process.env);
+  const config = scopeLabel ? scopeWebhook(loaded, scopeLabel) : loaded;
   const logger = createRootLogger(config.logLevel);
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(config.kubeconfig!);
@@ -44,7 +62,7 @@ async function runManager(flags: Flags): Promise<void> {
     kubeConfig,
     logger,
     registry: new Registry(),
-    components: components.map((c) => (c === cloneSetComponent ? scopedCloneSet : c)),
+    components: scopedComponents(),
   });
   const onSignal = (signal: NodeJS.Signals): void => void manager.stop(signal);
   process.once('SIGTERM', onSignal);
