@@ -50,6 +50,7 @@ describe('webhook settings', () => {
         FLOTILLA_WEBHOOK_MANAGE_CONFIGURATIONS: 'false',
         FLOTILLA_WEBHOOK_MUTATING_CONFIGURATION: 'm',
         FLOTILLA_SIDECARSET_PATCH_METADATA_DEFAULTS_ALLOWED: 'true',
+        FLOTILLA_SIDECARSET_SORT_CONTAINERS_BY_NAME: 'true',
         FLOTILLA_WEBHOOK_URL: 'https://10.0.0.1:9443',
         FLOTILLA_WEBHOOK_THREAD: 'false',
       },
@@ -59,6 +60,7 @@ describe('webhook settings', () => {
       manageConfigurations: false,
       mutatingConfigurationName: 'm',
       patchMetadataDefaultsAllowed: true,
+      sortSidecarContainersByName: true,
       url: 'https://10.0.0.1:9443',
       thread: false,
     });

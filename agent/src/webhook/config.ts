@@ -58,6 +58,8 @@ export interface WebhookConfig {
   whitelistConfigMap: string;
   /** Allow any patchPodMetadata key when there is no whitelist (SidecarSetPatchPodMetadataDefaultsAllowed). */
   patchMetadataDefaultsAllowed: boolean;
+  /** Sort injected sidecar containers by name (OpenKruise v1.9's EnableSortSidecarContainerByName, alpha). */
+  sortSidecarContainersByName: boolean;
   /** Narrow the covered namespaces / cluster-scoped objects (tests; multi-tenant clusters). */
   namespaceSelector?: LabelSelector;
   clusterScopedObjectSelector?: LabelSelector;
@@ -183,6 +185,13 @@ export const WEBHOOK_SETTINGS = {
     kind: bool(),
     default: false,
     help: 'allow any patchPodMetadata key when there is no whitelist',
+  },
+  sortSidecarContainersByName: {
+    flag: 'sidecarset-sort-containers-by-name',
+    env: ['FLOTILLA_SIDECARSET_SORT_CONTAINERS_BY_NAME'],
+    kind: bool(),
+    default: false,
+    help: "inject SidecarSet containers sorted by name (OpenKruise's EnableSortSidecarContainerByName gate)",
   },
 } satisfies SettingsTable;
 

@@ -32,7 +32,10 @@ export interface WebhookStores {
 
 /** What the handlers need besides the stores. */
 export interface HandlerWiring {
-  config: Pick<WebhookConfig, 'namespace' | 'whitelistConfigMap' | 'patchMetadataDefaultsAllowed'>;
+  config: Pick<
+    WebhookConfig,
+    'namespace' | 'whitelistConfigMap' | 'patchMetadataDefaultsAllowed' | 'sortSidecarContainersByName'
+  >;
   logger: Logger;
   /** Container-name clashes between SidecarSets met while injecting a pod (for a Warning event). */
   onConflicts(conflicts: readonly InjectionConflict[], namespace: string): void;
@@ -49,6 +52,7 @@ export function wiredDefinitions(stores: WebhookStores, wiring: HandlerWiring): 
       namespaceLabels: (ns) => stores.namespaces.get(undefined, ns)?.metadata.labels,
       revisions: revisionsOf,
       onConflicts: (conflicts, namespace) => wiring.onConflicts(conflicts, namespace),
+      sortSidecarContainersByName: config.sortSidecarContainersByName,
     },
     extraValidation: {
       SidecarSet: (object) => {

@@ -281,6 +281,7 @@ describe('helm template with the required values', () => {
       FLOTILLA_HEALTH_PORT: '8080',
       FLOTILLA_COMPONENTS: '*',
       FLOTILLA_SIDECARSET_PATCH_METADATA_DEFAULTS_ALLOWED: 'false',
+      FLOTILLA_SIDECARSET_SORT_CONTAINERS_BY_NAME: 'false',
       FLOTILLA_IMAGEPULLJOB_SECRET_NAMESPACES: '',
       FLOTILLA_WEBHOOK_PORT: '9876',
       FLOTILLA_WEBHOOK_SERVICE_NAME: 'flotilla-agent-webhook',
@@ -455,6 +456,7 @@ describe('helm template with changed values', () => {
         'manager.leaderElection.leaseDuration=30s',
         'manager.topologySpread.whenUnsatisfiable=DoNotSchedule',
         'featureGates.SidecarSetPatchPodMetadataDefaultsAllowed=true',
+        'featureGates.EnableSortSidecarContainerByName=true',
         'image.tag=1.2.3',
       ),
     ]);
@@ -469,6 +471,7 @@ describe('helm template with changed values', () => {
     expect(envOf(c, 'FLOTILLA_CLUSTER_LABELS')).toBe('env=prod,region=eu');
     expect(envOf(c, 'FLOTILLA_NATS_URL')).toBe('nats://nats.example.com:4222');
     expect(envOf(c, 'FLOTILLA_SIDECARSET_PATCH_METADATA_DEFAULTS_ALLOWED')).toBe('true');
+    expect(envOf(c, 'FLOTILLA_SIDECARSET_SORT_CONTAINERS_BY_NAME')).toBe('true');
     // The token reaches the agent from a Secret, never as a literal in the pod spec.
     expect(c.env?.find((e) => e.name === 'FLOTILLA_BOOTSTRAP_TOKEN')?.valueFrom).toEqual({
       secretKeyRef: { name: 'flotilla-agent-bootstrap', key: 'token', optional: true },

@@ -110,6 +110,7 @@ export class AdmissionThread {
         namespace: this.#o.config.namespace,
         whitelistConfigMap: this.#o.config.whitelistConfigMap,
         patchMetadataDefaultsAllowed: this.#o.config.patchMetadataDefaultsAllowed,
+        sortSidecarContainersByName: this.#o.config.sortSidecarContainersByName,
       },
       logLevel: this.#o.logger.level,
       flushMs: this.#o.flushMs ?? 100,

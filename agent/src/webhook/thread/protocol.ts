@@ -17,7 +17,15 @@ export const STORE_NAMES: readonly StoreName[] = ['sidecarSets', 'namespaces', '
 
 /** What the admission thread starts with (its workerData). */
 export interface ThreadInit {
-  config: Pick<WebhookConfig, 'host' | 'port' | 'namespace' | 'whitelistConfigMap' | 'patchMetadataDefaultsAllowed'>;
+  config: Pick<
+    WebhookConfig,
+    | 'host'
+    | 'port'
+    | 'namespace'
+    | 'whitelistConfigMap'
+    | 'patchMetadataDefaultsAllowed'
+    | 'sortSidecarContainersByName'
+  >;
   /** The agent's log level: the thread logs through its own pino root with the same redaction. */
   logLevel: string;
   /** How often batched metrics go to the main thread (ms). */
