@@ -27,3 +27,11 @@ export { toolPath, hasTool, toolsDir, readVersions, criApiProto, type ToolName }
 export { run } from './exec.js';
 export { startContainerd, type Containerd, type ContainerdOptions } from './containerd.js';
 export { startRegistry, pushTinyImage, type Registry, type RegistryAuth, type PushedImage } from './registry.js';
+export {
+  startPrometheus,
+  startExporter,
+  type Prometheus,
+  type PrometheusOptions,
+  type Exporter,
+  type ScrapeTarget,
+} from './prometheus.js';

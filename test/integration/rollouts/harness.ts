@@ -54,6 +54,14 @@ export interface RolloutView {
     waitingUntil: string | null;
     desiredRevision: number | null;
     runningRevision: number | null;
+    analysis?: {
+      attempt: number;
+      verdict: string;
+      measurements: number;
+      count: number;
+      message: string;
+      results: { name: string; value: number | null; outcome: string; message: string }[];
+    } | null;
   }[];
   waits: Record<string, number>;
   revisions: { revision: number; clusters: number }[];
