@@ -1,6 +1,6 @@
 import type { Rollout, RolloutClusterStatus } from '@flotilla/api';
 import { describe, expect, it } from 'vitest';
-import { renderRollout, waitText } from './rollout-view.js';
+import { analysisText, renderRollout, waitText } from './rollout-view.js';
 
 const cluster = (name: string, over: Partial<RolloutClusterStatus> = {}): RolloutClusterStatus => ({
   name,
@@ -61,5 +61,24 @@ describe('rollout view', () => {
     const text = renderRollout({ ...rollout, revisions: [], waits: {}, skew: false }, new Date());
     expect(text).not.toContain('running revisions');
     expect(text).not.toContain('waiting:');
+  });
+
+  it('shows each cluster’s analysis: verdict, measurements of count, latest values', () => {
+    expect(analysisText(cluster('c1'))).toBe('-');
+    const analysis = {
+      attempt: 1,
+      verdict: 'Running' as const,
+      measurements: 1,
+      count: 3,
+      message: '1/3 measurements passed',
+      results: [
+        { name: 'errors', value: 0.01, outcome: 'Passed', message: 'result < 0.05 (0.01)' },
+        { name: 'latency', value: null, outcome: 'Inconclusive', message: 'no data' },
+      ],
+    };
+    expect(analysisText(cluster('c1', { analysis }))).toBe('Running 1/3 errors=0.01 latency=?');
+    expect(renderRollout({ ...rollout, clusters: [cluster('c1', { analysis })] }, new Date())).toContain(
+      'Running 1/3 errors=0.01 latency=?',
+    );
   });
 });

@@ -32,6 +32,7 @@ function clusterColumns(now: Date): Column<RolloutClusterStatus>[] {
     { header: 'step', value: (c) => String(c.step) },
     { header: 'runs', value: (c) => (c.runningRevision === null ? '-' : String(c.runningRevision)) },
     { header: 'waiting for', value: waitText },
+    { header: 'analysis', value: analysisText },
     { header: 'started', value: (c) => (c.startedAt ? age(c.startedAt, now) : '-') },
     { header: 'message', value: (c) => orDash(c.message) },
   ];
@@ -41,6 +42,14 @@ function clusterColumns(now: Date): Column<RolloutClusterStatus>[] {
 export function waitText(c: RolloutClusterStatus): string {
   if (!c.waitingFor) return '-';
   return c.waitingUntil ? `${c.waitingFor} until ${c.waitingUntil}` : c.waitingFor;
+}
+
+/** A cluster's metric analysis: verdict, measurements taken of count, each query's latest value. */
+export function analysisText(c: RolloutClusterStatus): string {
+  const a = c.analysis;
+  if (!a) return '-';
+  const values = a.results.map((r) => `${r.name}=${r.value ?? '?'}`).join(' ');
+  return `${a.verdict} ${a.measurements}/${a.count}${values ? ` ${values}` : ''}`;
 }
 
 /** `revisions 1: 4 clusters, 2: 1 cluster (skew)`; waits by reason; empty lines left out. */

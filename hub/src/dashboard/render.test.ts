@@ -13,6 +13,7 @@ import {
   renderWorkloadStatus,
   renderWorkloads,
   waitText,
+  analysisText,
   waveProgress,
 } from './public/render.js';
 
@@ -340,6 +341,23 @@ describe('rollout view', () => {
     expect(
       waitText({ ...rollout().clusters[3]!, waitingFor: 'window', waitingUntil: '2026-01-03T02:00:00.000Z' }),
     ).toBe('window until 2026-01-03T02:00:00.000Z');
+  });
+
+  it('shows each cluster’s analysis verdict, measurements and latest values', () => {
+    const analysis = {
+      attempt: 2,
+      verdict: 'Inconclusive' as const,
+      measurements: 1,
+      count: 3,
+      message: 'errors: no data',
+      results: [{ name: 'errors', value: null, outcome: 'Inconclusive', message: 'no data' }],
+    };
+    const r = rollout();
+    const clusters = r.clusters.map((c, i) => (i === 0 ? { ...c, analysis } : c));
+    const html = renderRollout({ ...r, clusters }, now, { live: true });
+    expect(html).toContain('<th>Analysis</th>');
+    expect(html).toContain('<td>Inconclusive 1/3 errors=?</td>');
+    expect(analysisText(r.clusters[1]!)).toBe('-');
   });
 
   it('lists events newest first, at most max', () => {

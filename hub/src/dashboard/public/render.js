@@ -263,6 +263,18 @@ export function waitText(c) {
 }
 
 /**
+ * A cluster's metric analysis: verdict, measurements taken of count, each query's latest value.
+ * @param {Rollout['clusters'][number]} c
+ * @returns {string}
+ */
+export function analysisText(c) {
+  const a = c.analysis;
+  if (!a) return '-';
+  const values = a.results.map((r) => `${r.name}=${r.value ?? '?'}`).join(' ');
+  return `${a.verdict} ${a.measurements}/${a.count}${values ? ` ${values}` : ''}`;
+}
+
+/**
  * The revision a cluster reports running, marked when it is not the rollout's target.
  * @param {Rollout['clusters'][number]} c
  * @param {number} target
@@ -322,7 +334,7 @@ export function renderRollout(r, now, view) {
     })
     .join('');
   const clusters = table(
-    ['Cluster', 'Wave', 'Phase', 'Step', 'Runs', 'Waiting for', 'Started', 'Message'],
+    ['Cluster', 'Wave', 'Phase', 'Step', 'Runs', 'Waiting for', 'Analysis', 'Started', 'Message'],
     r.clusters.map((c) => [
       escapeHtml(c.name),
       escapeHtml(c.wave),
@@ -330,6 +342,7 @@ export function renderRollout(r, now, view) {
       escapeHtml(c.step),
       runningCell(c, r.targetRevision),
       escapeHtml(waitText(c)),
+      escapeHtml(analysisText(c)),
       escapeHtml(c.startedAt ? ago(c.startedAt, now) : '-'),
       escapeHtml(c.message),
     ]),
