@@ -2,7 +2,8 @@
  * Validation of a sidecar's v1.9 `resourcesPolicy` and `shareVolumeDevicePolicy`, with OpenKruise's
  * messages (pkg/webhook/sidecarset/validating/sidecarset_create_update_handler.go): no fixed
  * `resources` beside a policy, a usable regex, at least one of limits/requests, every expression
- * evaluable (with its variable bound to 1), and on init containers only native sidecars.
+ * evaluable (with its field's variable, cpu or memory, bound to 1), and on init containers only
+ * native sidecars.
  */
 import {
   childPath,
@@ -13,7 +14,7 @@ import {
   required,
 } from '../../validation/field-error.js';
 import { SHARE_VOLUME_POLICY_TYPES } from '../constants.js';
-import { evaluateResourceExpr, expressionVariable, ResourceExprError } from './resources-expr.js';
+import { evaluateResourceExpr, ResourceExprError } from './resources-expr.js';
 import type { SidecarContainer } from './schema.js';
 
 const hasEntries = (list: unknown): boolean =>
@@ -62,7 +63,7 @@ function validateExpressions(resourcesExpr: ResourcesExpr | undefined, at: strin
   ] as const) {
     for (const resource of ['cpu', 'memory'] as const) {
       const expr = exprs?.[resource];
-      if (expr) errors.push(...validateExpression(expr, childPath(at, `${kind}.${resource}`)));
+      if (expr) errors.push(...validateExpression(expr, resource, childPath(at, `${kind}.${resource}`)));
     }
   }
   return errors;
@@ -79,9 +80,10 @@ function validateRegex(regex: string | undefined, at: string): FieldError[] {
   }
 }
 
-function validateExpression(expr: string, at: string): FieldError[] {
+/** As OpenKruise checks it: the field's own variable (cpu or memory) bound to the number 1. */
+function validateExpression(expr: string, variable: 'cpu' | 'memory', at: string): FieldError[] {
   try {
-    evaluateResourceExpr(expr, { [expressionVariable(expr)]: { number: 1 } });
+    evaluateResourceExpr(expr, { [variable]: { number: 1 } });
     return [];
   } catch (err) {
     if (err instanceof ResourceExprError) return [invalid(at, expr, `invalid expression: ${err.message}`)];
