@@ -21,6 +21,8 @@ describe('resourcesPolicy expressions', () => {
     expect(computeResource('min(memory, 1024)', q('2Gi'))).toBe('1024');
     expect(computeResource('(cpu + 1) * 2', q('1'))).toBe('4');
     expect(formatMilli(q('1.5Gi').milli, 'BinarySI')).toBe('1536Mi');
+    expect(formatMilli(2000_000n, 'BinarySI')).toBe('2000');
+    expect(formatMilli(1000_000n, 'BinarySI')).toBe('1k');
   });
 
   it('fails as OpenKruise does on bad expressions', () => {

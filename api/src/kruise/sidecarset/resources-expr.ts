@@ -73,7 +73,8 @@ export function formatMilli(milli: bigint, format: QuantityFormat): string {
         value /= 1024n;
         i++;
       }
-      if (i > 0) return `${sign}${value}${suffixes[i]}`;
+      // Go writes a binary quantity of at least 1Ki in powers of 1024, even with no suffix ("2000").
+      return `${sign}${value}${suffixes[i]}`;
     }
     let value = units;
     let i = 0;
