@@ -219,6 +219,19 @@ describe('rollouts watch', () => {
     expect(bad.err).toContain('must be CRON|DURATION|ZONE');
   });
 
+  it('clusters prometheus sets the analysis Prometheus URL, "none" removes it', async () => {
+    const cluster = { name: 'c1', prometheusUrl: 'http://prom.c1:9090' };
+    const h = hub([() => json(cluster), () => json({ ...cluster, prometheusUrl: null })]);
+    const set = await run(['clusters', 'prometheus', 'c1', 'http://prom.c1:9090'], h);
+    expect(set.code).toBe(0);
+    expect(set.err + set.out).toContain('cluster c1 Prometheus: http://prom.c1:9090');
+    expect(await run(['clusters', 'prometheus', 'c1', 'none'], h)).toMatchObject({ code: 0 });
+    expect(h.calls.map((c) => [c.method, c.url, c.body])).toEqual([
+      ['PUT', 'https://hub.test/api/v1/clusters/c1/prometheus', { url: 'http://prom.c1:9090' }],
+      ['PUT', 'https://hub.test/api/v1/clusters/c1/prometheus', { url: null }],
+    ]);
+  });
+
   it('exits 1 when the rollout ends in any other terminal phase', async () => {
     const h = hub([() => sse(event(1, 'RolledBack')), () => json({ id: 'r1', phase: 'RolledBack', message: '' })]);
     const res = await run(['rollouts', 'watch', 'r1', '-o', 'json'], h);

@@ -1,4 +1,4 @@
-/** `flotilla clusters ...`: list, get, accept, label, windows, revoke, remove. */
+/** `flotilla clusters ...`: list, get, accept, label, windows, prometheus, revoke, remove. */
 import type { Cluster, MaintenanceWindow } from '@flotilla/api';
 import { str } from '../args.js';
 import { listAll, seg } from '../client.js';
@@ -124,6 +124,20 @@ const windows: Command = {
   },
 };
 
+const prometheus: Command = {
+  group: 'clusters',
+  verb: 'prometheus',
+  args: ['NAME', 'URL|none'],
+  summary: 'Set the Prometheus the hub asks for metric analysis of this cluster ("none" removes it).',
+  details: 'The URL must carry no credentials: the hub shows it in the cluster status.',
+  async run(ctx, { positionals: [name, url] }) {
+    const c = await ctx.client.request<Cluster>('PUT', `/clusters/${seg(name!)}/prometheus`, {
+      body: { url: url === 'none' ? null : url },
+    });
+    return done(ctx, `cluster ${c.name} Prometheus: ${c.prometheusUrl ?? 'none'}`, c);
+  },
+};
+
 const revoke: Command = {
   group: 'clusters',
   verb: 'revoke',
@@ -157,4 +171,4 @@ const remove: Command = {
   },
 };
 
-export const clusterCommands: readonly Command[] = [list, get, accept, label, windows, revoke, remove];
+export const clusterCommands: readonly Command[] = [list, get, accept, label, windows, prometheus, revoke, remove];

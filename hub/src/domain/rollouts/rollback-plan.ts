@@ -11,7 +11,9 @@ import type { FrozenPlan, FrozenWave } from './types.js';
 export function stagedRollbackPlan(plan: FrozenPlan, moved: readonly string[]): FrozenPlan {
   const back = new Set(moved);
   const waves: FrozenWave[] = [];
-  for (const w of [...plan.waves].reverse()) {
+  // No metric analysis: a rollback returns to a revision that already ran, and must not be held
+  // by the metrics of the incident that caused it.
+  for (const { analysis: _analysis, ...w } of [...plan.waves].reverse()) {
     const members = w.members.filter((m) => back.has(m)).reverse();
     if (members.length === 0) continue;
     waves.push({
