@@ -28,7 +28,7 @@ import {
 
 const METRIC = 'flotilla_test_error_ratio';
 /** The clusters the tests create, each with its own exporter. */
-const CLUSTERS = ['anp-1', 'anp-2', 'anf-1', 'anf-2', 'ani-1'];
+const CLUSTERS = ['anp-1', 'anp-2', 'anf-1', 'anf-2', 'ani-1', 'anq-1'];
 
 let h: Harness;
 let prom: Prometheus;
@@ -41,13 +41,13 @@ beforeAll(async () => {
     e.set(METRIC, 0.01);
     exporters.set(c, e);
   }
-  exporters.get('anf-1')!.set(METRIC, 0.3);
+  for (const bad of ['anf-1', 'anq-1']) exporters.get(bad)!.set(METRIC, 0.3);
   prom = await startPrometheus({
     dir: mkdtempSync(path.join(os.tmpdir(), 'flotilla-prometheus-')),
     targets: CLUSTERS.map((c) => ({ target: exporters.get(c)!.host, labels: { cluster: c } })),
   });
   for (const c of CLUSTERS) {
-    await prom.waitForValue(`${METRIC}{cluster="${c}"}`, c === 'anf-1' ? 0.3 : 0.01);
+    await prom.waitForValue(`${METRIC}{cluster="${c}"}`, c === 'anf-1' || c === 'anq-1' ? 0.3 : 0.01);
   }
 }, 120_000);
 
@@ -143,6 +143,20 @@ describe('metric analysis per wave', () => {
     const events = (await eventsOf(h, r0.id)).map((e) => e.message);
     expect(events).toContain('cluster anf-1 failed: analysis failed: errors: result >= 0.1 (0.3)');
     expect(byName(done)['anf-2']!.phase).toBe('Pending');
+  });
+
+  it('with onFailure Pause, a failed analysis pauses the rollout for the exceeded budget', async () => {
+    const [c] = await joinFleet(h, 'anq', 1);
+    expect((await setPrometheus(c!, prom.url)).statusCode).toBe(200);
+    const wid = await rolloutWorkload(h, 'anq');
+    const r0 = await startRollout(h, wid, { waves: [{ name: 'all', analysis }], onFailure: 'Pause' });
+    const paused = await run(h, wid, r0.id, { until: (r) => r.phase === 'Paused' });
+    expect(paused.message).toBe('wave "all" exceeded its failure budget of 0 (failed: anq-1); paused');
+    expect(byName(paused)[c!]).toMatchObject({
+      phase: 'Failed',
+      message: 'analysis failed: errors: result >= 0.1 (0.3)',
+      analysis: { verdict: 'Failed' },
+    });
   });
 
   it('pauses on an unreachable Prometheus, saying why; a resume measures again', async () => {
