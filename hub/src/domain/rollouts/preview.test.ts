@@ -40,6 +40,18 @@ describe('expectedSchedule', () => {
     expect(s.starts.get('c')).toBe(AT + 25 * MIN);
   });
 
+  it('adds a passing analysis: count - 1 intervals after the first measurement', () => {
+    const analysis = {
+      queries: [{ name: 'e', query: 'x', successCondition: 'result < 1' }],
+      intervalSeconds: 60,
+      count: 6,
+    };
+    const p = plan();
+    const s = expectedSchedule({ ...p, waves: p.waves.map((w) => ({ ...w, analysis })) }, noWindows, AT);
+    expect(s.waves[0]).toEqual({ start: AT, end: AT + 20 * MIN });
+    expect(s.starts.get('c')).toBe(AT + 35 * MIN);
+  });
+
   it('starts a cluster at its next window opening and lets the others go first', () => {
     // b's window opens at 12:00 UTC: c goes first, b starts at noon.
     const windows = compileWindows([{ cron: '0 12 * * *', duration: '1h', timeZone: 'UTC' }]);

@@ -38,9 +38,15 @@ interface Schedule {
   starts: Map<string, number>;
 }
 
-/** Time a cluster of the wave takes when it is healthy at once: its canary pauses and soak. */
+/**
+ * Time a cluster of the wave takes when it is healthy at once: its canary pauses, a passing
+ * analysis (the first measurement at once, the others an interval apart) and soak.
+ */
 const clusterMs = (w: FrozenWave): number =>
-  (w.canarySteps.reduce((sum, s) => sum + (s.pauseSeconds ?? 0), 0) + w.soakSeconds) * 1000;
+  (w.canarySteps.reduce((sum, s) => sum + (s.pauseSeconds ?? 0), 0) +
+    (w.analysis ? (w.analysis.count - 1) * w.analysis.intervalSeconds : 0) +
+    w.soakSeconds) *
+  1000;
 
 /** The next moment something can change: a running cluster finishes or a closed window opens. */
 function nextEvent(
