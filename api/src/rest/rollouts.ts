@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { WAIT_REASONS, type WaitReason } from '../enums.js';
+import { AnalysisSchema } from '../rollout/strategy.js';
 import { Page, PageQuery, Revision } from './common.js';
 
 export const RolloutPhase = Type.Union([
@@ -43,6 +44,8 @@ const WaveSettings = {
   soakSeconds: Type.Integer(),
   progressDeadlineSeconds: Type.Integer(),
   approval: Type.String(),
+  /** The wave's metric analysis with its defaults filled in; absent: none. */
+  analysis: Type.Optional(AnalysisSchema),
 };
 
 export const RolloutWaveStatus = Type.Object({

@@ -107,6 +107,7 @@ describe('metric analysis per wave', () => {
 
     const done = await run(h, wid, r0.id);
     expect(done.phase, done.message).toBe('Succeeded');
+    expect(done.waves[1]).toMatchObject({ name: 'rest', analysis: { ...analysis, count: 3, intervalSeconds: 30 } });
     for (const c of clusters) {
       expect(byName(done)[c]!.analysis).toMatchObject({
         attempt: 1,

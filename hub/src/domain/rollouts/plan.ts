@@ -137,7 +137,14 @@ export function waveSettings(
   w: FrozenWave,
 ): Pick<
   FrozenWave,
-  'name' | 'members' | 'maxConcurrency' | 'failureBudget' | 'soakSeconds' | 'progressDeadlineSeconds' | 'approval'
+  | 'name'
+  | 'members'
+  | 'maxConcurrency'
+  | 'failureBudget'
+  | 'soakSeconds'
+  | 'progressDeadlineSeconds'
+  | 'approval'
+  | 'analysis'
 > {
   return {
     name: w.name,
@@ -147,5 +154,6 @@ export function waveSettings(
     soakSeconds: w.soakSeconds,
     progressDeadlineSeconds: w.progressDeadlineSeconds,
     approval: w.approval,
+    ...(w.analysis ? { analysis: w.analysis } : {}),
   };
 }
