@@ -43,6 +43,8 @@ export interface HubConfig {
   outboxRetentionSeconds?: number;
   /** How often the rollout scheduler steps active rollouts (default 1000). */
   rolloutTickMs?: number;
+  /** Where the analysis runner reads Prometheus bearer tokens by reference (docs/adr/0017). */
+  prometheusSecretsDir?: string | undefined;
   /** Readiness, hearing NATS and what status the hub believes (docs/adr/0007-faults-and-status.md). */
   faults: FaultConfig;
   /** Size limits of the DESIRED and STATUS streams (applied to existing streams at start). */
@@ -338,6 +340,7 @@ export function loadConfig(env: Env): HubConfig {
     outboxRetentionSeconds: integer(env, 'FLOTILLA_OUTBOX_RETENTION_SECONDS', 3600, 1, 30 * 86_400),
     rolloutTickMs: integer(env, 'FLOTILLA_ROLLOUT_TICK_MS', 1000, 10, 60_000),
     faults: faultConfig(env),
+    prometheusSecretsDir: optional(env, 'FLOTILLA_PROMETHEUS_SECRETS_DIR'),
     streams: natsStreamLimits(env, bodyLimit(env)),
     natsReconcileMs: integer(env, 'FLOTILLA_NATS_RECONCILE_SECONDS', 30, 1, 3600) * 1000,
     limits: restLimits(env),

@@ -276,6 +276,7 @@ function startScheduler(
     metrics: base.metrics,
     freshnessMs: config.faults.statusFreshnessMs,
     hearing: () => deps.hearing.state(),
+    ...(config.prometheusSecretsDir ? { prometheusSecretsDir: config.prometheusSecretsDir } : {}),
   });
   if (base.options.rolloutScheduler !== false) scheduler.start();
   base.onClose(() => scheduler.stop());

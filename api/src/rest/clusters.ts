@@ -36,6 +36,8 @@ export const Cluster = Type.Object({
   maintenanceWindows: MaintenanceWindows,
   /** The cluster's Prometheus the hub asks for metric analysis; null: none. */
   prometheusUrl: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  /** The name of the hub-side file holding its bearer token (never the token); null: none. */
+  prometheusTokenRef: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
 export type Cluster = Static<typeof Cluster>;
 
@@ -117,7 +119,16 @@ export type SetMaintenanceWindowsRequest = Static<typeof SetMaintenanceWindowsRe
 
 /** The cluster's Prometheus for metric analysis (null removes it); no credentials in it. */
 export const SetPrometheusRequest = Type.Object(
-  { url: Type.Union([Type.String({ maxLength: 2048 }), Type.Null()]) },
+  {
+    url: Type.Union([Type.String({ maxLength: 2048 }), Type.Null()]),
+    /**
+     * A bearer token by reference: the name of a file in the hub's FLOTILLA_PROMETHEUS_SECRETS_DIR
+     * (e.g. a mounted Secret's key). The token itself never passes through the API.
+     */
+    tokenRef: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' }), Type.Null()]),
+    ),
+  },
   { additionalProperties: false },
 );
 export type SetPrometheusRequest = Static<typeof SetPrometheusRequest>;

@@ -59,12 +59,20 @@ export async function saveAnalysisRun(q: DbOrTx, key: RunKey, run: AnalysisRun, 
     });
 }
 
-/** The Prometheus URL of each of these clusters that has one. */
-export async function prometheusUrls(q: DbOrTx, names: readonly string[]): Promise<Map<string, string>> {
+export interface ClusterPrometheus {
+  url: string;
+  /** A file name in the hub's Prometheus secrets directory (the bearer token); absent: none. */
+  tokenRef?: string;
+}
+
+/** The Prometheus of each of these clusters that has one. */
+export async function prometheusOf(q: DbOrTx, names: readonly string[]): Promise<Map<string, ClusterPrometheus>> {
   if (names.length === 0) return new Map();
   const rows = await q
-    .select({ name: clusters.name, url: clusters.prometheusUrl })
+    .select({ name: clusters.name, url: clusters.prometheusUrl, tokenRef: clusters.prometheusTokenRef })
     .from(clusters)
     .where(inArray(clusters.name, [...names]));
-  return new Map(rows.flatMap((r) => (r.url ? [[r.name, r.url] as const] : [])));
+  return new Map(
+    rows.flatMap((r) => (r.url ? [[r.name, { url: r.url, ...(r.tokenRef ? { tokenRef: r.tokenRef } : {}) }]] : [])),
+  );
 }

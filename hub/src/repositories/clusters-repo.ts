@@ -26,6 +26,7 @@ export function toApiCluster(row: ClusterRow, now: Date, heartbeatTimeoutMs: num
     credentialExpiresAt: row.credentialExpiresAt?.toISOString() ?? null,
     maintenanceWindows: row.maintenanceWindows,
     prometheusUrl: row.prometheusUrl,
+    prometheusTokenRef: row.prometheusTokenRef,
   };
 }
 
@@ -105,10 +106,15 @@ export async function setMaintenanceWindows(
   return saved!;
 }
 
-export async function setPrometheusUrl(db: DbOrTx, name: string, prometheusUrl: string | null): Promise<ClusterRow> {
+export async function setPrometheus(
+  db: DbOrTx,
+  name: string,
+  prometheusUrl: string | null,
+  prometheusTokenRef: string | null,
+): Promise<ClusterRow> {
   const [saved] = await db
     .update(clusters)
-    .set({ prometheusUrl, updatedAt: new Date() })
+    .set({ prometheusUrl, prometheusTokenRef, updatedAt: new Date() })
     .where(eq(clusters.name, name))
     .returning();
   return saved!;

@@ -15,6 +15,7 @@ import type {
 } from '@flotilla/api';
 import {
   agentConsumerName,
+  forbidden,
   validateMaintenanceWindows,
   validatePrometheusUrl,
   type MaintenanceWindow,
@@ -33,7 +34,7 @@ import {
   saveRegistration,
   setClusterLabels,
   setMaintenanceWindows,
-  setPrometheusUrl,
+  setPrometheus,
   toApiCluster,
   type ClusterRow,
 } from '../repositories/clusters-repo.js';
@@ -82,7 +83,7 @@ export interface ClusterService {
   /** Replaces the windows in which rollouts may start the cluster; each problem names its field. */
   setMaintenanceWindows(actor: Principal, name: string, windows: MaintenanceWindow[]): Promise<Cluster>;
   /** The cluster's Prometheus for metric analysis (docs/adr/0017); null removes it. */
-  setPrometheus(actor: Principal, name: string, url: string | null): Promise<Cluster>;
+  setPrometheus(actor: Principal, name: string, url: string | null, tokenRef: string | null): Promise<Cluster>;
   remove(actor: Principal, name: string): Promise<void>;
   list(query: ClusterListQuery): Promise<ClusterList>;
   get(name: string): Promise<Cluster>;
@@ -118,16 +119,22 @@ function saveWindows(deps: ClusterServiceDeps, actor: Principal, name: string, w
 }
 
 /** Like windows: the row and an audit entry; the analysis runner reads the URL each measurement. */
-function savePrometheus(deps: ClusterServiceDeps, actor: Principal, name: string, url: string | null) {
+function savePrometheus(
+  deps: ClusterServiceDeps,
+  actor: Principal,
+  name: string,
+  url: string | null,
+  tokenRef: string | null,
+) {
   return deps.db.transaction(async (tx) => {
     const c = await liveCluster(tx, name);
-    const saved = await setPrometheusUrl(tx, name, url);
+    const saved = await setPrometheus(tx, name, url, tokenRef);
     await recordAudit(tx, {
       actor: actor.name,
       action: 'cluster.prometheus',
       targetType: 'cluster',
       targetId: name,
-      details: { from: c.prometheusUrl, to: url },
+      details: { from: { url: c.prometheusUrl, tokenRef: c.prometheusTokenRef }, to: { url, tokenRef } },
     });
     return saved;
   });
@@ -326,10 +333,11 @@ export function createClusterService(deps: ClusterServiceDeps): ClusterService {
       if (problems.length > 0) throw invalid('invalid maintenance windows', problems);
       return view(await saveWindows(deps, actor, name, windows));
     },
-    async setPrometheus(actor, name, url) {
+    async setPrometheus(actor, name, url, tokenRef) {
       const problems = url === null ? [] : validatePrometheusUrl(url, 'url');
+      if (url === null && tokenRef !== null) problems.push(forbidden('tokenRef', 'a token needs a url'));
       if (problems.length > 0) throw invalid('invalid Prometheus URL', problems);
-      return view(await savePrometheus(deps, actor, name, url));
+      return view(await savePrometheus(deps, actor, name, url, tokenRef));
     },
     remove: (actor, name) => remove(deps, actor, name),
     list(q) {

@@ -7,7 +7,9 @@
  * unreachable Prometheus is inconclusive: the rollout pauses saying why, and a resume measures
  * again. Bad analysis input is refused naming the field.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,14 +30,18 @@ import {
 
 const METRIC = 'flotilla_test_error_ratio';
 /** The clusters the tests create, each with its own exporter. */
-const CLUSTERS = ['anp-1', 'anp-2', 'anf-1', 'anf-2', 'ani-1', 'anq-1'];
+const CLUSTERS = ['anp-1', 'anp-2', 'anf-1', 'anf-2', 'ani-1', 'anq-1', 'ant-1'];
 
 let h: Harness;
 let prom: Prometheus;
+const secrets = mkdtempSync(path.join(os.tmpdir(), 'flotilla-prometheus-secrets-'));
+const TOKEN = 'pr0m-t0ken-value';
+/** A Prometheus behind bearer auth: a proxy that forwards only requests carrying TOKEN. */
+let guarded: { url: string; close(): void };
 const exporters = new Map<string, Exporter>();
 
 beforeAll(async () => {
-  h = await createHarness('flotilla_analysis');
+  h = await createHarness('flotilla_analysis', { prometheusSecretsDir: secrets });
   for (const c of CLUSTERS) {
     const e = await startExporter();
     e.set(METRIC, 0.01);
@@ -46,12 +52,25 @@ beforeAll(async () => {
     dir: mkdtempSync(path.join(os.tmpdir(), 'flotilla-prometheus-')),
     targets: CLUSTERS.map((c) => ({ target: exporters.get(c)!.host, labels: { cluster: c } })),
   });
+  const proxy = createServer((req, res) => {
+    if (req.headers.authorization !== `Bearer ${TOKEN}`) {
+      res.writeHead(401).end('unauthorized');
+      return;
+    }
+    void fetch(`${prom.url}${req.url}`).then(async (r) => res.writeHead(r.status).end(await r.text()));
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  guarded = {
+    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    close: () => proxy.close(),
+  };
   for (const c of CLUSTERS) {
     await prom.waitForValue(`${METRIC}{cluster="${c}"}`, c === 'anf-1' || c === 'anq-1' ? 0.3 : 0.01);
   }
 }, 120_000);
 
 afterAll(async () => {
+  guarded?.close();
   await h?.close();
   await prom?.stop();
   for (const e of exporters.values()) await e.stop();
@@ -185,6 +204,36 @@ describe('metric analysis per wave', () => {
     const done = await run(h, wid, r0.id);
     expect(done.phase, done.message).toBe('Succeeded');
     expect(byName(done)[c!]!.analysis).toMatchObject({ attempt: 2, verdict: 'Passed', measurements: 3 });
+  });
+
+  it('sends a bearer token given by reference; the token itself never passes through the API', async () => {
+    const [c] = await joinFleet(h, 'ant', 1);
+    const set = await call(h.app, 'PUT', `/api/v1/clusters/${c}/prometheus`, h.tokens.operator, {
+      url: guarded.url,
+      tokenRef: 'ant-token',
+    });
+    expect(set.statusCode, set.body).toBe(200);
+    expect(set.json()).toMatchObject({ prometheusUrl: guarded.url, prometheusTokenRef: 'ant-token' });
+    const bad = await call(h.app, 'PUT', `/api/v1/clusters/${c}/prometheus`, h.tokens.operator, {
+      url: guarded.url,
+      tokenRef: '../etc/passwd',
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('tokenRef');
+
+    const wid = await rolloutWorkload(h, 'ant');
+    const r0 = await startRollout(h, wid, { waves: [{ name: 'all', analysis }] });
+    // The referenced file does not exist yet: inconclusive, paused, naming the reference.
+    const paused = await run(h, wid, r0.id, { until: (r) => r.phase === 'Paused' });
+    expect(paused.message).toContain('token "ant-token" is not readable in FLOTILLA_PROMETHEUS_SECRETS_DIR');
+
+    writeFileSync(path.join(secrets, 'ant-token'), `${TOKEN}\n`);
+    expect((await control(h, r0.id, 'resume')).statusCode).toBe(200);
+    const done = await run(h, wid, r0.id);
+    expect(done.phase, done.message).toBe('Succeeded');
+    expect(byName(done)[c!]!.analysis).toMatchObject({ attempt: 2, verdict: 'Passed', results: [{ value: 0.01 }] });
+    const shown = await call(h.app, 'GET', `/api/v1/clusters/${c}`, h.tokens.viewer);
+    expect(shown.body).not.toContain(TOKEN);
   });
 
   it('refuses bad analysis input and Prometheus URLs naming the field', async () => {

@@ -92,6 +92,8 @@ export interface HarnessOptions {
   tickMs?: number;
   /** The scheduler's metrics (default: none). */
   metrics?: HubMetrics;
+  /** Where the scheduler's analysis runner reads Prometheus tokens by reference. */
+  prometheusSecretsDir?: string;
 }
 
 export async function createHarness(prefix: string, opts: HarnessOptions = {}): Promise<Harness> {
@@ -129,6 +131,7 @@ export async function createHarness(prefix: string, opts: HarnessOptions = {}): 
       now,
       desired: createDesiredChanges(createOutbox({ db: hub.db })),
       ...(opts.metrics ? { metrics: opts.metrics } : {}),
+      ...(opts.prometheusSecretsDir ? { prometheusSecretsDir: opts.prometheusSecretsDir } : {}),
     });
   const h: Harness = {
     hub,

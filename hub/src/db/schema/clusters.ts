@@ -42,6 +42,8 @@ export const clusters = pgTable(
     maintenanceWindows: jsonb('maintenance_windows').$type<MaintenanceWindow[]>().notNull().default([]),
     /** The cluster's Prometheus the hub asks for metric analysis (no credentials in it); null: none. */
     prometheusUrl: text('prometheus_url'),
+    /** The name of a file in FLOTILLA_PROMETHEUS_SECRETS_DIR holding its bearer token; never the token. */
+    prometheusTokenRef: text('prometheus_token_ref'),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

@@ -7,6 +7,8 @@
  * and dependencies, and the engine moves the cluster. A Prometheus that is missing, unreachable,
  * slow or refuses the query yields an inconclusive measurement, never a stuck tick.
  */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { inArray } from 'drizzle-orm';
 import { renderQuery, type AnalysisPlaceholder } from '@flotilla/api';
@@ -23,7 +25,13 @@ import {
 } from '../../domain/rollouts/analysis-run.js';
 import { analysisKey } from '../../domain/rollouts/decide.js';
 import type { AnalysisResult, FrozenAnalysis } from '../../domain/rollouts/types.js';
-import { analysisRunsOf, prometheusUrls, saveAnalysisRun, type RunKey } from '../../repositories/analysis-repo.js';
+import {
+  analysisRunsOf,
+  prometheusOf,
+  saveAnalysisRun,
+  type ClusterPrometheus,
+  type RunKey,
+} from '../../repositories/analysis-repo.js';
 import type { RolloutRow } from '../../repositories/rollouts-repo.js';
 
 /** How long one query may take before its measurement is inconclusive. */
@@ -36,14 +44,18 @@ export interface AnalysisRunnerDeps {
   logger: Logger;
   now: () => Date;
   queryTimeoutMs?: number;
+  /** Bearer tokens by reference: a cluster's tokenRef names a file here (docs/adr/0017). */
+  secretsDir?: string;
 }
 
 /** One instant query at the moment of asking; any failure becomes the reason there is no value. */
-async function instantQuery(base: string, query: string, timeoutMs: number): Promise<QueryAnswer> {
-  const url = `${base.replace(/\/+$/, '')}/api/v1/query?query=${encodeURIComponent(query)}`;
+async function instantQuery(prom: ClusterPrometheus, token: string | undefined, query: string, timeoutMs: number) {
+  const url = `${prom.url.replace(/\/+$/, '')}/api/v1/query?query=${encodeURIComponent(query)}`;
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (token !== undefined) headers.authorization = `Bearer ${token}`;
   let res: Response;
   try {
-    res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'application/json' } });
+    res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers });
   } catch (err) {
     const why = (err as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (err as Error).message;
     return { error: `Prometheus unreachable: ${why}` };
@@ -53,6 +65,21 @@ async function instantQuery(base: string, query: string, timeoutMs: number): Pro
     return valueOf(await res.json());
   } catch {
     return { error: `Prometheus answered HTTP ${res.status} without JSON` };
+  }
+}
+
+/**
+ * The bearer token a cluster's Prometheus needs, read at each measurement (so a rotated Secret
+ * applies at once); undefined when none is needed. Errors name the reference, never the token.
+ */
+async function tokenOf(prom: ClusterPrometheus, dir: string | undefined): Promise<{ token?: string; error?: string }> {
+  if (prom.tokenRef === undefined) return {};
+  if (dir === undefined)
+    return { error: `token "${prom.tokenRef}" given, but FLOTILLA_PROMETHEUS_SECRETS_DIR is not set` };
+  try {
+    return { token: (await readFile(path.join(dir, prom.tokenRef), 'utf8')).trim() };
+  } catch {
+    return { error: `token "${prom.tokenRef}" is not readable in FLOTILLA_PROMETHEUS_SECRETS_DIR` };
   }
 }
 
@@ -84,7 +111,7 @@ export async function runAnalyses(deps: AnalysisRunnerDeps, rows: readonly Rollo
   }
   if (due.length === 0) return 0;
   const names = await workloadNames(deps.db, [...new Set(due.map((d) => d.workloadId))]);
-  const urls = await prometheusUrls(deps.db, [...new Set(due.map((d) => d.cluster))]);
+  const proms = await prometheusOf(deps.db, [...new Set(due.map((d) => d.cluster))]);
   const timeoutMs = deps.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -92,7 +119,10 @@ export async function runAnalyses(deps: AnalysisRunnerDeps, rows: readonly Rollo
       const d = due[next++]!;
       const w = names.get(d.workloadId);
       const values = { cluster: d.cluster, namespace: w?.namespace ?? '', workload: w?.name ?? '' };
-      const results = await measure(urls.get(d.cluster), d.cluster, d.analysis, values, timeoutMs);
+      const results = await measure(proms.get(d.cluster), d.cluster, d.analysis, values, {
+        timeoutMs,
+        secretsDir: deps.secretsDir,
+      });
       const measurements = [...(d.run?.measurements ?? []), results];
       const run = {
         startedAt: d.run?.startedAt ?? at.getTime(),
@@ -108,17 +138,20 @@ export async function runAnalyses(deps: AnalysisRunnerDeps, rows: readonly Rollo
 }
 
 async function measure(
-  base: string | undefined,
+  prom: ClusterPrometheus | undefined,
   cluster: string,
   analysis: FrozenAnalysis,
   values: Readonly<Record<AnalysisPlaceholder, string>>,
-  timeoutMs: number,
+  opts: { timeoutMs: number; secretsDir: string | undefined },
 ): Promise<AnalysisResult[]> {
+  const auth = prom ? await tokenOf(prom, opts.secretsDir) : {};
   return Promise.all(
     analysis.queries.map(async (q) => {
-      const answer: QueryAnswer = base
-        ? await instantQuery(base, renderQuery(q.query, values), timeoutMs)
-        : { error: `cluster ${cluster} has no Prometheus URL (PUT /api/v1/clusters/${cluster}/prometheus)` };
+      let answer: QueryAnswer;
+      if (!prom)
+        answer = { error: `cluster ${cluster} has no Prometheus URL (PUT /api/v1/clusters/${cluster}/prometheus)` };
+      else if (auth.error !== undefined) answer = { error: auth.error };
+      else answer = await instantQuery(prom, auth.token, renderQuery(q.query, values), opts.timeoutMs);
       return judgeAnswer(q, answer);
     }),
   );

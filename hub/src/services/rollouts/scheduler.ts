@@ -49,6 +49,8 @@ export interface RolloutSchedulerDeps {
   hearing?: () => HearingState;
   /** How long one analysis query may take (analysis-runner.ts); absent: its default. */
   analysisQueryTimeoutMs?: number;
+  /** Where Prometheus bearer tokens are read by reference; absent: clusters with one are inconclusive. */
+  prometheusSecretsDir?: string;
 }
 
 export interface RolloutScheduler {
@@ -119,6 +121,7 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
     logger: deps.logger,
     now,
     ...(deps.analysisQueryTimeoutMs === undefined ? {} : { queryTimeoutMs: deps.analysisQueryTimeoutMs }),
+    ...(deps.prometheusSecretsDir === undefined ? {} : { secretsDir: deps.prometheusSecretsDir }),
   };
   const stepDeps: StepDeps = { desired: deps.desired, now, liveness, metrics: deps.metrics, notifier: deps.notifier };
 

@@ -1,0 +1,1 @@
+ALTER TABLE "clusters" ADD COLUMN "prometheus_token_ref" text;
