@@ -220,14 +220,14 @@ describe('rollouts watch', () => {
   });
 
   it('clusters prometheus sets the analysis Prometheus URL, "none" removes it', async () => {
-    const cluster = { name: 'c1', prometheusUrl: 'http://prom.c1:9090' };
-    const h = hub([() => json(cluster), () => json({ ...cluster, prometheusUrl: null })]);
-    const set = await run(['clusters', 'prometheus', 'c1', 'http://prom.c1:9090'], h);
+    const cluster = { name: 'c1', prometheusUrl: 'http://prom.c1:9090', prometheusTokenRef: 'c1-token' };
+    const h = hub([() => json(cluster), () => json({ ...cluster, prometheusUrl: null, prometheusTokenRef: null })]);
+    const set = await run(['clusters', 'prometheus', 'c1', 'http://prom.c1:9090', '--token-ref', 'c1-token'], h);
     expect(set.code).toBe(0);
-    expect(set.err + set.out).toContain('cluster c1 Prometheus: http://prom.c1:9090');
+    expect(set.err + set.out).toContain('cluster c1 Prometheus: http://prom.c1:9090 (token c1-token)');
     expect(await run(['clusters', 'prometheus', 'c1', 'none'], h)).toMatchObject({ code: 0 });
     expect(h.calls.map((c) => [c.method, c.url, c.body])).toEqual([
-      ['PUT', 'https://hub.test/api/v1/clusters/c1/prometheus', { url: 'http://prom.c1:9090' }],
+      ['PUT', 'https://hub.test/api/v1/clusters/c1/prometheus', { url: 'http://prom.c1:9090', tokenRef: 'c1-token' }],
       ['PUT', 'https://hub.test/api/v1/clusters/c1/prometheus', { url: null }],
     ]);
   });

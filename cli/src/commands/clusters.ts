@@ -129,12 +129,19 @@ const prometheus: Command = {
   verb: 'prometheus',
   args: ['NAME', 'URL|none'],
   summary: 'Set the Prometheus the hub asks for metric analysis of this cluster ("none" removes it).',
-  details: 'The URL must carry no credentials: the hub shows it in the cluster status.',
-  async run(ctx, { positionals: [name, url] }) {
+  details:
+    'The URL must carry no credentials: the hub shows it in the cluster status. A bearer token is\n' +
+    "given by reference: --token-ref names a file in the hub's FLOTILLA_PROMETHEUS_SECRETS_DIR.",
+  options: {
+    'token-ref': { type: 'string', value: 'NAME', description: 'file holding the bearer token on the hub' },
+  },
+  async run(ctx, { positionals: [name, url], options }) {
+    const tokenRef = str(options, 'token-ref');
     const c = await ctx.client.request<Cluster>('PUT', `/clusters/${seg(name!)}/prometheus`, {
-      body: { url: url === 'none' ? null : url },
+      body: { url: url === 'none' ? null : url, ...(tokenRef ? { tokenRef } : {}) },
     });
-    return done(ctx, `cluster ${c.name} Prometheus: ${c.prometheusUrl ?? 'none'}`, c);
+    const token = c.prometheusTokenRef ? ` (token ${c.prometheusTokenRef})` : '';
+    return done(ctx, `cluster ${c.name} Prometheus: ${c.prometheusUrl ?? 'none'}${token}`, c);
   },
 };
 
