@@ -12,11 +12,10 @@ describe('whenJetStreamReady', () => {
     let calls = 0;
     const warned: unknown[] = [];
     const value = await whenJetStreamReady(
-      async () => {
+      () => {
         calls++;
         const err = errors.shift();
-        if (err) throw err;
-        return 'ready';
+        return err ? Promise.reject(err) : Promise.resolve('ready');
       },
       { deadlineMs: 5000, initialDelayMs: 1, logger: { warn: (o: unknown) => void warned.push(o) } },
     );
@@ -29,9 +28,9 @@ describe('whenJetStreamReady', () => {
     let calls = 0;
     await expect(
       whenJetStreamReady(
-        async () => {
+        () => {
           calls++;
-          throw new Error('Permissions Violation for Publish to "$JS.API.STREAM.CREATE.DESIRED"');
+          return Promise.reject(new Error('Permissions Violation for Publish to "$JS.API.STREAM.CREATE.DESIRED"'));
         },
         { deadlineMs: 5000, initialDelayMs: 1, logger: quiet },
       ),
@@ -44,10 +43,10 @@ describe('whenJetStreamReady', () => {
     let calls = 0;
     await expect(
       whenJetStreamReady(
-        async () => {
+        () => {
           calls++;
           t += 400;
-          throw new Error('no responders available for request');
+          return Promise.reject(new Error('no responders available for request'));
         },
         { deadlineMs: 1000, initialDelayMs: 1, logger: quiet, now: () => t },
       ),

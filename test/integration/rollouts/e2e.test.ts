@@ -354,8 +354,8 @@ describe('fleet rollouts with real agents, disturbed', () => {
       });
       expect(res.status).toBe(200);
     }
-    await eventually('both event streams replay the history', async () =>
-      streams.every((s) => s.seen.some((e) => e.message === `cluster ${names[1]} started`)),
+    await eventually('both event streams replay the history', () =>
+      Promise.resolve(streams.every((s) => s.seen.some((e) => e.message === `cluster ${names[1]} started`))),
     );
     const killed = await fleet.killLeadingHub();
     const final = await done(r0.id);
