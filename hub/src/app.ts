@@ -5,6 +5,7 @@
  * /api/v1 routes over the services (services/index.ts).
  */
 import swagger from '@fastify/swagger';
+import { SIGNATURE_HEADER } from '@flotilla/api';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -126,7 +127,13 @@ async function registerPublic(app: Api, deps: AppDeps): Promise<void> {
   await app.register(swagger, {
     openapi: {
       info: { title: 'Flotilla hub', version: '1' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer' },
+          // Renew and re-key: the agent's signature over the request is its credential.
+          agentSignature: { type: 'apiKey', in: 'header', name: SIGNATURE_HEADER },
+        },
+      },
       security: [{ bearer: [] }],
     },
   });

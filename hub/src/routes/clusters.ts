@@ -28,6 +28,8 @@ import { changeErrorResponses } from './responses.js';
 const errors = changeErrorResponses;
 const tags = ['clusters'];
 const params = ClusterNameParams;
+/** Renew and re-key carry no bearer token: the agent's signature (SIGNATURE_HEADER) is its credential. */
+const SIGNED = [{ agentSignature: [] }];
 
 /** What an agent's key signature must cover in this request (api: signed-request.ts). */
 function signedCall(request: FastifyRequest): SignedCall {
@@ -73,7 +75,13 @@ export function clusterJoinRoutes(api: Api, ctx: RouteContext): void {
     '/clusters/:name/credentials/renew',
     {
       onRequest: ctx.signed,
-      schema: { tags, params, body: RenewCredentialsRequest, response: { 200: AgentCredentials, ...errors } },
+      schema: {
+        tags,
+        params,
+        body: RenewCredentialsRequest,
+        response: { 200: AgentCredentials, ...errors },
+        security: SIGNED,
+      },
     },
     async (request) => ctx.clusters.renew(request.params.name, signedCall(request)),
   );
@@ -82,7 +90,13 @@ export function clusterJoinRoutes(api: Api, ctx: RouteContext): void {
     '/clusters/:name/credentials/rekey',
     {
       onRequest: ctx.signed,
-      schema: { tags, params, body: RekeyCredentialsRequest, response: { 200: AgentCredentials, ...errors } },
+      schema: {
+        tags,
+        params,
+        body: RekeyCredentialsRequest,
+        response: { 200: AgentCredentials, ...errors },
+        security: SIGNED,
+      },
     },
     async (request) => ctx.clusters.rekey(request.params.name, request.body.publicKey, signedCall(request)),
   );

@@ -85,7 +85,11 @@ export function checkAnswer(
     !ctx.rerouted &&
     req.route.path.startsWith('/api/v1/') &&
     req.route.path !== '/api/v1/openapi.json';
-  if (ANONYMOUS.has(req.auth) && ownRoute && a.status !== 401 && a.status !== 429 && !isRouterAnswer(a)) {
+  // Routes authenticated otherwise than by a bearer token (the agent's signature) refuse a bad
+  // signature with 403 whatever token comes along.
+  const bearerRoute = req.route.security?.includes('bearer') ?? true;
+  const refusedAnswer = a.status === 401 || (!bearerRoute && a.status === 403);
+  if (ANONYMOUS.has(req.auth) && ownRoute && !refusedAnswer && a.status !== 429 && !isRouterAnswer(a)) {
     out.push({ kind: 'auth-order', where, detail: `${req.auth} caller got ${a.status}: ${a.body.slice(0, 200)}` });
   }
   const leaked = ctx.secrets.find((s) => a.body.includes(s));

@@ -19,9 +19,12 @@ export interface RouteSpec {
   path: string;
   params: ParamSpec[];
   body: JsonSchema | undefined;
+  /** The operation's own security schemes (absent: the document's default, the bearer token). */
+  security?: string[];
 }
 
 interface OpenApiOperation {
+  security?: Record<string, unknown>[];
   parameters?: { name: string; in: string; required?: boolean; schema?: JsonSchema }[];
   requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
 }
@@ -50,6 +53,7 @@ export function routesFromOpenApi(doc: OpenApiDocument): RouteSpec[] {
             schema: p.schema ?? {},
           })),
         body: op.requestBody?.content?.['application/json']?.schema,
+        ...(op.security ? { security: op.security.flatMap((s) => Object.keys(s)) } : {}),
       });
     }
   }
