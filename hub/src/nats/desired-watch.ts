@@ -20,6 +20,7 @@ import {
   DeliverPolicy,
   JetStreamApiCodes,
   JetStreamApiError,
+  JetStreamError,
   type Consumer,
   type ConsumerMessages,
   type JetStreamClient,
@@ -109,6 +110,14 @@ async function settle(
   }
 }
 
+/** The 409 status that ends a byte-bounded fetch whose next message would not fit. */
+function isBatchCompleted(err: unknown): boolean {
+  // JetStreamStatusError (not exported by the client) carries the status code.
+  return (
+    err instanceof JetStreamError && (err as { code?: unknown }).code === 409 && /batch completed/i.test(err.message)
+  );
+}
+
 export function createDesiredWatch(deps: DesiredWatchDeps): DesiredWatch {
   const expires = deps.fetchExpiresMs ?? 1000;
   const retryMs = deps.retryMs ?? 2000;
@@ -124,8 +133,14 @@ export function createDesiredWatch(deps: DesiredWatchDeps): DesiredWatch {
   async function fetchBatch(consumer: Consumer): Promise<SeenDesired[]> {
     const batch: SeenDesired[] = [];
     fetching = await consumer.fetch({ max_bytes: deps.batchBytes, expires });
-    for await (const m of fetching) {
-      batch.push({ subject: m.subject, seq: m.seq, data: m.data });
+    try {
+      for await (const m of fetching) {
+        batch.push({ subject: m.subject, seq: m.seq, data: m.data });
+      }
+    } catch (err) {
+      // A fetch bounded by bytes ends with this status once the next message would not fit:
+      // the batch is complete, not failed (the ordered consumer has moved past what it holds).
+      if (!isBatchCompleted(err)) throw err;
     }
     return batch;
   }
