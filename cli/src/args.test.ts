@@ -51,7 +51,9 @@ describe('parseCommandLine', () => {
 
   it('refuses unknown commands, flags and missing or extra arguments with exit code 2', () => {
     expect(usage(['fleet', 'list']).message).toContain('unknown command "fleet"');
-    expect(usage(['clusters', 'lst']).message).toContain('one of: list, get, accept, label, windows, prometheus, revoke, remove');
+    expect(usage(['clusters', 'lst']).message).toContain(
+      'one of: list, get, accept, label, windows, prometheus, revoke, remove',
+    );
     expect(usage(['clusters', 'get']).message).toContain('missing NAME');
     expect(usage(['clusters', 'get', 'a', 'b']).message).toContain('unexpected argument "b"');
     expect(usage(['clusters', 'list', '--bogus']).message).toContain("Unknown option '--bogus'");
