@@ -97,6 +97,26 @@ let nats: FleetNats;
 let t: TestHub;
 let admin: NatsConnection;
 let jsmAdmin: JetStreamManager;
+
+/**
+ * Deletes a durable on the replicated DESIRED stream. Under load the API answer can time out
+ * after the server already deleted it: look again, and retry only while it still exists.
+ */
+async function deleteDurable(name: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await jsmAdmin.consumers.delete(DESIRED_STREAM, name);
+      return;
+    } catch (err) {
+      const gone = await jsmAdmin.consumers.info(DESIRED_STREAM, name).then(
+        () => false,
+        (e: unknown) => /consumer not found/i.test(String(e)),
+      );
+      if (gone) return;
+      if (attempt >= 5) throw err;
+    }
+  }
+}
 let credsA: JoinedCluster;
 let credsB: JoinedCluster;
 let ncA: NatsConnection;
@@ -317,7 +337,7 @@ describe('an agent and the consumers', () => {
 
   it('repairs a durable widened behind the hub; A then reads only its own objects again', async () => {
     // What the legacy create let an agent do: reset its durable to every cluster's subjects.
-    await jsmAdmin.consumers.delete(DESIRED_STREAM, own);
+    await deleteDurable(own);
     await jsmAdmin.consumers.add(DESIRED_STREAM, {
       durable_name: own,
       filter_subject: 'flotilla.desired.>',
@@ -344,7 +364,7 @@ describe('an agent and the consumers', () => {
   });
 
   it("repairs a push durable aimed at another cluster's heartbeat subject", async () => {
-    await jsmAdmin.consumers.delete(DESIRED_STREAM, own);
+    await deleteDurable(own);
     await jsmAdmin.consumers.add(DESIRED_STREAM, {
       durable_name: own,
       filter_subject: desiredFilter('atk-a'),
@@ -540,7 +560,7 @@ describe('an agent whose durable does not exist or is repaired', () => {
     const k = kube(info);
     const ns = await testNamespace(k, 'atkwait');
     const creds = await joinCluster(t, 'atk-wait', { wait: 'yes' });
-    await jsmAdmin.consumers.delete(DESIRED_STREAM, agentConsumerName('atk-wait'));
+    await deleteDurable(agentConsumerName('atk-wait'));
     const placement = { clusterSelector: { matchLabels: { wait: 'yes' } } };
     const { id } = await rest<{ id: string }>(t, 'POST', '/api/v1/workloads', t.operatorToken, {
       kind: 'CloneSet',
@@ -578,7 +598,7 @@ describe('an agent whose durable does not exist or is repaired', () => {
 
       // Widened behind the hub, then repaired: the agent follows its durable to the new one.
       const before = await missing();
-      await jsmAdmin.consumers.delete(DESIRED_STREAM, agentConsumerName('atk-wait'));
+      await deleteDurable(agentConsumerName('atk-wait'));
       await jsmAdmin.consumers.add(DESIRED_STREAM, {
         durable_name: agentConsumerName('atk-wait'),
         filter_subject: 'flotilla.desired.>',
