@@ -23,7 +23,8 @@ interface Decimal {
 
 const MAX_INT64 = 2n ** 63n - 1n;
 const NANO = -9;
-const DECIMAL_SUFFIXES: Readonly<Record<string, number>> = {
+/** Kubernetes quantity suffixes: decimal ones as powers of ten, binary ones as powers of two. */
+export const DECIMAL_SUFFIXES: Readonly<Record<string, number>> = {
   n: -9,
   u: -6,
   m: -3,
@@ -35,7 +36,7 @@ const DECIMAL_SUFFIXES: Readonly<Record<string, number>> = {
   P: 15,
   E: 18,
 };
-const BINARY_SUFFIXES: Readonly<Record<string, number>> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
+export const BINARY_SUFFIXES: Readonly<Record<string, number>> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
 const SUFFIX_CHARS = 'eEinumkKMGTP';
 
 /** The text Go writes for a quantity given as this JSON string. Throws QuantityError like Go fails. */

@@ -10,6 +10,7 @@
  * a negative result is an error. The result keeps the left quantity's format (binary `Mi` stays
  * binary), which only changes how it is written.
  */
+import { BINARY_SUFFIXES, DECIMAL_SUFFIXES } from '../../revision/quantity.js';
 
 export type QuantityFormat = 'DecimalSI' | 'BinarySI';
 
@@ -22,20 +23,6 @@ export class ResourceExprError extends Error {
   }
 }
 
-const DECIMAL_EXP: Readonly<Record<string, number>> = {
-  n: -9,
-  u: -6,
-  m: -3,
-  '': 0,
-  k: 3,
-  M: 6,
-  G: 9,
-  T: 12,
-  P: 15,
-  E: 18,
-};
-const BINARY_EXP: Readonly<Record<string, number>> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
-
 /** A quantity text as milli-units (rounded up below a milli, as Go's MilliValue), or undefined. */
 export function parseQuantityMilli(text: string): { milli: bigint; format: QuantityFormat } | undefined {
   const m = /^\+?([0-9]+(?:\.[0-9]*)?|\.[0-9]+)([a-zA-Z]*)$/.exec(text.trim());
@@ -44,11 +31,11 @@ export function parseQuantityMilli(text: string): { milli: bigint; format: Quant
   const [whole = '', frac = ''] = num.split('.');
   const digits = BigInt((whole || '0') + frac);
   const scale = frac.length;
-  if (suffix in BINARY_EXP) {
-    const bytesScaled = digits * 1000n * 2n ** BigInt(BINARY_EXP[suffix] ?? 0);
+  if (suffix in BINARY_SUFFIXES) {
+    const bytesScaled = digits * 1000n * 2n ** BigInt(BINARY_SUFFIXES[suffix] ?? 0);
     return { milli: ceilDiv(bytesScaled, 10n ** BigInt(scale)), format: 'BinarySI' };
   }
-  const exp = DECIMAL_EXP[suffix];
+  const exp = DECIMAL_SUFFIXES[suffix];
   if (exp === undefined) return undefined;
   const power = exp + 3 - scale;
   const milli = power >= 0 ? digits * 10n ** BigInt(power) : ceilDiv(digits, 10n ** BigInt(-power));
