@@ -42,7 +42,8 @@ export const TERMINAL_ROLLOUT_PHASES: readonly RolloutPhase[] = ['Succeeded', 'F
  * has not started), `approval` (its wave waits for an operator), `concurrency` (its wave runs as
  * many clusters as it may), `window` (outside the cluster's maintenance window), `heartbeat` (the
  * hub has no current news of the cluster, or cannot hear NATS), `dependency` (a workload this one
- * depends on is not healthy at its target revision in that cluster), `health` (started, not healthy
+ * depends on is not healthy at its target revision in that cluster), `prePull` (its wave waits,
+ * for a bounded time, for the new images to be pulled on its nodes), `health` (started, not healthy
  * yet), `analysis` (healthy, its metric analysis is measuring), `canaryPause` (healthy, holding at an in-cluster canary step), `soak` (healthy, soaking),
  * `paused` (the rollout is paused).
  */
@@ -53,6 +54,7 @@ export const WAIT_REASONS = [
   'window',
   'heartbeat',
   'dependency',
+  'prePull',
   'health',
   'analysis',
   'canaryPause',

@@ -75,11 +75,31 @@ export const WaveSchema = strictObject({
 });
 export type Wave = Static<typeof WaveSchema>;
 
+/**
+ * Pre-pull of the next wave: while a wave soaks, the hub places an ImagePullJob per image of the
+ * target revision on the next wave's clusters; that wave starts when the pulls finished, or once
+ * it waited `maxWaitSeconds` for them after the wave before it finished.
+ */
+export const PrePullSchema = strictObject({
+  enabled: Type.Optional(Type.Boolean({ description: 'default true when prePull is given' })),
+  maxWaitSeconds: Type.Optional(
+    int32({
+      minimum: 0,
+      maximum: 3600,
+      description: 'how long the next wave waits for unfinished pulls; 0: never waits; default 300',
+    }),
+  ),
+});
+export type PrePull = Static<typeof PrePullSchema>;
+
+export const DEFAULT_PRE_PULL_MAX_WAIT_SECONDS = 300;
+
 export const RolloutStrategySchema = strictObject({
   waves: Type.Array(WaveSchema, { minItems: 1, maxItems: 50 }),
   failureBudget: Type.Optional(intOrString({ description: 'failed clusters tolerated over the whole rollout' })),
   onFailure: Type.Optional(oneOf(FAILURE_ACTIONS)),
   rollback: Type.Optional(oneOf(ROLLBACK_MODES)),
   offlinePolicy: Type.Optional(oneOf(OFFLINE_POLICIES)),
+  prePull: Type.Optional(PrePullSchema),
 });
 export type RolloutStrategy = Static<typeof RolloutStrategySchema>;

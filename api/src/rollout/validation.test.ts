@@ -51,10 +51,19 @@ describe('validateRolloutStrategy', () => {
       { waves: [{ name: 'c', clusters: { names: ['a'] }, maxConcurrency: '10 percent' }] },
       'waves[0].maxConcurrency',
     ],
+    ['a negative pre-pull wait', { ...ok, prePull: { maxWaitSeconds: -1 } }, 'prePull.maxWaitSeconds'],
+    ['a pre-pull wait above an hour', { ...ok, prePull: { maxWaitSeconds: 3601 } }, 'prePull.maxWaitSeconds'],
+    ['a pre-pull flag that is not a boolean', { ...ok, prePull: { enabled: 'yes' } }, 'prePull.enabled'],
+    ['an unknown pre-pull field', { ...ok, prePull: { images: ['x'] } }, 'prePull.images'],
   ])('rejects %s, naming the field', (_what, input, path) => {
     const errors = validateRolloutStrategy(input);
     expect(errors.map((e) => e.path)).toContain(path);
     for (const e of errors) expect(e.message.length).toBeGreaterThan(5);
+  });
+
+  it('accepts a pre-pull with a bounded wait, and one that never waits', () => {
+    expect(validateRolloutStrategy({ ...ok, prePull: { maxWaitSeconds: 120 } })).toEqual([]);
+    expect(validateRolloutStrategy({ ...ok, prePull: { enabled: true, maxWaitSeconds: 0 } })).toEqual([]);
   });
 
   it('never throws on any JSON input', () => {
