@@ -8,8 +8,9 @@
 // imports, as the real agent does.
 // Messages from the parent: { type: 'join', hubUrl, bootstrapToken, operatorToken, caFile, names }
 // → { type: 'joined' }; { type: 'start' } → { type: 'ready' };
-// { type: 'report', perAgent, workloadId, generation } → { type: 'reported', ms }.
-// Receipts are sent in batches as { type: 'receipts', items: [{ revision, at }] } with `at` in
+// { type: 'report', names } → { type: 'reported', ms }: every agent reports on each named object as
+// the hub placed it on its cluster (the generation it received), as the real status reporter does.
+// Receipts are sent in batches as { type: 'receipts', items: [{ name, revision, at }] } with `at` in
 // epoch milliseconds (performance.timeOrigin + now(), comparable across processes).
 import { jetstream, type ConsumerMessages } from '@nats-io/jetstream';
 import { connect, jwtAuthenticator, type Msg, type NatsConnection } from '@nats-io/transport-node';
@@ -31,7 +32,8 @@ interface Agent {
   name: string;
   nc: NatsConnection;
   messages: ConsumerMessages;
-  seen: Set<number>;
+  /** Per object name: the newest desired message received (what the agent would apply). */
+  received: Map<string, { workloadId: string; revision: number; generation: number }>;
 }
 
 interface Joined {
@@ -55,10 +57,10 @@ const now = (): number => performance.timeOrigin + performance.now();
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const send = (m: Record<string, unknown>): void => void process.send!(m);
 
-let pendingReceipts: { revision: number; at: number }[] = [];
+let pendingReceipts: { name: string; revision: number; at: number }[] = [];
 let receiptTimer: NodeJS.Timeout | undefined;
-function receipt(revision: number, at: number): void {
-  pendingReceipts.push({ revision, at });
+function receipt(name: string, revision: number, at: number): void {
+  pendingReceipts.push({ name, revision, at });
   receiptTimer ??= setTimeout(() => {
     receiptTimer = undefined;
     send({ type: 'receipts', items: pendingReceipts });
@@ -113,7 +115,7 @@ async function startAgent({ name, seed, creds }: Joined): Promise<Agent> {
     DESIRED_STREAM,
     agentConsumerName(name),
   );
-  const seen = new Set<number>();
+  const received: Agent['received'] = new Map();
   // A callback rather than an async iterator, and receipts sent in batches: 1,000 clients share
   // this one thread, and per-message promise chains and IPC calls delayed the receipts of the
   // later agents by the work of the earlier ones (the time is taken first, then the rest).
@@ -122,23 +124,25 @@ async function startAgent({ name, seed, creds }: Joined): Promise<Agent> {
     callback: (m) => {
       const at = now();
       const d = decodeDesired(m.data);
-      if (d.ok && !seen.has(d.value.revision)) {
-        seen.add(d.value.revision);
-        receipt(d.value.revision, at);
+      if (d.ok && (received.get(d.value.name)?.revision ?? 0) < d.value.revision) {
+        const { workloadId, revision, generation } = d.value;
+        received.set(d.value.name, { workloadId, revision, generation });
+        receipt(d.value.name, revision, at);
       }
       m.ack();
     },
   });
-  return { name, nc, messages, seen };
+  return { name, nc, messages, received };
 }
 
 /**
- * One agent's reports, as JetStream publishes acknowledged on the agent's own inbox: all sent,
- * then the acks counted. A request per message (js.publish) costs a timer and a promise each,
- * and with 20,000 of them in one thread the generator, not the hub, set the rate.
+ * One agent's reports on the named objects, as JetStream publishes acknowledged on the agent's own
+ * inbox: all sent, then the acks counted. A request per message (js.publish) costs a timer and a
+ * promise each, and with 20,000 of them in one thread the generator, not the hub, set the rate.
+ * Each report carries the workload, revision and generation the agent received for that object.
  */
-async function reportAgent(a: Agent, perAgent: number, workloadId: string, generation: number): Promise<void> {
-  if (perAgent === 0) return;
+async function reportAgent(a: Agent, names: readonly string[]): Promise<void> {
+  if (names.length === 0) return;
   const reportedAt = new Date().toISOString();
   const inbox = `${agentInboxPrefix(a.name)}.status`;
   let acked = 0;
@@ -150,20 +154,22 @@ async function reportAgent(a: Agent, perAgent: number, workloadId: string, gener
       // A refusal is a 503 status (no stream) or an error body; an ack names the stream.
       if ((m.headers?.code ?? 0) >= 400 || !m.string().includes('"seq"')) refused++;
       else acked++;
-      if (acked + refused === perAgent) done();
+      if (acked + refused === names.length) done();
     },
   });
-  for (let j = 0; j < perAgent; j++) {
-    const key = { kind: 'CloneSet' as const, namespace: 'bench', name: `obj-${j}` };
+  names.forEach((name, j) => {
+    const got = a.received.get(name);
+    if (!got) throw new Error(`${a.name}: never received ${name}, cannot report on it`);
+    const key = { kind: 'CloneSet' as const, namespace: 'bench', name };
     a.nc.publish(
       statusSubject(a.name, key),
       encodeMessage({
         v: PROTOCOL_VERSION,
         cluster: a.name,
         ...key,
-        workloadId,
-        revision: generation,
-        generation,
+        workloadId: got.workloadId,
+        revision: got.revision,
+        generation: got.generation,
         observedGeneration: 1,
         counts: { replicas: 3, readyReplicas: 3, updatedReplicas: 3, updatedReadyReplicas: 3, availableReplicas: 3 },
         health: 'Healthy',
@@ -172,13 +178,13 @@ async function reportAgent(a: Agent, perAgent: number, workloadId: string, gener
       }),
       { reply: `${inbox}.${j}` },
     );
-  }
+  });
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([all, new Promise<void>((resolve) => (timer = setTimeout(resolve, 120_000)))]);
   clearTimeout(timer);
   sub.unsubscribe();
-  if (acked < perAgent)
-    throw new Error(`${a.name}: ${perAgent - acked} status reports not acknowledged (${refused} refused)`);
+  if (acked < names.length)
+    throw new Error(`${a.name}: ${names.length - acked} status reports not acknowledged (${refused} refused)`);
 }
 
 process.on('message', (msg: { type: string; [k: string]: unknown }) => {
@@ -199,11 +205,7 @@ process.on('message', (msg: { type: string; [k: string]: unknown }) => {
     } else if (msg.type === 'report') {
       const t0 = now();
       // Every agent at once, as independent agents would.
-      await Promise.all(
-        agents.map((a) =>
-          reportAgent(a, msg['perAgent'] as number, msg['workloadId'] as string, msg['generation'] as number),
-        ),
-      );
+      await Promise.all(agents.map((a) => reportAgent(a, msg['names'] as string[])));
       send({ type: 'reported', ms: now() - t0 });
     } else if (msg.type === 'stop') {
       for (const a of agents) {
