@@ -64,7 +64,7 @@ describe('generated CRDs', () => {
     const versions = crds.map((c) => [c.spec.names.kind, c.spec.versions.map((v) => [v.name, v.served, v.storage])]);
     expect(versions).toEqual([
       ['CloneSet', [['v1alpha1', true, true]]],
-      ...['SidecarSet', 'ImagePullJob', 'NodeImage'].map((kind) => [
+      ...['SidecarSet', 'ImagePullJob', 'NodeImage', 'BroadcastJob'].map((kind) => [
         kind,
         [
           ['v1alpha1', true, false],
@@ -124,6 +124,7 @@ describe('generated CRDs', () => {
       ['sidecarsets.apps.kruise.io', 'Cluster', 'SidecarSetList', []],
       ['imagepulljobs.apps.kruise.io', 'Namespaced', 'ImagePullJobList', []],
       ['nodeimages.apps.kruise.io', 'Cluster', 'NodeImageList', []],
+      ['broadcastjobs.apps.kruise.io', 'Namespaced', 'BroadcastJobList', ['bcj']],
     ]);
   });
 
@@ -133,7 +134,7 @@ describe('generated CRDs', () => {
       statusReplicasPath: '.status.replicas',
       labelSelectorPath: '.status.labelSelector',
     });
-    for (const kind of ['SidecarSet', 'ImagePullJob', 'NodeImage']) {
+    for (const kind of ['SidecarSet', 'ImagePullJob', 'NodeImage', 'BroadcastJob']) {
       expect(byKind(kind).spec.versions[0]!.subresources.scale).toBeUndefined();
     }
   });

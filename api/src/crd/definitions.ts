@@ -4,6 +4,7 @@
  * (config/crd/bases/apps.kruise.io_*.yaml, config/crd/kustomization.yaml for conversion).
  */
 import type { TSchema } from 'typebox';
+import { BroadcastJobSchema } from '../kruise/broadcastjob/schema.js';
 import { CloneSetSchema } from '../kruise/cloneset/schema.js';
 import { KRUISE_GROUP, KRUISE_V1BETA1, KRUISE_VERSION, KruiseKind, type KruiseKindName } from '../kruise/constants.js';
 import { ImagePullJobSchema } from '../kruise/imagepulljob/schema.js';
@@ -217,10 +218,39 @@ export const NODEIMAGE_CRD: CrdDefinition = {
   description: 'NodeImage lists the images to keep pulled on one node (named like the node) and their pull status.',
 };
 
+const BROADCASTJOB_COLUMNS: readonly PrinterColumn[] = [
+  count(
+    'Desired',
+    '.status.desired',
+    'The desired number of pods. This is typically equal to the number of nodes satisfied to run pods.',
+  ),
+  count('Active', '.status.active', 'The number of actively running pods.'),
+  count('Succeeded', '.status.succeeded', 'The number of pods which reached phase Succeeded.'),
+  count('Failed', '.status.failed', 'The number of pods which reached phase Failed.'),
+  AGE,
+];
+
+/** The two versions are the same schema (strategy None, as v1.9). */
+export const BROADCASTJOB_CRD: CrdDefinition = {
+  group: KRUISE_GROUP,
+  versions: v1beta1Stored(
+    { schema: BroadcastJobSchema, printerColumns: BROADCASTJOB_COLUMNS },
+    { schema: BroadcastJobSchema, printerColumns: BROADCASTJOB_COLUMNS },
+  ),
+  conversion: 'None',
+  kind: KruiseKind.BroadcastJob,
+  plural: 'broadcastjobs',
+  singular: 'broadcastjob',
+  shortNames: ['bcj'],
+  scope: 'Namespaced',
+  description: 'BroadcastJob runs a pod to completion on every node it fits on.',
+};
+
 /** Every CRD Flotilla serves, in a stable order. */
 export const CRD_DEFINITIONS: readonly CrdDefinition[] = [
   CLONESET_CRD,
   SIDECARSET_CRD,
   IMAGEPULLJOB_CRD,
   NODEIMAGE_CRD,
+  BROADCASTJOB_CRD,
 ];

@@ -19,6 +19,7 @@ export const KruiseKind = {
   SidecarSet: 'SidecarSet',
   ImagePullJob: 'ImagePullJob',
   NodeImage: 'NodeImage',
+  BroadcastJob: 'BroadcastJob',
 } as const;
 export type KruiseKindName = (typeof KruiseKind)[keyof typeof KruiseKind];
 export const KRUISE_KINDS: readonly KruiseKindName[] = Object.values(KruiseKind);
@@ -44,6 +45,10 @@ export const LABEL_SIDECARSET_CUSTOM_VERSION = 'apps.kruise.io/sidecarset-custom
 export const LABEL_SIDECARSET_NAME = 'kruise.io/sidecarset-name';
 /** On NodeImages created by tests: keeps the NodeImage when no Node exists. */
 export const LABEL_FAKE_NODEIMAGE = 'apps.kruise.io/fake-nodeimage';
+/** On BroadcastJob pods (and their template): the job's name; webhooks refuse it preset. */
+export const LABEL_BROADCASTJOB_NAME = 'broadcastjob-name';
+/** On BroadcastJob pods (and their template): the job's uid. */
+export const LABEL_BROADCASTJOB_CONTROLLER_UID = 'broadcastjob-controller-uid';
 /** On ControllerRevisions: the revision's hash. */
 export const LABEL_CONTROLLER_HASH = 'controller.kubernetes.io/hash';
 /** Opt-in label for resource deletion protection: "Always" or "Cascading". */
@@ -144,6 +149,15 @@ export const SIDECARSET_PATCH_POLICIES = ['Retain', 'Overwrite', 'MergePatchJson
 export const SIDECARSET_INJECT_REVISION_POLICIES = ['Always', 'Partial'] as const;
 
 export const COMPLETION_POLICY_TYPES = ['Always', 'Never'] as const;
+export const BROADCASTJOB_FAILURE_POLICY_TYPES = ['FailFast', 'Continue', 'Pause'] as const;
+export type BroadcastJobFailurePolicyType = (typeof BROADCASTJOB_FAILURE_POLICY_TYPES)[number];
+/** status.phase of a BroadcastJob. */
+export const BroadcastJobPhase = {
+  Running: 'running',
+  Paused: 'paused',
+  Completed: 'completed',
+  Failed: 'failed',
+} as const;
 export const IMAGE_PULL_POLICIES = ['Always', 'IfNotPresent'] as const;
 export const IMAGE_PULL_PHASES = ['Waiting', 'Pulling', 'Succeeded', 'Failed'] as const;
 export const SYNC_STATUS_PHASES = ['Succeeded', 'Failed'] as const;

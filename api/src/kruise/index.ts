@@ -9,6 +9,7 @@ export * from './cloneset/index.js';
 export * from './sidecarset/index.js';
 export * from './imagepulljob/index.js';
 export * from './nodeimage/index.js';
+export * from './broadcastjob/index.js';
 export * from './conversion/index.js';
 export {
   defaultKruiseObject,

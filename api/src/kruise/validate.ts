@@ -5,6 +5,9 @@ import { defaultCloneSet } from './cloneset/defaults.js';
 import type { CloneSet } from './cloneset/schema.js';
 import { validateCloneSetUpdate } from './cloneset/update.js';
 import { validateCloneSet } from './cloneset/validation.js';
+import { defaultBroadcastJob } from './broadcastjob/defaults.js';
+import type { BroadcastJob } from './broadcastjob/schema.js';
+import { validateBroadcastJob } from './broadcastjob/validation.js';
 import { KRUISE_KINDS, type KruiseKindName } from './constants.js';
 import { asV1alpha1Document } from './conversion/index.js';
 import { defaultImagePullJob } from './imagepulljob/defaults.js';
@@ -19,13 +22,14 @@ import { validateSidecarSetUpdate } from './sidecarset/update.js';
 import { validateSidecarSet } from './sidecarset/validation.js';
 
 /** Any object of the kinds Flotilla serves. */
-export type KruiseObject = CloneSet | SidecarSet | ImagePullJob | NodeImage;
+export type KruiseObject = CloneSet | SidecarSet | ImagePullJob | NodeImage | BroadcastJob;
 
 const VALIDATORS: Readonly<Record<KruiseKindName, (document: unknown) => FieldError[]>> = {
   CloneSet: validateCloneSet,
   SidecarSet: validateSidecarSet,
   ImagePullJob: validateImagePullJob,
   NodeImage: validateNodeImage,
+  BroadcastJob: validateBroadcastJob,
 };
 
 function isKruiseKind(kind: unknown): kind is KruiseKindName {
@@ -33,7 +37,8 @@ function isKruiseKind(kind: unknown): kind is KruiseKindName {
 }
 
 /**
- * Every problem with a document claiming to be a CloneSet, SidecarSet, ImagePullJob or NodeImage,
+ * Every problem with a document claiming to be a CloneSet, SidecarSet, ImagePullJob, NodeImage or
+ * BroadcastJob,
  * at v1alpha1 or (the kinds OpenKruise v1.9 serves so) v1beta1, which is judged as its v1alpha1
  * conversion; empty when OpenKruise would accept it. Never throws, whatever the input.
  */
@@ -53,6 +58,7 @@ const UPDATE_VALIDATORS: Readonly<Record<KruiseKindName, (next: unknown, previou
   // OpenKruise has no update-only rules for these kinds: the new object is validated as on create.
   ImagePullJob: (next) => validateImagePullJob(next),
   NodeImage: (next) => validateNodeImage(next),
+  BroadcastJob: (next) => validateBroadcastJob(next),
 };
 
 /**
@@ -86,5 +92,7 @@ export function defaultKruiseObject<T extends KruiseObject>(object: T): T {
       return defaultImagePullJob(object) as T;
     case 'NodeImage':
       return defaultNodeImage(object) as T;
+    case 'BroadcastJob':
+      return defaultBroadcastJob(object) as T;
   }
 }

@@ -8,6 +8,7 @@ import { childPath, type FieldError, notSupported, typeInvalid } from '../../val
 import { cloneJson, isRecord } from '../../validation/json.js';
 import type { TSchema } from 'typebox';
 import { checkSchema } from '../common/validate-object.js';
+import { BroadcastJobSchema } from '../broadcastjob/schema.js';
 import { ImagePullJobSchema } from '../imagepulljob/schema.js';
 import { NodeImageV1beta1Schema } from '../nodeimage/schema.js';
 import { SidecarSetV1beta1Schema } from '../sidecarset/schema.js';
@@ -104,6 +105,7 @@ const V1BETA1_SCHEMAS: Readonly<Partial<Record<KruiseKindName, TSchema>>> = {
   [KruiseKind.SidecarSet]: SidecarSetV1beta1Schema,
   [KruiseKind.ImagePullJob]: ImagePullJobSchema,
   [KruiseKind.NodeImage]: NodeImageV1beta1Schema,
+  [KruiseKind.BroadcastJob]: BroadcastJobSchema,
 };
 
 type Validated = { ok: true; document: unknown } | { ok: false; errors: FieldError[] };
@@ -129,7 +131,8 @@ function nodeImageAsV1alpha1(document: Json): Validated {
 
 /**
  * A Kruise document of either served version as v1alpha1, the version validation and defaulting
- * are written for: SidecarSets through the converter, ImagePullJobs (the same schema) and
+ * are written for: SidecarSets through the converter, ImagePullJobs and BroadcastJobs (the same
+ * schema at both versions) and
  * NodeImages by their apiVersion. Anything else comes back unchanged for validation to judge.
  */
 export function asV1alpha1Document(document: unknown): Validated {
@@ -143,6 +146,7 @@ export function asV1alpha1Document(document: unknown): Validated {
       return outcome.ok ? { ok: true, document: outcome.object } : outcome;
     }
     case KruiseKind.ImagePullJob:
+    case KruiseKind.BroadcastJob:
       return { ok: true, document: { ...document, apiVersion: KRUISE_API_VERSION } };
     case KruiseKind.NodeImage:
       return nodeImageAsV1alpha1(document);

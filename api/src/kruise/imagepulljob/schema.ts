@@ -35,11 +35,11 @@ export const PullPolicySchema = strictObject({
 });
 export type PullPolicy = Static<typeof PullPolicySchema>;
 
-/** When the job completes and is cleaned up. */
+/** When the job completes and is cleaned up (ImagePullJob and BroadcastJob share it, as in OpenKruise). */
 export const CompletionPolicySchema = strictObject({
   type: Type.Optional(Type.String({ description: 'Always (default): complete once every node is done; Never.' })),
   activeDeadlineSeconds: Type.Optional(
-    int64({ description: 'Only with Always; must exceed pullPolicy.timeoutSeconds.' }),
+    int64({ description: "Only with Always; an ImagePullJob's must exceed pullPolicy.timeoutSeconds." }),
   ),
   ttlSecondsAfterFinished: Type.Optional(
     int32({ description: 'Only with Always; delete the job this long after it completes.' }),
