@@ -12,7 +12,10 @@
 // local Postgres and the harness nats-server (~/.cache/flotilla/tools). Joining (registration,
 // claim, account push) is setup and timed on its own, not part of either measure.
 // Run: npm run bench:hub -- [agents=1000] [changes=5] [reportsPerAgent=20] [warmup=2] [--memory-consumers]
-// (--memory-consumers: an experiment, writes results/hub-memory-consumers.json)
+//   [--consumer-replicas=N]
+// (experiments on the durables the hub created, writing results/hub-<experiment>.json:
+// --memory-consumers keeps their state in memory; --consumer-replicas=1 gives each one replica
+// instead of the stream's three)
 import { fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -34,6 +37,13 @@ const WARMUP = Number(args[3] ?? 2);
 // An experiment, not the hub's configuration: agents' durables keep their state in memory
 // (nats-server then writes no per-consumer state file on every delivery and ack).
 const MEMORY_CONSUMERS = flags.includes('--memory-consumers');
+const CONSUMER_REPLICAS = Number(flags.find((f) => f.startsWith('--consumer-replicas='))?.split('=')[1] ?? 0);
+const EXPERIMENT = [
+  MEMORY_CONSUMERS ? 'memory-consumers' : '',
+  CONSUMER_REPLICAS ? `r${CONSUMER_REPLICAS}-consumers` : '',
+]
+  .filter(Boolean)
+  .join('-');
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** The workload whose spec changes are timed; the status phase reports on `obj-*` workloads. */
 const MEASURED = 'bench-web';
@@ -119,14 +129,18 @@ const nats = await startFleetNats();
 const t = await startTestHub(nats, { env: BENCH_LIMITS });
 const names = Array.from({ length: AGENTS }, (_, i) => `b${i}`);
 const natsPids = (): number[] => nats.cluster.nodes.map((n) => n.process.pid);
-/** The experiment swaps the durables the hub created (agents may not) for memory ones. */
-async function memoryConsumers(): Promise<void> {
+/** The experiments swap the durables the hub created (agents may not) for other ones. */
+async function swapConsumers(): Promise<void> {
   await t.hub.link.pass();
   const jsm = await jetstreamManager(t.hub.nc);
   for (const name of names) {
     const { config } = await jsm.consumers.info(DESIRED_STREAM, agentConsumerName(name));
     await jsm.consumers.delete(DESIRED_STREAM, agentConsumerName(name));
-    await jsm.consumers.add(DESIRED_STREAM, { ...config, mem_storage: true });
+    await jsm.consumers.add(DESIRED_STREAM, {
+      ...config,
+      ...(MEMORY_CONSUMERS ? { mem_storage: true } : {}),
+      ...(CONSUMER_REPLICAS ? { num_replicas: CONSUMER_REPLICAS } : {}),
+    });
   }
 }
 
@@ -230,7 +244,7 @@ await request(
 );
 const joinSeconds = round1((performance.now() - tSetup) / 1000);
 console.log(`[bench] ${AGENTS} agents joined (registered, accepted, claimed) in ${joinSeconds} s`);
-if (MEMORY_CONSUMERS) await memoryConsumers();
+if (EXPERIMENT) await swapConsumers();
 const tConnect = performance.now();
 await request({ type: 'start' }, 'ready');
 console.log(`[bench] ${AGENTS} agents connected and consuming in ${round1((performance.now() - tConnect) / 1000)} s`);
@@ -358,6 +372,9 @@ const result = {
     joinSeconds,
   },
   agentConsumerStorage: MEMORY_CONSUMERS ? 'memory (experiment)' : 'file (as the hub creates it)',
+  agentConsumerReplicas: CONSUMER_REPLICAS
+    ? `${CONSUMER_REPLICAS} (experiment)`
+    : "the stream's (as the hub creates them)",
   warmupChanges: WARMUP,
   changes: CHANGES,
   restWriteToReceiptAtEveryAgent: {
@@ -386,7 +403,7 @@ console.log(JSON.stringify(result, null, 2));
 mkdirSync(path.join(here, '..', 'results'), { recursive: true });
 // Formatted as the repository's prettier check wants it.
 writeFileSync(
-  path.join(here, '..', 'results', MEMORY_CONSUMERS ? 'hub-memory-consumers.json' : 'hub.json'),
+  path.join(here, '..', 'results', EXPERIMENT ? `hub-${EXPERIMENT}.json` : 'hub.json'),
   await format(JSON.stringify(result), { parser: 'json' }),
 );
 
