@@ -9,7 +9,7 @@ import type { MaintenanceWindow, ObjectHealth, WaitReason } from '@flotilla/api'
 import { compileWindows, windowState } from '../maintenance-windows.js';
 import { advance } from './engine.js';
 import { observeCluster, type ObservedDesired } from './observe.js';
-import type { ClusterObservation, FrozenPlan, RolloutAction, RolloutState } from './types.js';
+import type { ClusterObservation, FrozenPlan, ObservedPrePull, RolloutAction, RolloutState } from './types.js';
 import { countWaits } from './waits.js';
 
 /** A step that would only reword messages is written at most this often per rollout. */
@@ -52,6 +52,8 @@ export interface FleetView {
   clusters: ReadonlyMap<string, ViewedCluster>;
   /** What the analysis runner measured, by analysisKey(rollout, cluster, attempt). */
   analysis?: ReadonlyMap<string, MeasuredAnalysis>;
+  /** The pre-pull of clusters holding a rollout's ImagePullJobs, by memberKey(rollout, cluster). */
+  prePull?: ReadonlyMap<string, ObservedPrePull>;
 }
 
 export type MeasuredAnalysis = NonNullable<ClusterObservation['analysis']>;
@@ -82,6 +84,12 @@ function windowOf(run: RolloutRun, name: string, cluster: ViewedCluster | undefi
   const windows = cluster?.maintenanceWindows ?? [];
   if (windows.length === 0 || cs?.phase !== 'Pending' || cs.wave < run.state.currentWave) return undefined;
   return windowState(compileWindows(windows), at.getTime());
+}
+
+/** The pre-pull of a cluster holding the rollout's ImagePullJobs (keyed by rollout, not workload). */
+function prePullOf(run: RolloutRun, name: string, view: FleetView): Pick<ClusterObservation, 'prePull'> {
+  const prePull = run.id === undefined ? undefined : view.prePull?.get(memberKey(run.id, name));
+  return prePull ? { prePull } : {};
 }
 
 export const memberKey = (workloadId: string, cluster: string): string => `${workloadId}/${cluster}`;
@@ -176,6 +184,7 @@ export function observeMembers(
     if (dependencies) out[name].dependencies = dependencies;
     const analysis = analysisOf(run, name, view);
     if (analysis) out[name].analysis = analysis;
+    Object.assign(out[name], prePullOf(run, name, view));
   }
   return out;
 }
@@ -219,9 +228,10 @@ export function isDue(d: Decision, run: RolloutRun, at: Date): boolean {
 
 /** Whether carrying out a step writes pins and desired state (not only the rollout's own rows). */
 export function writesDesired(state: RolloutState, actions: readonly RolloutAction[]): boolean {
-  // A staged rollback starts a rollout that moves clusters: it runs under the lock like a move.
+  // A staged rollback starts a rollout that moves clusters: it runs under the lock like a move;
+  // placing or removing pre-pull jobs writes desired state.
   return (
-    actions.some((a) => a.type === 'setRevision' || a.type === 'stagedRollback') ||
+    actions.some((a) => a.type === 'setRevision' || a.type === 'stagedRollback' || a.type === 'prePull') ||
     state.phase === 'Succeeded' ||
     state.phase === 'RolledBack'
   );

@@ -15,6 +15,7 @@ import type {
   WaveState,
 } from './types.js';
 import { TERMINAL_ROLLOUT_PHASES } from './types.js';
+import { placeNextPrePull, prePullAllows } from './pre-pull.js';
 
 export interface StepResult {
   state: RolloutState;
@@ -413,13 +414,17 @@ class Step {
       return true;
     }
     this.progressWave(w);
+    placeNextPrePull(this, i);
     const exceeded = this.budgetExceeded(w, ws);
     if (exceeded && ws.message !== exceeded && this.onBudgetExceeded(w, ws, exceeded)) return false;
     if (!w.members.every((m) => DONE.has(this.s.clusters[m]!.phase))) return false;
     return this.finishWave(w, ws);
   }
 
-  /** Starts a pending wave; returns false while it waits for approval or for the hub to hear NATS. */
+  /**
+   * Starts a pending wave; returns false while it waits for approval, for the hub to hear NATS or
+   * (bounded) for the pre-pull of its images.
+   */
   startWave(w: FrozenWave, ws: WaveState): boolean {
     if (needsBefore(w) && !ws.approvedBefore) {
       return this.waitApproval(w, ws, `wave "${w.name}" waits for approval to start`);
@@ -430,6 +435,7 @@ class Step {
       for (const m of w.members) this.s.clusters[m]!.blocked = { reason: 'heartbeat' };
       return false;
     }
+    if (!prePullAllows(this, w, ws)) return false;
     ws.phase = 'Progressing';
     ws.startedAt = this.now;
     // What held the wave no longer holds its clusters (each start judges its own).

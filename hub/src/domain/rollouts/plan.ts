@@ -6,6 +6,7 @@
 import {
   DEFAULT_ANALYSIS_COUNT,
   DEFAULT_ANALYSIS_INTERVAL_SECONDS,
+  DEFAULT_PRE_PULL_MAX_WAIT_SECONDS,
   DEFAULT_PROGRESS_DEADLINE_SECONDS,
   scaledValue,
   selectorMatches,
@@ -128,6 +129,9 @@ export function freezePlan(strategy: RolloutStrategy, targeted: PlanCluster[]): 
       onFailure: strategy.onFailure ?? 'Rollback',
       offlinePolicy: strategy.offlinePolicy ?? 'Skip',
       rollback: strategy.rollback ?? 'AllAtOnce',
+      ...(strategy.prePull && strategy.prePull.enabled !== false
+        ? { prePull: { maxWaitSeconds: strategy.prePull.maxWaitSeconds ?? DEFAULT_PRE_PULL_MAX_WAIT_SECONDS } }
+        : {}),
     },
   };
 }

@@ -73,6 +73,24 @@ export interface FrozenPlan {
   offlinePolicy: OfflinePolicy;
   /** How onFailure Rollback returns moved clusters; absent (plans frozen before it existed): AllAtOnce. */
   rollback?: RollbackMode;
+  /** Pre-pull of each next wave's images while the wave before it soaks; absent: none. */
+  prePull?: FrozenPrePull;
+}
+
+export interface FrozenPrePull {
+  /** How long a wave whose turn came waits for its unfinished pulls (0: it does not wait). */
+  maxWaitSeconds: number;
+}
+
+/**
+ * The pre-pull of a wave's images: placed (ImagePullJobs on its clusters) once the wave before it
+ * has moved every cluster and soaks, waited for from the moment the wave could start, ended (the
+ * jobs removed) when the wave starts.
+ */
+export interface WavePrePull {
+  placedAt: number;
+  waitFrom?: number;
+  endedAt?: number;
 }
 
 /**
@@ -100,6 +118,8 @@ export interface WaveState {
   /** Failures an operator accepted by resuming after a failure pause; budgets count the rest. */
   failuresAccepted: number;
   message: string;
+  /** Present once the wave's images were placed for pre-pull (see WavePrePull). */
+  prePull?: WavePrePull;
 }
 
 export interface ClusterState {
@@ -123,10 +143,10 @@ export interface ClusterState {
   message: string;
   /**
    * Why a Pending cluster whose turn came was not started (the engine retries each step):
-   * outside its maintenance window until `until`, no current news of it, or a workload it depends
-   * on not healthy there yet.
+   * outside its maintenance window until `until`, no current news of it, a workload it depends
+   * on not healthy there yet, or its wave waits for the pre-pull of its images until `until`.
    */
-  blocked?: { reason: 'window' | 'heartbeat' | 'dependency'; until?: number };
+  blocked?: { reason: 'window' | 'heartbeat' | 'dependency' | 'prePull'; until?: number };
   /** Present once the cluster reached a wave with analysis healthy (see ClusterAnalysis). */
   analysis?: ClusterAnalysis;
 }
@@ -191,6 +211,17 @@ export interface ClusterObservation {
    * clusters whose analysis is running); absent: nothing measured yet, or not needed.
    */
   analysis?: Omit<ClusterAnalysis, 'attempt'>;
+  /**
+   * The pre-pull of the target revision's images there (observed for members of a wave whose
+   * pre-pull is placed and not ended); absent: no job reported yet.
+   */
+  prePull?: ObservedPrePull;
+}
+
+/** All of a cluster's pre-pull jobs pulled, one of them failed, or some still pulling. */
+export interface ObservedPrePull {
+  state: 'Pulling' | 'Pulled' | 'Failed';
+  message: string;
 }
 
 /** Side effects the scheduler asks the hub to carry out in the same transaction as the state. */
@@ -205,4 +236,9 @@ export type RolloutAction =
     }
   | { type: 'event'; level: 'info' | 'warning'; message: string; wave?: string; cluster?: string }
   /** Start a rollback rollout that returns these clusters in reverse wave order (staged rollback). */
-  | { type: 'stagedRollback'; clusters: string[] };
+  | { type: 'stagedRollback'; clusters: string[] }
+  /**
+   * The wave's pre-pull was placed or ended: bring the rollout's ImagePullJobs in line with its
+   * state (pre-pull.ts prePullClusters says which clusters have them).
+   */
+  | { type: 'prePull'; wave: string; place: boolean };
