@@ -38,6 +38,12 @@ export const Cluster = Type.Object({
   prometheusUrl: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   /** The name of the hub-side file holding its bearer token (never the token); null: none. */
   prometheusTokenRef: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  /** The names of the hub-side files holding its basic-auth username and password; null: none. */
+  prometheusBasicAuth: Type.Optional(
+    Type.Union([Type.Object({ usernameRef: Type.String(), passwordRef: Type.String() }), Type.Null()]),
+  ),
+  /** The name of the hub-side file holding the CA bundle that verifies its https URL; null: system CAs. */
+  prometheusCaRef: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
 export type Cluster = Static<typeof Cluster>;
 
@@ -117,17 +123,33 @@ export const SetMaintenanceWindowsRequest = Type.Object(
 );
 export type SetMaintenanceWindowsRequest = Static<typeof SetMaintenanceWindowsRequest>;
 
+/**
+ * A file in the hub's FLOTILLA_PROMETHEUS_SECRETS_DIR (e.g. a mounted Secret's key): a plain name,
+ * no path. Credentials pass by such references only, never through the API.
+ */
+export const PrometheusSecretRef = Type.String({
+  minLength: 1,
+  maxLength: 253,
+  pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
+});
+
+/** Basic auth towards a Prometheus: both halves by reference (a kubernetes.io/basic-auth Secret's keys). */
+export const PrometheusBasicAuth = Type.Object(
+  { usernameRef: PrometheusSecretRef, passwordRef: PrometheusSecretRef },
+  { additionalProperties: false },
+);
+export type PrometheusBasicAuth = Static<typeof PrometheusBasicAuth>;
+
 /** The cluster's Prometheus for metric analysis (null removes it); no credentials in it. */
 export const SetPrometheusRequest = Type.Object(
   {
     url: Type.Union([Type.String({ maxLength: 2048 }), Type.Null()]),
-    /**
-     * A bearer token by reference: the name of a file in the hub's FLOTILLA_PROMETHEUS_SECRETS_DIR
-     * (e.g. a mounted Secret's key). The token itself never passes through the API.
-     */
-    tokenRef: Type.Optional(
-      Type.Union([Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' }), Type.Null()]),
-    ),
+    /** A bearer token by reference (the file holds the token). */
+    tokenRef: Type.Optional(Type.Union([PrometheusSecretRef, Type.Null()])),
+    /** Basic auth by reference; not together with tokenRef. */
+    basicAuth: Type.Optional(Type.Union([PrometheusBasicAuth, Type.Null()])),
+    /** A PEM CA bundle by reference that verifies an https url (instead of the system CAs). */
+    caRef: Type.Optional(Type.Union([PrometheusSecretRef, Type.Null()])),
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkQueryTemplate, judge, parseCondition, renderQuery } from './analysis.js';
+import { checkQueryTemplate, judge, parseCondition, renderQuery, validatePrometheusConnection } from './analysis.js';
 import { validateRolloutStrategy } from './validation.js';
 
 describe('analysis conditions', () => {
@@ -73,5 +73,34 @@ describe('a wave analysis in a strategy', () => {
     ['no queries', { queries: [] }, 'waves[1].analysis.queries'],
   ])('refuses %s naming the field', (_, analysis, path) => {
     expect(validateRolloutStrategy(wave(analysis)).map((e) => e.path)).toContain(path);
+  });
+});
+
+describe("a cluster's Prometheus connection", () => {
+  const basicAuth = { usernameRef: 'prom-user', passwordRef: 'prom-password' };
+  const paths = (c: Parameters<typeof validatePrometheusConnection>[0]) =>
+    validatePrometheusConnection(c).map((e) => `${e.path}: ${e.message}`);
+
+  it('accepts a URL alone, with a token, or with basic auth and a CA for https', () => {
+    expect(paths({ url: 'http://prom:9090' })).toEqual([]);
+    expect(paths({ url: 'http://prom:9090', tokenRef: 't', basicAuth: null, caRef: null })).toEqual([]);
+    expect(paths({ url: 'https://prom:9090', basicAuth, caRef: 'prom-ca.pem' })).toEqual([]);
+    expect(paths({ url: null })).toEqual([]);
+  });
+
+  it('refuses both kinds of credentials, a CA for http, and anything without a url, naming the field', () => {
+    expect(paths({ url: 'https://prom:9090', tokenRef: 't', basicAuth })).toEqual([
+      'basicAuth: Forbidden: give a tokenRef or basicAuth, not both',
+    ]);
+    expect(paths({ url: 'http://prom:9090', caRef: 'ca.pem' })).toEqual([
+      'caRef: Forbidden: a CA verifies an https url only',
+    ]);
+    expect(paths({ url: null, tokenRef: 't', basicAuth, caRef: 'ca.pem' })).toEqual([
+      'tokenRef: Forbidden: needs a url',
+      'basicAuth: Forbidden: needs a url',
+      'caRef: Forbidden: needs a url',
+    ]);
+    // A bad URL is reported once, without a second complaint about the CA.
+    expect(paths({ url: 'prom:9090', caRef: 'ca.pem' }).map((p) => p.split(':')[0])).toEqual(['url']);
   });
 });

@@ -4,7 +4,7 @@
  * judging are pure and shared: the REST API validates with them offline (no Prometheus is asked
  * at the API) and the hub's analysis runner judges each measured value with them.
  */
-import { childPath, indexPath, invalid, required, type FieldError } from '../validation/index.js';
+import { childPath, forbidden, indexPath, invalid, required, type FieldError } from '../validation/index.js';
 
 /** The names a query template may use as `{{name}}`. */
 export const ANALYSIS_PLACEHOLDERS = ['cluster', 'namespace', 'workload'] as const;
@@ -171,4 +171,30 @@ export function validatePrometheusUrl(url: string, path: string): FieldError[] {
   }
   if (u.search || u.hash) return [invalid(path, url, 'must have no query or fragment')];
   return [];
+}
+
+/** How the hub reaches a cluster's Prometheus: the URL and the references of what it needs. */
+export interface PrometheusConnection {
+  url: string | null;
+  tokenRef?: string | null | undefined;
+  basicAuth?: { usernameRef: string; passwordRef: string } | null | undefined;
+  caRef?: string | null | undefined;
+}
+
+/**
+ * The checks across fields the schema cannot express: a URL as validatePrometheusUrl wants it;
+ * credentials and a CA only with a URL; one kind of credentials (a bearer token or basic auth,
+ * not both: Prometheus takes one Authorization header); a CA only for an https URL.
+ */
+export function validatePrometheusConnection(c: PrometheusConnection): FieldError[] {
+  const given = (['tokenRef', 'basicAuth', 'caRef'] as const).filter((k) => c[k] !== undefined && c[k] !== null);
+  if (c.url === null) return given.map((k) => forbidden(k, 'needs a url'));
+  const errors = validatePrometheusUrl(c.url, 'url');
+  if (given.includes('tokenRef') && given.includes('basicAuth')) {
+    errors.push(forbidden('basicAuth', 'give a tokenRef or basicAuth, not both'));
+  }
+  if (given.includes('caRef') && errors.length === 0 && new URL(c.url).protocol !== 'https:') {
+    errors.push(forbidden('caRef', 'a CA verifies an https url only'));
+  }
+  return errors;
 }

@@ -61,18 +61,34 @@ export async function saveAnalysisRun(q: DbOrTx, key: RunKey, run: AnalysisRun, 
 
 export interface ClusterPrometheus {
   url: string;
-  /** A file name in the hub's Prometheus secrets directory (the bearer token); absent: none. */
+  /** File names in the hub's Prometheus secrets directory; each absent: not used. */
   tokenRef?: string;
+  basicAuth?: { usernameRef: string; passwordRef: string };
+  caRef?: string;
 }
 
 /** The Prometheus of each of these clusters that has one. */
 export async function prometheusOf(q: DbOrTx, names: readonly string[]): Promise<Map<string, ClusterPrometheus>> {
   if (names.length === 0) return new Map();
   const rows = await q
-    .select({ name: clusters.name, url: clusters.prometheusUrl, tokenRef: clusters.prometheusTokenRef })
+    .select({
+      name: clusters.name,
+      url: clusters.prometheusUrl,
+      tokenRef: clusters.prometheusTokenRef,
+      usernameRef: clusters.prometheusUsernameRef,
+      passwordRef: clusters.prometheusPasswordRef,
+      caRef: clusters.prometheusCaRef,
+    })
     .from(clusters)
     .where(inArray(clusters.name, [...names]));
   return new Map(
-    rows.flatMap((r) => (r.url ? [[r.name, { url: r.url, ...(r.tokenRef ? { tokenRef: r.tokenRef } : {}) }]] : [])),
+    rows.flatMap((r) => {
+      if (!r.url) return [];
+      const prom: ClusterPrometheus = { url: r.url };
+      if (r.tokenRef) prom.tokenRef = r.tokenRef;
+      if (r.usernameRef && r.passwordRef) prom.basicAuth = { usernameRef: r.usernameRef, passwordRef: r.passwordRef };
+      if (r.caRef) prom.caRef = r.caRef;
+      return [[r.name, prom] as const];
+    }),
   );
 }

@@ -27,6 +27,11 @@ export function toApiCluster(row: ClusterRow, now: Date, heartbeatTimeoutMs: num
     maintenanceWindows: row.maintenanceWindows,
     prometheusUrl: row.prometheusUrl,
     prometheusTokenRef: row.prometheusTokenRef,
+    prometheusBasicAuth:
+      row.prometheusUsernameRef && row.prometheusPasswordRef
+        ? { usernameRef: row.prometheusUsernameRef, passwordRef: row.prometheusPasswordRef }
+        : null,
+    prometheusCaRef: row.prometheusCaRef,
   };
 }
 
@@ -106,15 +111,16 @@ export async function setMaintenanceWindows(
   return saved!;
 }
 
-export async function setPrometheus(
-  db: DbOrTx,
-  name: string,
-  prometheusUrl: string | null,
-  prometheusTokenRef: string | null,
-): Promise<ClusterRow> {
+/** A cluster's Prometheus as stored: the URL and file references only (docs/adr/0017). */
+export type PrometheusColumns = Pick<
+  ClusterRow,
+  'prometheusUrl' | 'prometheusTokenRef' | 'prometheusUsernameRef' | 'prometheusPasswordRef' | 'prometheusCaRef'
+>;
+
+export async function setPrometheus(db: DbOrTx, name: string, prometheus: PrometheusColumns): Promise<ClusterRow> {
   const [saved] = await db
     .update(clusters)
-    .set({ prometheusUrl, prometheusTokenRef, updatedAt: new Date() })
+    .set({ ...prometheus, updatedAt: new Date() })
     .where(eq(clusters.name, name))
     .returning();
   return saved!;

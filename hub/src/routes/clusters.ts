@@ -140,13 +140,7 @@ export function clusterRoutes(api: Api, ctx: RouteContext): void {
       onRequest: ctx.auth('operator'),
       schema: { tags, params, body: SetPrometheusRequest, response: { 200: Cluster, ...errors } },
     },
-    async (request) =>
-      ctx.clusters.setPrometheus(
-        principalOf(request),
-        request.params.name,
-        request.body.url,
-        request.body.tokenRef ?? null,
-      ),
+    async (request) => ctx.clusters.setPrometheus(principalOf(request), request.params.name, request.body),
   );
 
   api.delete(

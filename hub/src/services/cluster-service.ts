@@ -12,12 +12,12 @@ import type {
   ClusterListQuery,
   RegisterClusterRequest,
   RegisterClusterResponse,
+  SetPrometheusRequest,
 } from '@flotilla/api';
 import {
   agentConsumerName,
-  forbidden,
   validateMaintenanceWindows,
-  validatePrometheusUrl,
+  validatePrometheusConnection,
   type MaintenanceWindow,
 } from '@flotilla/api';
 import { newSecret, secretMatches, sha256, type Principal } from '../auth/tokens.js';
@@ -36,6 +36,7 @@ import {
   setMaintenanceWindows,
   setPrometheus,
   toApiCluster,
+  type PrometheusColumns,
   type ClusterRow,
 } from '../repositories/clusters-repo.js';
 import {
@@ -83,7 +84,7 @@ export interface ClusterService {
   /** Replaces the windows in which rollouts may start the cluster; each problem names its field. */
   setMaintenanceWindows(actor: Principal, name: string, windows: MaintenanceWindow[]): Promise<Cluster>;
   /** The cluster's Prometheus for metric analysis (docs/adr/0017); null removes it. */
-  setPrometheus(actor: Principal, name: string, url: string | null, tokenRef: string | null): Promise<Cluster>;
+  setPrometheus(actor: Principal, name: string, req: SetPrometheusRequest): Promise<Cluster>;
   remove(actor: Principal, name: string): Promise<void>;
   list(query: ClusterListQuery): Promise<ClusterList>;
   get(name: string): Promise<Cluster>;
@@ -118,23 +119,34 @@ function saveWindows(deps: ClusterServiceDeps, actor: Principal, name: string, w
   });
 }
 
-/** Like windows: the row and an audit entry; the analysis runner reads the URL each measurement. */
-function savePrometheus(
-  deps: ClusterServiceDeps,
-  actor: Principal,
-  name: string,
-  url: string | null,
-  tokenRef: string | null,
-) {
+/**
+ * Like windows: the row and an audit entry; the analysis runner reads the URL each measurement.
+ * Only file references are stored and audited, never what the files hold.
+ */
+function savePrometheus(deps: ClusterServiceDeps, actor: Principal, name: string, req: SetPrometheusRequest) {
+  const to: PrometheusColumns = {
+    prometheusUrl: req.url,
+    prometheusTokenRef: req.tokenRef ?? null,
+    prometheusUsernameRef: req.basicAuth?.usernameRef ?? null,
+    prometheusPasswordRef: req.basicAuth?.passwordRef ?? null,
+    prometheusCaRef: req.caRef ?? null,
+  };
   return deps.db.transaction(async (tx) => {
     const c = await liveCluster(tx, name);
-    const saved = await setPrometheus(tx, name, url, tokenRef);
+    const saved = await setPrometheus(tx, name, to);
+    const from: PrometheusColumns = {
+      prometheusUrl: c.prometheusUrl,
+      prometheusTokenRef: c.prometheusTokenRef,
+      prometheusUsernameRef: c.prometheusUsernameRef,
+      prometheusPasswordRef: c.prometheusPasswordRef,
+      prometheusCaRef: c.prometheusCaRef,
+    };
     await recordAudit(tx, {
       actor: actor.name,
       action: 'cluster.prometheus',
       targetType: 'cluster',
       targetId: name,
-      details: { from: { url: c.prometheusUrl, tokenRef: c.prometheusTokenRef }, to: { url, tokenRef } },
+      details: { from, to },
     });
     return saved;
   });
@@ -333,11 +345,10 @@ export function createClusterService(deps: ClusterServiceDeps): ClusterService {
       if (problems.length > 0) throw invalid('invalid maintenance windows', problems);
       return view(await saveWindows(deps, actor, name, windows));
     },
-    async setPrometheus(actor, name, url, tokenRef) {
-      const problems = url === null ? [] : validatePrometheusUrl(url, 'url');
-      if (url === null && tokenRef !== null) problems.push(forbidden('tokenRef', 'a token needs a url'));
-      if (problems.length > 0) throw invalid('invalid Prometheus URL', problems);
-      return view(await savePrometheus(deps, actor, name, url, tokenRef));
+    async setPrometheus(actor, name, req) {
+      const problems = validatePrometheusConnection(req);
+      if (problems.length > 0) throw invalid('invalid Prometheus settings', problems);
+      return view(await savePrometheus(deps, actor, name, req));
     },
     remove: (actor, name) => remove(deps, actor, name),
     list(q) {

@@ -30,6 +30,8 @@ export { startRegistry, pushTinyImage, type Registry, type RegistryAuth, type Pu
 export {
   startPrometheus,
   startExporter,
+  PROMETHEUS_TEST_USER,
+  type BasicAuthUser,
   type Prometheus,
   type PrometheusOptions,
   type Exporter,

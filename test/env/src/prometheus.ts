@@ -7,9 +7,12 @@
  *   exporter.set('flotilla_test_error_ratio', 0.01);
  *   const prom = await startPrometheus({ dir, targets: [{ target: exporter.host, labels: { cluster: 'c1' } }] });
  *   await prom.waitForValue('flotilla_test_error_ratio{cluster="c1"}', 0.01);
+ *
+ * With `tls` and `basicAuth` it serves https and asks for a user (Prometheus's --web.config.file).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import http, { createServer } from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { HarnessError } from './errors.js';
@@ -32,6 +35,60 @@ export interface PrometheusOptions {
   /** Default 1 s, so a value the test sets is visible within about a second. */
   scrapeIntervalSeconds?: number;
   name?: string;
+  /** Serve https with this certificate (e.g. issued by the test PKI, pki.ts). */
+  tls?: { certFile: string; keyFile: string; caPem: string };
+  /** Ask every request for this user's basic auth. */
+  basicAuth?: BasicAuthUser;
+}
+
+/** A basic-auth user of a Prometheus's web config: the password and its bcrypt hash. */
+export interface BasicAuthUser {
+  username: string;
+  password: string;
+  bcrypt: string;
+}
+
+/**
+ * The test user. Prometheus stores only bcrypt hashes; this one (cost 4, the minimum, so each
+ * check is cheap) was made once with Python's crypt.crypt(password, mksalt(METHOD_BLOWFISH, rounds=16)).
+ */
+export const PROMETHEUS_TEST_USER: BasicAuthUser = {
+  username: 'flotilla',
+  password: 'flotilla-prom-pass',
+  bcrypt: '$2b$04$WxqAnIU8Kw7B.Vflf5lLEe4Mjty6lq/tkM18YFT9UZ1.PdX6OzWbq',
+};
+
+/** A GET with the CA and credentials the Prometheus wants: status and body. */
+function get(url: string, opts: PrometheusOptions): Promise<{ status: number; body: string }> {
+  const headers: Record<string, string> = {};
+  if (opts.basicAuth) {
+    const pair = `${opts.basicAuth.username}:${opts.basicAuth.password}`;
+    headers.authorization = `Basic ${Buffer.from(pair).toString('base64')}`;
+  }
+  return new Promise((resolve, reject) => {
+    const onResponse = (res: http.IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    };
+    const req = opts.tls
+      ? https.get(url, { headers, ca: opts.tls.caPem }, onResponse)
+      : http.get(url, { headers }, onResponse);
+    req.on('error', reject);
+  });
+}
+
+/** The web config file Prometheus reads (--web.config.file), or undefined for plain http. */
+function writeWebConfig(opts: PrometheusOptions): string | undefined {
+  if (!opts.tls && !opts.basicAuth) return undefined;
+  const web = {
+    ...(opts.tls ? { tls_server_config: { cert_file: opts.tls.certFile, key_file: opts.tls.keyFile } } : {}),
+    ...(opts.basicAuth ? { basic_auth_users: { [opts.basicAuth.username]: opts.basicAuth.bcrypt } } : {}),
+  };
+  const file = path.join(opts.dir, 'web.yml');
+  writeFileSync(file, JSON.stringify(web, null, 2));
+  return file;
 }
 
 export interface Prometheus {
@@ -62,8 +119,9 @@ export async function startPrometheus(opts: PrometheusOptions): Promise<Promethe
   const configFile = path.join(opts.dir, 'prometheus.yml');
   // JSON is YAML: no YAML writer needed.
   writeFileSync(configFile, JSON.stringify(config, null, 2));
+  const webConfig = writeWebConfig(opts);
   const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
+  const url = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   const proc = startProcess({
     name,
     command: COMMAND,
@@ -72,13 +130,17 @@ export async function startPrometheus(opts: PrometheusOptions): Promise<Promethe
       `--storage.tsdb.path=${data}`,
       `--web.listen-address=127.0.0.1:${port}`,
       '--storage.tsdb.retention.time=1h',
+      ...(webConfig ? [`--web.config.file=${webConfig}`] : []),
     ],
     logFile: path.join(opts.dir, 'prometheus.log'),
   });
-  await waitFor(name, async () => (await fetch(`${url}/-/ready`)).status === 200, { timeoutMs: 60_000, process: proc });
+  await waitFor(name, async () => (await get(`${url}/-/ready`, opts)).status === 200, {
+    timeoutMs: 60_000,
+    process: proc,
+  });
   const query = async (q: string): Promise<number | undefined> => {
-    const res = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(q)}`);
-    const body = (await res.json()) as { data?: { result?: { value: [number, string] }[] } };
+    const res = await get(`${url}/api/v1/query?query=${encodeURIComponent(q)}`, opts);
+    const body = JSON.parse(res.body) as { data?: { result?: { value: [number, string] }[] } };
     const first = body.data?.result?.[0];
     return first ? Number(first.value[1]) : undefined;
   };

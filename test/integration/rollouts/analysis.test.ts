@@ -13,7 +13,16 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startExporter, startPrometheus, type Exporter, type Prometheus } from '@flotilla/test';
+import {
+  createCa,
+  freePort,
+  issueServingCert,
+  PROMETHEUS_TEST_USER,
+  startExporter,
+  startPrometheus,
+  type Exporter,
+  type Prometheus,
+} from '@flotilla/test';
 import { call } from '../hub/fixtures.js';
 import {
   control,
@@ -30,10 +39,12 @@ import {
 
 const METRIC = 'flotilla_test_error_ratio';
 /** The clusters the tests create, each with its own exporter. */
-const CLUSTERS = ['anp-1', 'anp-2', 'anf-1', 'anf-2', 'ani-1', 'anq-1', 'ant-1'];
+const CLUSTERS = ['anp-1', 'anp-2', 'anf-1', 'anf-2', 'ani-1', 'anq-1', 'ant-1', 'anx-1'];
 
 let h: Harness;
 let prom: Prometheus;
+/** A second real Prometheus serving https with a test CA's certificate and asking for basic auth. */
+let secure: Prometheus;
 const secrets = mkdtempSync(path.join(os.tmpdir(), 'flotilla-prometheus-secrets-'));
 const TOKEN = 'pr0m-t0ken-value';
 /** A Prometheus behind bearer auth: a proxy that forwards only requests carrying TOKEN. */
@@ -64,6 +75,18 @@ beforeAll(async () => {
     url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
     close: () => proxy.close(),
   };
+  const pkiDir = mkdtempSync(path.join(os.tmpdir(), 'flotilla-prometheus-pki-'));
+  const ca = await createCa(pkiDir, 'flotilla-prometheus-ca');
+  const cert = await issueServingCert(ca, 'prometheus', ['IP:127.0.0.1']);
+  writeFileSync(path.join(secrets, 'anx-ca.pem'), ca.caPem);
+  secure = await startPrometheus({
+    dir: mkdtempSync(path.join(os.tmpdir(), 'flotilla-prometheus-secure-')),
+    name: 'prometheus-secure',
+    targets: [{ target: exporters.get('anx-1')!.host, labels: { cluster: 'anx-1' } }],
+    tls: { certFile: cert.cert, keyFile: cert.key, caPem: ca.caPem },
+    basicAuth: PROMETHEUS_TEST_USER,
+  });
+  await secure.waitForValue(`${METRIC}{cluster="anx-1"}`, 0.01);
   for (const c of CLUSTERS) {
     await prom.waitForValue(`${METRIC}{cluster="${c}"}`, c === 'anf-1' || c === 'anq-1' ? 0.3 : 0.01);
   }
@@ -73,6 +96,7 @@ afterAll(async () => {
   guarded?.close();
   await h?.close();
   await prom?.stop();
+  await secure?.stop();
   for (const e of exporters.values()) await e.stop();
 });
 
@@ -234,6 +258,58 @@ describe('metric analysis per wave', () => {
     expect(byName(done)[c!]!.analysis).toMatchObject({ attempt: 2, verdict: 'Passed', results: [{ value: 0.01 }] });
     const shown = await call(h.app, 'GET', `/api/v1/clusters/${c}`, h.tokens.viewer);
     expect(shown.body).not.toContain(TOKEN);
+  });
+
+  it('verifies an https Prometheus with a CA and sends basic auth, all by reference', async () => {
+    const [c] = await joinFleet(h, 'anx', 1);
+    const put = (body: unknown) => call(h.app, 'PUT', `/api/v1/clusters/${c}/prometheus`, h.tokens.operator, body);
+    const basicAuth = { usernameRef: 'anx-user', passwordRef: 'anx-password' };
+    const both = await put({ url: secure.url, tokenRef: 'ant-token', basicAuth });
+    expect(both.statusCode).toBe(400);
+    expect(both.json<{ error: { details: { path: string }[] } }>().error.details.map((d) => d.path)).toEqual([
+      'basicAuth',
+    ]);
+    const caOverHttp = await put({ url: prom.url, caRef: 'anx-ca.pem' });
+    expect(caOverHttp.statusCode).toBe(400);
+    expect(caOverHttp.body).toContain('"path":"caRef"');
+    const halfAuth = await put({ url: secure.url, basicAuth: { usernameRef: 'anx-user' } });
+    expect(halfAuth.statusCode).toBe(400);
+    expect(halfAuth.body).toContain('passwordRef');
+
+    // No CA yet: the test CA's certificate does not verify, so the measurement cannot be taken.
+    writeFileSync(path.join(secrets, 'anx-user'), `${PROMETHEUS_TEST_USER.username}\n`);
+    writeFileSync(path.join(secrets, 'anx-password'), 'not-the-password\n');
+    expect((await put({ url: secure.url, basicAuth })).statusCode).toBe(200);
+    const wid = await rolloutWorkload(h, 'anx');
+    const r0 = await startRollout(h, wid, { waves: [{ name: 'all', analysis }] });
+    const untrusted = await run(h, wid, r0.id, { until: (r) => r.phase === 'Paused' });
+    expect(untrusted.message).toMatch(/analysis inconclusive \(errors: Prometheus unreachable: .*certificate/);
+
+    // With the CA the connection verifies; the wrong password is refused by Prometheus itself.
+    const set = await put({ url: secure.url, basicAuth, caRef: 'anx-ca.pem' });
+    expect(set.statusCode, set.body).toBe(200);
+    expect(set.json()).toMatchObject({
+      prometheusUrl: secure.url,
+      prometheusBasicAuth: basicAuth,
+      prometheusCaRef: 'anx-ca.pem',
+    });
+    expect((await control(h, r0.id, 'resume')).statusCode).toBe(200);
+    const refused = await run(h, wid, r0.id, { until: (r) => r.phase === 'Paused' });
+    expect(refused.message).toContain('Prometheus refused the credentials (HTTP 401)');
+
+    // The password file is read at each measurement: fixed, the next attempt passes.
+    writeFileSync(path.join(secrets, 'anx-password'), `${PROMETHEUS_TEST_USER.password}\n`);
+    expect((await control(h, r0.id, 'resume')).statusCode).toBe(200);
+    const done = await run(h, wid, r0.id);
+    expect(done.phase, done.message).toBe('Succeeded');
+    expect(byName(done)[c!]!.analysis).toMatchObject({ attempt: 3, verdict: 'Passed', results: [{ value: 0.01 }] });
+    // Neither the API nor the audit log holds what the files hold.
+    const shown = await call(h.app, 'GET', `/api/v1/clusters/${c}`, h.tokens.viewer);
+    expect(shown.body).not.toContain(PROMETHEUS_TEST_USER.password);
+    const audit = await h.hub.pool.query(
+      `select details::text as d from audit_log where action = 'cluster.prometheus'`,
+    );
+    expect(audit.rows.map((r: { d: string }) => r.d).join('\n')).not.toContain(PROMETHEUS_TEST_USER.password);
   });
 
   it('refuses bad analysis input and Prometheus URLs naming the field', async () => {

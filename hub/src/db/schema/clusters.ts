@@ -44,6 +44,11 @@ export const clusters = pgTable(
     prometheusUrl: text('prometheus_url'),
     /** The name of a file in FLOTILLA_PROMETHEUS_SECRETS_DIR holding its bearer token; never the token. */
     prometheusTokenRef: text('prometheus_token_ref'),
+    /** Files in that directory holding its basic-auth username and password (both or neither). */
+    prometheusUsernameRef: text('prometheus_username_ref'),
+    prometheusPasswordRef: text('prometheus_password_ref'),
+    /** A file in that directory holding the PEM CA bundle that verifies its https URL; null: system CAs. */
+    prometheusCaRef: text('prometheus_ca_ref'),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

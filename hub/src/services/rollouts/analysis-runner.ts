@@ -7,8 +7,6 @@
  * and dependencies, and the engine moves the cluster. A Prometheus that is missing, unreachable,
  * slow or refuses the query yields an inconclusive measurement, never a stuck tick.
  */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { Logger } from 'pino';
 import { inArray } from 'drizzle-orm';
 import { renderQuery, type AnalysisPlaceholder } from '@flotilla/api';
@@ -19,7 +17,6 @@ import {
   judgeAnswer,
   measurementDue,
   runVerdict,
-  valueOf,
   type AnalysisRun,
   type QueryAnswer,
 } from '../../domain/rollouts/analysis-run.js';
@@ -33,6 +30,7 @@ import {
   type RunKey,
 } from '../../repositories/analysis-repo.js';
 import type { RolloutRow } from '../../repositories/rollouts-repo.js';
+import { accessOf, instantQuery } from './prometheus-client.js';
 
 /** How long one query may take before its measurement is inconclusive. */
 export const DEFAULT_QUERY_TIMEOUT_MS = 5000;
@@ -44,43 +42,8 @@ export interface AnalysisRunnerDeps {
   logger: Logger;
   now: () => Date;
   queryTimeoutMs?: number;
-  /** Bearer tokens by reference: a cluster's tokenRef names a file here (docs/adr/0017). */
+  /** Credentials and CA bundles by reference: a cluster's refs name files here (docs/adr/0017). */
   secretsDir?: string;
-}
-
-/** One instant query at the moment of asking; any failure becomes the reason there is no value. */
-async function instantQuery(prom: ClusterPrometheus, token: string | undefined, query: string, timeoutMs: number) {
-  const url = `${prom.url.replace(/\/+$/, '')}/api/v1/query?query=${encodeURIComponent(query)}`;
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (token !== undefined) headers.authorization = `Bearer ${token}`;
-  let res: Response;
-  try {
-    res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers });
-  } catch (err) {
-    const why = (err as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (err as Error).message;
-    return { error: `Prometheus unreachable: ${why}` };
-  }
-  try {
-    // Prometheus answers a bad query with 400 and a JSON error, which valueOf reports.
-    return valueOf(await res.json());
-  } catch {
-    return { error: `Prometheus answered HTTP ${res.status} without JSON` };
-  }
-}
-
-/**
- * The bearer token a cluster's Prometheus needs, read at each measurement (so a rotated Secret
- * applies at once); undefined when none is needed. Errors name the reference, never the token.
- */
-async function tokenOf(prom: ClusterPrometheus, dir: string | undefined): Promise<{ token?: string; error?: string }> {
-  if (prom.tokenRef === undefined) return {};
-  if (dir === undefined)
-    return { error: `token "${prom.tokenRef}" given, but FLOTILLA_PROMETHEUS_SECRETS_DIR is not set` };
-  try {
-    return { token: (await readFile(path.join(dir, prom.tokenRef), 'utf8')).trim() };
-  } catch {
-    return { error: `token "${prom.tokenRef}" is not readable in FLOTILLA_PROMETHEUS_SECRETS_DIR` };
-  }
 }
 
 interface Due extends RunKey {
@@ -144,14 +107,14 @@ async function measure(
   values: Readonly<Record<AnalysisPlaceholder, string>>,
   opts: { timeoutMs: number; secretsDir: string | undefined },
 ): Promise<AnalysisResult[]> {
-  const auth = prom ? await tokenOf(prom, opts.secretsDir) : {};
+  const access = prom ? await accessOf(prom, opts.secretsDir) : {};
   return Promise.all(
     analysis.queries.map(async (q) => {
       let answer: QueryAnswer;
       if (!prom)
         answer = { error: `cluster ${cluster} has no Prometheus URL (PUT /api/v1/clusters/${cluster}/prometheus)` };
-      else if (auth.error !== undefined) answer = { error: auth.error };
-      else answer = await instantQuery(prom, auth.token, renderQuery(q.query, values), opts.timeoutMs);
+      else if ('error' in access) answer = { error: access.error };
+      else answer = await instantQuery(prom.url, access, renderQuery(q.query, values), opts.timeoutMs);
       return judgeAnswer(q, answer);
     }),
   );
