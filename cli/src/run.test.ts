@@ -232,6 +232,26 @@ describe('rollouts watch', () => {
     ]);
   });
 
+  it('clusters prometheus passes basic auth and a CA by reference', async () => {
+    const cluster = {
+      name: 'c1',
+      prometheusUrl: 'https://prom.c1:9090',
+      prometheusBasicAuth: { usernameRef: 'u', passwordRef: 'p' },
+      prometheusCaRef: 'ca.pem',
+    };
+    const h = hub([() => json(cluster)]);
+    const args = ['--username-ref', 'u', '--password-ref', 'p', '--ca-ref', 'ca.pem'];
+    const set = await run(['clusters', 'prometheus', 'c1', 'https://prom.c1:9090', ...args], h);
+    expect(set.code).toBe(0);
+    expect(set.err + set.out).toContain('cluster c1 Prometheus: https://prom.c1:9090 (basic auth u/p, CA ca.pem)');
+    expect(h.calls.map((c) => c.body)).toEqual([
+      { url: 'https://prom.c1:9090', basicAuth: { usernameRef: 'u', passwordRef: 'p' }, caRef: 'ca.pem' },
+    ]);
+    const half = await run(['clusters', 'prometheus', 'c1', 'https://prom.c1:9090', '--username-ref', 'u'], h);
+    expect(half.code).toBe(2);
+    expect(half.err).toContain('give --username-ref and --password-ref together');
+  });
+
   it('exits 1 when the rollout ends in any other terminal phase', async () => {
     const h = hub([() => sse(event(1, 'RolledBack')), () => json({ id: 'r1', phase: 'RolledBack', message: '' })]);
     const res = await run(['rollouts', 'watch', 'r1', '-o', 'json'], h);

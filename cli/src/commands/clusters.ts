@@ -124,24 +124,45 @@ const windows: Command = {
   },
 };
 
+/** How the hub reaches the cluster's Prometheus, by reference: `(token t, CA ca.pem)`. */
+function prometheusRefsText(c: Cluster): string {
+  const refs = [
+    c.prometheusTokenRef ? `token ${c.prometheusTokenRef}` : '',
+    c.prometheusBasicAuth ? `basic auth ${c.prometheusBasicAuth.usernameRef}/${c.prometheusBasicAuth.passwordRef}` : '',
+    c.prometheusCaRef ? `CA ${c.prometheusCaRef}` : '',
+  ].filter(Boolean);
+  return refs.length > 0 ? ` (${refs.join(', ')})` : '';
+}
+
 const prometheus: Command = {
   group: 'clusters',
   verb: 'prometheus',
   args: ['NAME', 'URL|none'],
   summary: 'Set the Prometheus the hub asks for metric analysis of this cluster ("none" removes it).',
   details:
-    'The URL must carry no credentials: the hub shows it in the cluster status. A bearer token is\n' +
-    "given by reference: --token-ref names a file in the hub's FLOTILLA_PROMETHEUS_SECRETS_DIR.",
+    'The URL must carry no credentials: the hub shows it in the cluster status. Credentials and a CA\n' +
+    "are given by reference, as names of files in the hub's FLOTILLA_PROMETHEUS_SECRETS_DIR: a bearer\n" +
+    'token (--token-ref) or basic auth (--username-ref with --password-ref), and a CA bundle for https.',
   options: {
     'token-ref': { type: 'string', value: 'NAME', description: 'file holding the bearer token on the hub' },
+    'username-ref': { type: 'string', value: 'NAME', description: 'file holding the basic-auth username on the hub' },
+    'password-ref': { type: 'string', value: 'NAME', description: 'file holding the basic-auth password on the hub' },
+    'ca-ref': { type: 'string', value: 'NAME', description: 'file holding the PEM CA bundle on the hub (https)' },
   },
   async run(ctx, { positionals: [name, url], options }) {
     const tokenRef = str(options, 'token-ref');
-    const c = await ctx.client.request<Cluster>('PUT', `/clusters/${seg(name!)}/prometheus`, {
-      body: { url: url === 'none' ? null : url, ...(tokenRef ? { tokenRef } : {}) },
-    });
-    const token = c.prometheusTokenRef ? ` (token ${c.prometheusTokenRef})` : '';
-    return done(ctx, `cluster ${c.name} Prometheus: ${c.prometheusUrl ?? 'none'}${token}`, c);
+    const usernameRef = str(options, 'username-ref');
+    const passwordRef = str(options, 'password-ref');
+    const caRef = str(options, 'ca-ref');
+    if (!usernameRef !== !passwordRef) throw usageError('give --username-ref and --password-ref together');
+    const body = {
+      url: url === 'none' ? null : url,
+      ...(tokenRef ? { tokenRef } : {}),
+      ...(usernameRef && passwordRef ? { basicAuth: { usernameRef, passwordRef } } : {}),
+      ...(caRef ? { caRef } : {}),
+    };
+    const c = await ctx.client.request<Cluster>('PUT', `/clusters/${seg(name!)}/prometheus`, { body });
+    return done(ctx, `cluster ${c.name} Prometheus: ${c.prometheusUrl ?? 'none'}${prometheusRefsText(c)}`, c);
   },
 };
 
