@@ -12,7 +12,9 @@
 // local Postgres and the harness nats-server (~/.cache/flotilla/tools). Joining (registration,
 // claim, account push) is setup and timed on its own, not part of either measure.
 // Run: npm run bench:hub -- [agents=1000] [changes=5] [reportsPerAgent=20] [warmup=2] [--memory-consumers]
-//   [--consumer-replicas=N]
+//   [--consumer-replicas=N] [--nats-nodes=N]
+// (--nats-nodes=1: the same auth and TLS on one node with replicas 1, the ceiling the cluster's
+// replication is compared with; writes results/hub-1-node.json)
 // (experiments on the durables the hub created, writing results/hub-<experiment>.json:
 // --memory-consumers keeps their state in memory; --consumer-replicas=1 gives each one replica
 // instead of the stream's three)
@@ -125,7 +127,7 @@ async function waitStored(t: TestHub, total: number): Promise<number> {
   return stored;
 }
 
-const nats = await startFleetNats();
+const nats = await startFleetNats({ nodes: NATS_NODES });
 const t = await startTestHub(nats, { env: BENCH_LIMITS });
 const names = Array.from({ length: AGENTS }, (_, i) => `b${i}`);
 const natsPids = (): number[] => nats.cluster.nodes.map((n) => n.process.pid);
@@ -244,7 +246,7 @@ await request(
 );
 const joinSeconds = round1((performance.now() - tSetup) / 1000);
 console.log(`[bench] ${AGENTS} agents joined (registered, accepted, claimed) in ${joinSeconds} s`);
-if (EXPERIMENT) await swapConsumers();
+if (MEMORY_CONSUMERS || CONSUMER_REPLICAS) await swapConsumers();
 const tConnect = performance.now();
 await request({ type: 'start' }, 'ready');
 console.log(`[bench] ${AGENTS} agents connected and consuming in ${round1((performance.now() - tConnect) / 1000)} s`);
