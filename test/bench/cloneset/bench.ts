@@ -20,24 +20,33 @@
 // just collected their garbage), after an unmeasured warm-up burst (warmUp()).
 // Run: npm run bench:cloneset [-- --heapsnapshot=<dir>] [-- --scale-only] [-- --cpu-prof=<dir>]
 //      [-- --agent-http1] [-- --runtime-http1] [-- --keep-env] [-- --split-cores]
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import https from 'node:https';
 import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { PerformanceObserver } from 'node:perf_hooks';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { parse } from 'yaml';
-import type { CloneSet } from '@flotilla/api';
 import { newPod } from '../../../agent/src/controllers/cloneset/new-pods.js';
 import { resourcePath, Resources } from '../../../agent/src/runtime/resource.js';
-import { createKubeRest, PatchType, type KubeRest, type KubeRestClient } from '../../../agent/src/runtime/rest.js';
+import { createKubeRest, type KubeRest, type KubeRestClient } from '../../../agent/src/runtime/rest.js';
 import { freePort, readRssBytes, startEnvironment } from '../../env/src/index.js';
 import { agentImageRuntime } from '../agent-image.js';
 import { podCounter } from './pod-counter.js';
+import {
+  agentCommand,
+  CLOCK_TICKS,
+  cloneSet,
+  cpuSeconds,
+  installCrds,
+  namespace,
+  patchCloneSet,
+  settle,
+  sleep,
+  status,
+  until,
+} from './measure.js';
 import { CONTROL_PLANE, pinToCpus, splitCpus } from '../cpus.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -82,27 +91,10 @@ const cpuProfDir = process.argv.find((a) => a.startsWith('--cpu-prof='))?.slice(
 const MILESTONES = [1, 3, 7, 15, 31, 63, 127, 255, 511, PODS];
 const round = (n: number, digits = 1): number => Math.round(n * 10 ** digits) / 10 ** digits;
 const mib = (b: number): number => round(b / 1024 / 1024);
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const log = (msg: string): void => void process.stderr.write(`[bench] ${msg}\n`);
 /** 1-minute load average: other work on the machine skews every number here. */
 const load = (): number => round(os.loadavg()[0]!, 2);
 const loadAverages: Record<string, number> = {};
-
-/** Clock ticks per second of /proc/<pid>/stat's CPU times. */
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
-
-/** User plus system CPU seconds a process has used so far (0 when it is gone). */
-function cpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name, in parentheses, may contain spaces: count fields after it.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return 0;
-  }
-}
 
 /** Seconds since a process started (its /proc start time against the machine's uptime). */
 function processAgeSeconds(pid: number | undefined): number {
@@ -132,47 +124,12 @@ function cpuMeter(pids: Record<string, () => number | undefined>) {
   };
 }
 
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 600_000, everyMs = 100) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
-
 async function pooled<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     for (let i = next++; i < items.length; i = next++) await fn(items[i]!);
   };
   await Promise.all(Array.from({ length: limit }, worker));
-}
-
-async function installCrds(rest: KubeRest): Promise<void> {
-  const dir = path.join(root, 'deploy/crds');
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml'))) {
-    const crd = parse(readFileSync(path.join(dir, file), 'utf8')) as { metadata: { name: string } };
-    await rest.request({
-      method: 'PATCH',
-      path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`,
-      query: { fieldManager: 'flotilla-bench', force: true },
-      contentType: PatchType.apply,
-      body: crd,
-    });
-  }
-  await until('CloneSets served', async () => {
-    try {
-      await rest.request({ method: 'GET', path: resourcePath(Resources.cloneSets, 'default') });
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
-
-async function namespace(rest: KubeRest, name: string): Promise<string> {
-  await rest.request({ method: 'POST', path: '/api/v1/namespaces', body: { metadata: { name } } });
-  return name;
 }
 
 /**
@@ -359,55 +316,6 @@ new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) benchGcMs += entry.duration;
 }).observe({ entryTypes: ['gc'] });
 
-/** The bench's own full garbage collection (v8's `gc`, exposed at run time). */
-v8.setFlagsFromString('--expose-gc');
-const collectBenchGarbage = vm.runInNewContext('gc') as () => void;
-
-/**
- * Starts every phase from the same state: the trailing work of the phase before (pod deletions,
- * kwok, the garbage collector) has ended — the control plane used less than a tenth of a core
- * over half a second —, the apiserver has just run a full garbage collection
- * (`/debug/pprof/heap?gc=1`), and so has the bench. Go collects when the heap has doubled since
- * the last collection, and a cycle costs the apiserver 0.4 s of CPU on its 250 MB heap (several
- * times its CPU for 100 pods); without this, which phase a cycle landed in, and how far the heap
- * had grown by then, was chance. The bench collects its own garbage (the lists of 1,000 pods it
- * polls until they run) so that none of it is collected on the agent's core during a phase; the
- * scale-up's `timeline` records the bench's GC time.
- */
-async function settle(rest: KubeRestClient, controlPlane: () => number): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  let last = controlPlane();
-  while (Date.now() < deadline) {
-    await sleep(500);
-    const now = controlPlane();
-    const quiet = now - last < 0.05;
-    last = now;
-    if (quiet) break;
-  }
-  await (
-    await rest.stream({ method: 'GET', path: '/debug/pprof/heap', query: { gc: 1 } }, () => {})
-  ).done;
-  collectBenchGarbage();
-}
-
-function cloneSet(name: string, replicas: number, extra: Partial<CloneSet['spec']> = {}): CloneSet {
-  return {
-    apiVersion: 'apps.kruise.io/v1alpha1',
-    kind: 'CloneSet',
-    metadata: { name },
-    spec: {
-      replicas,
-      selector: { matchLabels: { app: name } },
-      template: {
-        metadata: { labels: { app: name } },
-        spec: { containers: [{ name: 'main', image: 'registry.local/app:v1' }] },
-      },
-      updateStrategy: { type: 'InPlaceIfPossible', maxUnavailable: '100%' },
-      ...extra,
-    },
-  };
-}
-
 /** The apiserver's request counters by verb, resource and subresource (from its /metrics). */
 async function apiserverRequests(rest: KubeRestClient): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
@@ -508,29 +416,6 @@ async function controllerMetrics(port: number): Promise<string> {
     .join('; ');
 }
 
-async function status(rest: KubeRest, ns: string, name: string): Promise<NonNullable<CloneSet['status']>> {
-  const cs = await rest.request<CloneSet>({ method: 'GET', path: resourcePath(Resources.cloneSets, ns, name) });
-  return (
-    cs.status ?? { replicas: 0, readyReplicas: 0, availableReplicas: 0, updatedReplicas: 0, updatedReadyReplicas: 0 }
-  );
-}
-
-/**
- * The agent from its build output (production-like memory) when `tsc -b agent` emitted it now;
- * tsc emits despite type errors elsewhere in the tree, which the result then notes. Else tsx.
- */
-function agentCommand(): { args: string[]; runtime: string } {
-  const startedAt = Date.now();
-  const typecheck = spawnSync('npx', ['tsc', '-b', 'agent'], { cwd: root, stdio: 'ignore' }).status === 0;
-  const main = path.join(root, 'agent/dist/main.js');
-  const emitted = typecheck || (statSync(main, { throwIfNoEntry: false })?.mtimeMs ?? 0) >= startedAt - 1000;
-  if (emitted) return { args: [main], runtime: `node (agent/dist${typecheck ? '' : ', tree had type errors'})` };
-  return {
-    args: ['--conditions=@flotilla/source', '--import', 'tsx', 'agent/src/main.ts'],
-    runtime: 'node + tsx (sources)',
-  };
-}
-
 /** Writes a heap snapshot of the agent into `dir` (it was started with --heapsnapshot-signal). */
 async function heapSnapshot(pid: number, dir: string): Promise<string | undefined> {
   const before = new Set(readdirSync(dir));
@@ -584,7 +469,7 @@ const settlePhase = (): Promise<void> =>
   settle(rest, () => CONTROL_PLANE.reduce((sum, name) => sum + cpuSeconds(pidOf(name)), 0));
 let stopAgent = (): Promise<unknown> => Promise.resolve();
 try {
-  await installCrds(rest);
+  await installCrds(rest, root);
   loadAverages.start = load();
   log(`warm-up: ${PODS / 2} pods created and deleted`);
   await warmUp(rest, await keepAlivePoster(cluster.kubeConfig()));
@@ -602,7 +487,7 @@ try {
   );
   loadAverages.afterCeilings = load();
 
-  const agent = agentCommand();
+  const agent = agentCommand(root);
   const image = plainNode ? { nodeFlags: [], env: {} } : agentImageRuntime(root);
   const healthPort = await freePort();
   const child = spawn(
@@ -779,12 +664,7 @@ try {
   async function phasesAfterScaleUp(): Promise<void> {
     log(`in-place update of ${PODS} pods`);
     const t1 = performance.now();
-    await rest.request({
-      method: 'PATCH',
-      path: resourcePath(Resources.cloneSets, ns, 'web'),
-      contentType: PatchType.merge,
-      body: { spec: { template: { spec: { containers: [{ name: 'main', image: 'registry.local/app:v2' }] } } } },
-    });
+    await patchCloneSet(rest, ns, 'web', { image: 'registry.local/app:v2' });
     await until(
       'all pods updated and ready',
       async () => {
