@@ -5,6 +5,7 @@
  * webhook is that file plus one line here.
  */
 import type { AgentConfig } from './config.js';
+import { broadcastJobComponent } from './controllers/broadcastjob/component.js';
 import { cloneSetComponent } from './controllers/cloneset/component.js';
 import { imagePullJobComponent } from './controllers/imagepulljob/component.js';
 import { nodeImageComponent } from './controllers/nodeimage/component.js';
@@ -20,6 +21,7 @@ export const components: readonly Component<AgentConfig>[] = [
   imagePullJobComponent,
   cloneSetComponent,
   sidecarSetComponent,
+  broadcastJobComponent,
   podReadinessComponent,
   webhookComponent,
   storageMigrationComponent,

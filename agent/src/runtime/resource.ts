@@ -63,6 +63,7 @@ export const Resources = {
   },
   imagePullJobs: KruiseResources.ImagePullJob,
   nodeImages: KruiseResources.NodeImage,
+  broadcastJobs: KruiseResources.BroadcastJob,
 } as const satisfies Record<string, ResourceRef>;
 
 /** `v1` for the core group, `group/version` otherwise. */

@@ -1,0 +1,78 @@
+/**
+ * The pod a BroadcastJob runs on one node (createPod in OpenKruise's controller): the template
+ * with the job's two labels, a controller reference at v1beta1 (OpenKruise v1.9's controller
+ * version), and pinned to the node by a required node affinity on metadata.name, which replaces
+ * the template's required terms (the node was checked against them) and leaves the scheduler to
+ * bind it. Pure.
+ */
+import {
+  KRUISE_V1BETA1_API_VERSION,
+  LABEL_BROADCASTJOB_CONTROLLER_UID,
+  LABEL_BROADCASTJOB_NAME,
+  type BroadcastJob,
+} from '@flotilla/api';
+import type { MutablePod, Pod } from '../../kube/types.js';
+import type { NodeSelectorTerm } from './node-fit.js';
+
+/** The labels every pod of the job carries; the controller lists the job's pods by them. */
+export function jobPodLabels(job: BroadcastJob): Record<string, string> {
+  return {
+    [LABEL_BROADCASTJOB_NAME]: job.metadata?.name ?? '',
+    [LABEL_BROADCASTJOB_CONTROLLER_UID]: job.metadata?.uid ?? '',
+  };
+}
+
+/** A new pod of `job` for node `nodeName`. */
+export function podForNode(job: BroadcastJob, nodeName: string): MutablePod {
+  const template = structuredClone(job.spec.template);
+  const spec = (template.spec ?? {}) as Record<string, unknown>;
+  const affinity = (spec.affinity ?? {}) as Record<string, unknown>;
+  const nodeAffinity = (affinity.nodeAffinity ?? {}) as Record<string, unknown>;
+  const pinned: NodeSelectorTerm = { matchFields: [{ key: 'metadata.name', operator: 'In', values: [nodeName] }] };
+  spec.affinity = {
+    ...affinity,
+    nodeAffinity: { ...nodeAffinity, requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [pinned] } },
+  };
+  const meta = template.metadata ?? {};
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      generateName: `${job.metadata?.name}-`,
+      namespace: job.metadata?.namespace,
+      labels: { ...meta.labels, ...jobPodLabels(job) },
+      ...(meta.annotations ? { annotations: meta.annotations } : {}),
+      ownerReferences: [
+        {
+          apiVersion: KRUISE_V1BETA1_API_VERSION,
+          kind: 'BroadcastJob',
+          name: job.metadata?.name ?? '',
+          uid: job.metadata?.uid ?? '',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+    spec: spec,
+  };
+}
+
+/**
+ * The node a pod of the job is bound to: its nodeName, else the single name of a required
+ * `metadata.name In [node]` field term (getAssignedNode); '' when neither.
+ */
+export function assignedNode(pod: Pod): string {
+  if (pod.spec.nodeName) return pod.spec.nodeName;
+  const spec = pod.spec as {
+    affinity?: {
+      nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: NodeSelectorTerm[] } };
+    };
+  };
+  const terms = spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+  for (const term of terms) {
+    for (const req of term.matchFields ?? []) {
+      if (req.key === 'metadata.name' && req.operator === 'In' && req.values?.length === 1) return req.values[0]!;
+    }
+  }
+  return '';
+}
