@@ -88,6 +88,16 @@ describe('loadConfig', () => {
     );
   });
 
+  it("takes OpenKruise's InPlaceWorkloadVerticalScaling gate, off by default", () => {
+    expect(loadConfig(base, {}, host).inPlaceWorkloadVerticalScaling).toBe(false);
+    expect(loadConfig(base, { FLOTILLA_INPLACE_WORKLOAD_VERTICAL_SCALING: 'true' }, host)).toMatchObject({
+      inPlaceWorkloadVerticalScaling: true,
+    });
+    expect(problems(() => loadConfig({ ...base, inplaceWorkloadVerticalScaling: 'yes' }, {}, host))).toContain(
+      '--inplace-workload-vertical-scaling',
+    );
+  });
+
   it('runs in-cluster without a kubeconfig', () => {
     expect(loadConfig({ clusterName: 'c' }, { KUBERNETES_SERVICE_HOST: '10.0.0.1' }, host).kubeconfig).toBeUndefined();
   });

@@ -5,6 +5,7 @@
  * generates the flags and --help from the same tables (MANAGER_SETTINGS_GROUPS).
  */
 import { randomUUID } from 'node:crypto';
+import { CLONESET_SETTINGS } from './controllers/cloneset/config.js';
 import { IMAGEPULLJOB_SETTINGS } from './controllers/imagepulljob/config.js';
 import { HUB_SETTINGS, hubConfig, type HubConfig } from './hublink/config.js';
 import type { LogLevel } from './logger.js';
@@ -53,6 +54,8 @@ export interface AgentConfig {
   pullSecretNamespaces?: string[];
   /** Seconds added to the NodeImage tag TTL of Always ImagePullJobs; undefined: 300. */
   alwaysNodeImageTtlSeconds?: number;
+  /** Gate InPlaceWorkloadVerticalScaling for CloneSets (controllers/cloneset/config.ts); undefined: off. */
+  inPlaceWorkloadVerticalScaling?: boolean;
   /**
    * Admission webhook settings (see webhook/config.ts). loadConfig always sets them;
    * configurations built by hand (tests) without them get the defaults.
@@ -175,6 +178,7 @@ export const MANAGER_SETTINGS_GROUPS: readonly SettingsGroup[] = [
   { title: 'Webhook', settings: WEBHOOK_SETTINGS },
   { title: 'Hub link', settings: HUB_SETTINGS },
   { title: 'ImagePullJob', settings: IMAGEPULLJOB_SETTINGS },
+  { title: 'CloneSet', settings: CLONESET_SETTINGS },
 ];
 
 /**
@@ -194,6 +198,7 @@ export function loadConfig(flags: Flags, env: Env, host: ConfigHost = realHost):
     webhook: webhookConfig(read, manager.namespace),
     hub: hubConfig(read),
     ...imagePullJobConfig(read),
+    ...read.read(CLONESET_SETTINGS),
   };
   refuseRetiredVariables(read);
   read.check('AGENT_ERR_CONFIG', 'invalid configuration: ');

@@ -7,6 +7,7 @@ import type { CloneSetStatus } from '@flotilla/api';
 import { isKubeStatus } from '../../errors.js';
 import { resourcePath, Resources, type ResourceRef } from '../../runtime/resource.js';
 import { PatchType, type KubeRest } from '../../runtime/rest.js';
+import type { ResizePatch } from './inplace-resources.js';
 import type { ControllerRevision, PersistentVolumeClaim, Pod, PodCondition } from '../../kube/types.js';
 import type { CloneSet } from './types.js';
 
@@ -18,6 +19,10 @@ export interface CloneSetClient {
   updatePod(pod: Pod): Promise<Pod>;
   /** A strategic-merge patch of the pod's metadata. */
   patchPodMetadata(pod: Pod, metadata: Record<string, unknown>): Promise<Pod>;
+  /** A strategic-merge patch of the pod's `resize` subresource (container cpu/memory, Kubernetes ≥ 1.32). */
+  resizePod(pod: Pod, patch: ResizePatch): Promise<Pod>;
+  /** The apiserver's gitVersion (`/version`), e.g. "v1.36.3". */
+  serverVersion(): Promise<string>;
   /** Merges these conditions (by type) into the pod status. */
   patchPodConditions(pod: Pod, conditions: PodCondition[]): Promise<Pod>;
   /** Deletes the pod with this uid; false when it was already gone. */
@@ -80,6 +85,15 @@ export function kubeCloneSetClient(rest: KubeRest): CloneSetClient {
         contentType: PatchType.strategic,
         body: { metadata },
       }),
+    resizePod: (pod, patch) =>
+      rest.request<Pod>({
+        method: 'PATCH',
+        path: path(pods, pod, 'resize'),
+        contentType: PatchType.strategic,
+        body: patch,
+      }),
+    serverVersion: async () =>
+      (await rest.request<{ gitVersion: string }>({ method: 'GET', path: '/version' })).gitVersion,
     patchPodConditions: (pod, conditions) =>
       rest.request<Pod>({
         method: 'PATCH',

@@ -9,6 +9,10 @@ export const cloneSetComponent: Component<AgentConfig> = {
   runsOn: 'leader',
   requires: [Resources.cloneSets],
   setup(ctx) {
-    registerCloneSetController(ctx.manager, { rest: ctx.rest, events: ctx.events('cloneset') });
+    registerCloneSetController(ctx.manager, {
+      rest: ctx.rest,
+      events: ctx.events('cloneset'),
+      options: { inPlaceVerticalScaling: ctx.config.inPlaceWorkloadVerticalScaling ?? false },
+    });
   },
 };

@@ -61,7 +61,13 @@ async function fixture(cs: CloneSet) {
       event: (_o: unknown, type: string, reason: string, msg: string) => events.push(`${type} ${reason}: ${msg}`),
     } as unknown as EventRecorder,
     clock: systemClock,
-    options: { maxConcurrentCreates: 8, maxConcurrentWrites: 8, expectationRecheckMs: 1000, plan: {} },
+    options: {
+      maxConcurrentCreates: 8,
+      maxConcurrentWrites: 8,
+      expectationRecheckMs: 1000,
+      plan: {},
+      inPlaceVerticalScaling: false,
+    },
   });
   const ctx = { log, name: 'cs', namespace: 'ns', signal: new AbortController().signal } as ReconcileContext;
   // The informer tells the expectations what it sees, as index.ts wires it.

@@ -26,6 +26,8 @@ import { cleanupClaims } from './claims.js';
 import type { CloneSetClient } from './client.js';
 import { AgentError, asError, errorMessage } from '../../errors.js';
 import { prunePodsToDelete, releasePods, truncateHistory } from './housekeeping.js';
+import type { InPlaceOptions } from './inplace.js';
+import { servesResizeSubresource } from './inplace-resources.js';
 import { isPodActive } from '../../kube/pods.js';
 import { syncRevisions, type ActiveRevisions } from './revision-sync.js';
 import { revisionTemplate, sortRevisions } from './revisions.js';
@@ -98,9 +100,30 @@ class ValidationCache {
   }
 }
 
+/**
+ * The in-place switches: the vertical scaling gate and, with it, whether the apiserver serves
+ * pods/resize, asked once (`/version`, as OpenKruise at start) and again only after a failure.
+ */
+function inPlaceOptions(deps: CloneSetReconcilerDeps): () => Promise<InPlaceOptions> {
+  let resize: Promise<boolean> | undefined;
+  return async () => {
+    if (!deps.options.inPlaceVerticalScaling) return {};
+    resize ??= deps.client.serverVersion().then(servesResizeSubresource);
+    try {
+      return { verticalScaling: true, resizeSubresource: await resize };
+    } catch (err) {
+      resize = undefined;
+      throw new AgentError('CLONESET_ERR_POD_UPDATE', 'failed to read the apiserver version for pod resizes', {
+        cause: err,
+      });
+    }
+  };
+}
+
 /** The OpenKruise CloneSet reconcile, for Controller({ reconcile }). */
 export function cloneSetReconciler(deps: CloneSetReconcilerDeps): Reconciler {
   const validation = new ValidationCache();
+  const inPlace = inPlaceOptions(deps);
   return async (key, rctx) => {
     const cached = deps.cloneSets.getByKey(key);
     if (!cached) {
@@ -118,6 +141,7 @@ export function cloneSetReconciler(deps: CloneSetReconcilerDeps): Reconciler {
       log: rctx.log,
       now: deps.clock.now(),
       options: deps.options,
+      inPlace: await inPlace(),
     };
     const problem = validation.problem(cached);
     if (problem !== undefined) return reportInvalid(deps, ctx, problem);

@@ -26,6 +26,7 @@ export const DEFAULT_CLONESET_OPTIONS: CloneSetControllerOptions = {
   maxConcurrentWrites: 32,
   expectationRecheckMs: 30_000,
   plan: {},
+  inPlaceVerticalScaling: false,
 };
 
 export interface CloneSetControllerDeps {

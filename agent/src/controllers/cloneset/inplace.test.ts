@@ -9,7 +9,9 @@ import {
   readGrace,
   readState,
   stateJson,
+  updateNeedsUnready,
   type InPlaceUpdateState,
+  type UpdateSpec,
 } from './inplace.js';
 import { cloneSet, NOW, pod } from './testing/fixtures.js';
 import type { Pod } from '../../kube/types.js';
@@ -223,5 +225,177 @@ describe('annotations', () => {
     expect(() => readState(p)).toThrow(
       expect.objectContaining({ code: 'CLONESET_ERR_INPLACE_STATE', message: expect.stringContaining('cs-bad') }),
     );
+  });
+});
+
+describe('in-place resource resize (gate InPlaceWorkloadVerticalScaling)', () => {
+  const GATE = { verticalScaling: true, resizeSubresource: true };
+  const burstable = { requests: { cpu: '100m', memory: '64Mi' }, limits: { cpu: '200m', memory: '128Mi' } };
+
+  /** Revision data of a CloneSet whose containers both have `burstable` resources, after `mutate`. */
+  function sized(mutate: Mutate = () => {}): unknown {
+    return data((cs) => {
+      for (const c of cs.spec.template.spec!.containers!) c.resources = structuredClone(burstable);
+      mutate(cs);
+    });
+  }
+  const cpuLimit =
+    (i: number, v: string): Mutate =>
+    (cs) => {
+      cs.spec.template.spec!.containers![i]!.resources!.limits!.cpu = v;
+    };
+
+  it.each<[string, Mutate, boolean]>([
+    ['a cpu limit', cpuLimit(0, '1'), true],
+    ['a memory request', (cs) => (cs.spec.template.spec!.containers![1]!.resources!.requests!.memory = '96Mi'), true],
+    ['a limit removed', (cs) => delete cs.spec.template.spec!.containers![0]!.resources!.limits!.memory, false],
+    [
+      'a resource added',
+      (cs) => (cs.spec.template.spec!.containers![0]!.resources!.limits!['nvidia.com/gpu'] = '1'),
+      false,
+    ],
+    [
+      'a change making the pod Guaranteed (QoS class change)',
+      (cs) => {
+        for (const c of cs.spec.template.spec!.containers!)
+          c.resources = { requests: burstable.limits, limits: burstable.limits };
+      },
+      false,
+    ],
+    [
+      'an env var beside a resize',
+      (cs) =>
+        [
+          cpuLimit(0, '1'),
+          (x: CloneSet) => (x.spec.template.spec!.containers![0]!.env = [{ name: 'A', value: '1' }]),
+        ].forEach((m) => m(cs)),
+      false,
+    ],
+  ])('%s → in place: %s', (_name, mutate, inPlace) => {
+    expect(calculateInPlaceSpec(sized(), sized(mutate), 'cs-new', 0, GATE) !== undefined).toBe(inPlace);
+  });
+
+  it('without the gate any resource change means recreate', () => {
+    expect(calculateInPlaceSpec(sized(), sized(cpuLimit(0, '1')), 'cs-new')).toBeUndefined();
+  });
+
+  it('an image and resources together are one update spec', () => {
+    const spec = calculateInPlaceSpec(
+      sized(),
+      sized((cs) => [cpuLimit(0, '1'), image(0, 'app:v2')].forEach((m) => m(cs))),
+      'cs-new',
+      0,
+      GATE,
+    );
+    expect(spec).toEqual({
+      revision: 'cs-new',
+      containerImages: { main: 'app:v2' },
+      containerResources: { main: { limits: { cpu: '1' } } },
+    });
+  });
+
+  function resizedPod(env?: { side?: string }): Pod {
+    const p = twoContainerPod(env);
+    for (const c of p.spec.containers) c.resources = structuredClone(burstable);
+    return p;
+  }
+  const resize = {
+    revision: 'cs-new',
+    containerImages: {},
+    containerResources: { main: { limits: { cpu: '1' } }, side: { requests: { memory: '96Mi' } } },
+  };
+
+  it('with the resize subresource the values are resolved for it and the pod spec is left alone', () => {
+    const p = resizedPod();
+    const state = { ...fresh(), updateResources: true };
+    expect(patchSpecToPod(p, resize, state, NOW, GATE)).toEqual(resize.containerResources);
+    expect(p.spec.containers[0]!.resources).toEqual(burstable);
+    expect(state.lastContainerStatuses).toBeNull();
+    expect(JSON.parse(p.metadata.annotations![ANNOTATION_INPLACE_UPDATE_STATE]!)).toEqual({
+      revision: 'cs-new',
+      updateTimestamp: '2026-01-01T00:10:00Z',
+      lastContainerStatuses: null,
+      updateResources: true,
+      containerBatchesRecord: [{ timestamp: '2026-01-01T00:10:00Z', containers: ['main', 'side'] }],
+    });
+  });
+
+  it('without it (Kubernetes < 1.32) the values go into the pod spec of the update', () => {
+    const p = resizedPod();
+    expect(patchSpecToPod(p, resize, fresh(), NOW, { verticalScaling: true })).toEqual({});
+    expect(p.spec.containers[0]!.resources!.limits).toEqual({ cpu: '1', memory: '128Mi' });
+    expect(p.spec.containers[1]!.resources!.requests).toEqual({ cpu: '100m', memory: '96Mi' });
+  });
+
+  it('container priorities batch resources like images: the rest waits in nextContainerResources', () => {
+    const p = resizedPod({ side: '10' });
+    const state = fresh();
+    expect(patchSpecToPod(p, resize, state, NOW, GATE)).toEqual({ side: { requests: { memory: '96Mi' } } });
+    expect(state.nextContainerResources).toEqual({ main: { limits: { cpu: '1' } } });
+    expect(state.preCheckBeforeNext).toEqual({ containersRequiredReady: ['side'] });
+    expect(readState(p)?.nextContainerResources).toEqual({ main: { limits: { cpu: '1' } } });
+    expect(inPlaceUpdateIncomplete(p, GATE)).toBe('containers left for the next batches');
+  });
+
+  it('the state and grace JSON write resources as Go does (limits, then requests, sorted keys)', () => {
+    const resources = {
+      b: { requests: { memory: '1Gi', cpu: '1' }, limits: { cpu: '2' } },
+      a: { limits: { memory: '1Gi' } },
+    };
+    expect(stateJson({ ...fresh(), updateResources: true, nextContainerResources: resources })).toBe(
+      '{"revision":"cs-new","updateTimestamp":"2026-01-01T00:10:00Z","lastContainerStatuses":null,"updateResources":true,' +
+        '"nextContainerResources":{"a":{"limits":{"memory":"1Gi"}},"b":{"limits":{"cpu":"2"},"requests":{"cpu":"1","memory":"1Gi"}}}}',
+    );
+    const spec = { revision: 'cs-new', containerImages: {}, containerResources: resources, graceSeconds: 5 };
+    expect(graceJson(spec)).toBe(
+      '{"revision":"cs-new","containerResources":{"a":{"limits":{"memory":"1Gi"}},"b":{"limits":{"cpu":"2"},"requests":{"cpu":"1","memory":"1Gi"}}},"graceSeconds":5}',
+    );
+    const p = pod();
+    p.metadata.annotations = { [ANNOTATION_INPLACE_UPDATE_GRACE]: graceJson(spec) };
+    expect(readGrace(p)).toEqual(spec);
+  });
+
+  describe('completion: the kubelet reports the spec resources in every container status', () => {
+    function afterResize(reported: Record<string, unknown> | undefined): Pod {
+      const p = resizedPod();
+      patchSpecToPod(p, resize, { ...fresh(), updateResources: true }, NOW, { verticalScaling: true });
+      p.status!.containerStatuses = p.status!.containerStatuses!.map((s) => ({ ...s, resources: reported?.[s.name] }));
+      return p;
+    }
+    const applied = {
+      main: { requests: burstable.requests, limits: { cpu: '1', memory: '128Mi' } },
+      side: { requests: { cpu: '100m', memory: '96Mi' }, limits: burstable.limits },
+    };
+
+    it.each<[string, Record<string, unknown> | undefined, string | undefined]>([
+      ['nothing reported yet', undefined, 'container main resources not changed'],
+      ['the old values', { main: burstable, side: burstable }, 'container main resources not changed'],
+      ['one container resized', { main: applied.main, side: burstable }, 'container side resources not changed'],
+      ['both resized', applied, undefined],
+    ])('%s → %s', (_name, reported, expected) => {
+      expect(inPlaceUpdateIncomplete(afterResize(reported), GATE)).toBe(expected);
+    });
+
+    it('without the gate the resources are not waited for', () => {
+      expect(inPlaceUpdateIncomplete(afterResize(undefined))).toBeUndefined();
+    });
+  });
+
+  describe('updateNeedsUnready', () => {
+    const withPolicy = (policy?: string): Pod => {
+      const p = resizedPod();
+      if (policy) p.spec.containers[0]!.resizePolicy = [{ resourceName: 'cpu', restartPolicy: policy }];
+      return p;
+    };
+    const cpuOnly = { revision: 'cs-new', containerImages: {}, containerResources: { main: { limits: { cpu: '1' } } } };
+    it.each<[string, Pod, UpdateSpec, boolean]>([
+      ['a resize that restarts nothing', withPolicy(), cpuOnly, false],
+      ['a resize under resizePolicy NotRequired', withPolicy('NotRequired'), cpuOnly, false],
+      ['a resize of a RestartContainer resource', withPolicy('RestartContainer'), cpuOnly, true],
+      ['an image beside the resize', withPolicy(), { ...cpuOnly, containerImages: { main: 'app:v2' } }, true],
+      ['an image only', withPolicy(), { revision: 'cs-new', containerImages: { main: 'app:v2' } }, true],
+    ])('%s → %s', (_name, p, spec, expected) => {
+      expect(updateNeedsUnready(p, spec, GATE)).toBe(expected);
+    });
   });
 });

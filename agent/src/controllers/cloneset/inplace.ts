@@ -4,10 +4,11 @@
  * done.
  *
  * Eligible changes (jsonpatch of the two revisions' data): every operation under the pod spec is
- * a `replace` of `/spec/containers/N/image`; operations under the template metadata (labels,
- * annotations) are allowed and become a metadata patch. Anything else means recreate.
- * Not supported here, since they need kruise-daemon or alpha gates: env-from-metadata restarts,
- * resource resizing, the runtime-containers-meta completion check of container hashes.
+ * a `replace` of `/spec/containers/N/image`, or, with the InPlaceWorkloadVerticalScaling gate, of
+ * a container's cpu or memory value (inplace-resources.ts); operations under the template
+ * metadata (labels, annotations) are allowed and become a metadata patch. Anything else means
+ * recreate. Not supported here, since they need kruise-daemon: env-from-metadata restarts, the
+ * runtime-containers-meta completion check of container hashes.
  */
 import {
   ANNOTATION_INPLACE_UPDATE_GRACE,
@@ -19,6 +20,16 @@ import { formatTime } from '../../runtime/kube-time.js';
 import { nextBatch } from './container-priority.js';
 import { AgentError } from '../../errors.js';
 import { createJsonPatch } from './json-diff.js';
+import {
+  addResourceChange,
+  isResourcesPath,
+  qosClass,
+  resizeRestartsContainer,
+  resourcesNotApplied,
+  writeResources,
+  type ContainerResources,
+  type ResourceRequirements,
+} from './inplace-resources.js';
 import type { Pod } from '../../kube/types.js';
 import type { Template } from './types.js';
 
@@ -34,6 +45,8 @@ export interface UpdateSpec {
   revision: string;
   /** New image by container name. */
   containerImages: Record<string, string>;
+  /** New cpu/memory values by container name (gate InPlaceWorkloadVerticalScaling). */
+  containerResources?: ContainerResources;
   metaDataPatch?: MetadataPatch;
   /** inPlaceUpdateStrategy.gracePeriodSeconds: wait this long, not ready, before changing images. */
   graceSeconds?: number;
@@ -51,7 +64,8 @@ export interface InPlaceUpdateState {
   /** Images of lower-priority containers waiting for the next batch. */
   nextContainerImages?: Record<string, string>;
   nextContainerRefMetadata?: Record<string, unknown>;
-  nextContainerResources?: Record<string, unknown>;
+  /** Resources of lower-priority containers waiting for the next batch. */
+  nextContainerResources?: ContainerResources;
   /** Containers that must be ready before the next batch starts. */
   preCheckBeforeNext?: { containersRequiredReady?: string[] };
   containerBatchesRecord?: { timestamp: string; containers: string[] }[];
@@ -73,6 +87,17 @@ function mapDiff(
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
+/** Switches of the in-place update: OpenKruise's gate and what the apiserver serves. */
+export interface InPlaceOptions {
+  /** Gate InPlaceWorkloadVerticalScaling: cpu/memory changes are applied in place too. */
+  verticalScaling?: boolean;
+  /**
+   * Resources change through the pod's `resize` subresource (Kubernetes ≥ 1.32); otherwise they
+   * are written into the pod spec of the in-place update.
+   */
+  resizeSubresource?: boolean;
+}
+
 /**
  * The update spec moving a pod from the old revision's data to the new one's, or undefined when
  * the change can't be done in place. `oldData`/`newData` are the parsed revision data.
@@ -82,42 +107,73 @@ export function calculateInPlaceSpec(
   newData: unknown,
   revision: string,
   graceSeconds = 0,
+  opts: InPlaceOptions = {},
 ): UpdateSpec | undefined {
   const oldTemplate = templateOf(oldData);
   const newTemplate = templateOf(newData);
   if (!oldTemplate || !newTemplate) return undefined;
-  const changes = inPlaceChanges(oldData, newData, oldTemplate);
+  const changes = inPlaceChanges(oldData, newData, oldTemplate, opts);
   if (!changes) return undefined;
+  const resized = Object.keys(changes.containerResources).length > 0;
+  // The apiserver refuses a resize that changes the pod's QoS class: recreate instead.
+  if (resized && qosClass(oldTemplate.spec ?? {}) !== qosClass(newTemplate.spec ?? {})) return undefined;
   const spec: UpdateSpec = { revision, containerImages: changes.containerImages };
+  if (resized) spec.containerResources = changes.containerResources;
   if (changes.metadataChanged) spec.metaDataPatch = metadataPatchOf(oldTemplate, newTemplate);
   if (graceSeconds > 0) spec.graceSeconds = graceSeconds;
   return spec;
 }
 
+interface InPlaceChanges {
+  containerImages: Record<string, string>;
+  containerResources: ContainerResources;
+  metadataChanged: boolean;
+}
+
 /**
- * The new image of each container whose image changed, and whether the template metadata did;
- * undefined when any other part of the pod spec changed.
+ * The new image of each container whose image changed, its new resources (with the gate), and
+ * whether the template metadata changed; undefined when any other part of the pod spec changed.
  */
 function inPlaceChanges(
   oldData: unknown,
   newData: unknown,
   oldTemplate: Template,
-): { containerImages: Record<string, string>; metadataChanged: boolean } | undefined {
-  const containerImages: Record<string, string> = {};
-  let metadataChanged = false;
+  opts: InPlaceOptions,
+): InPlaceChanges | undefined {
+  const changes: InPlaceChanges = { containerImages: {}, containerResources: {}, metadataChanged: false };
+  const containers = oldTemplate.spec?.containers ?? [];
   for (const op of createJsonPatch(oldData, newData)) {
     const path = op.path.replace('/spec/template', '');
     if (path.startsWith('/metadata/')) {
-      metadataChanged = true;
+      changes.metadataChanged = true;
       continue;
     }
     if (!path.startsWith('/spec/') || op.op !== 'replace') return undefined;
+    if (opts.verticalScaling && isResourcesPath(path)) {
+      if (!addResourceChange({ ...op, path }, containers, changes.containerResources)) return undefined;
+      continue;
+    }
     const index = IMAGE_PATH.exec(path)?.[1];
-    const container = index === undefined ? undefined : oldTemplate.spec?.containers?.[Number(index)];
+    const container = index === undefined ? undefined : containers[Number(index)];
     if (!container || typeof op.value !== 'string') return undefined;
-    containerImages[container.name] = op.value;
+    changes.containerImages[container.name] = op.value;
   }
-  return { containerImages, metadataChanged };
+  return changes;
+}
+
+/**
+ * Whether an in-place update first takes the pod out of its Services (InPlaceUpdateReady=False,
+ * defaultCheckPodNeedsBeUnready): always, except a resize-only update under the vertical scaling
+ * gate, which does so only when a changed resource restarts its container (resizePolicy
+ * RestartContainer). A metadata change does not count against "resize-only".
+ */
+export function updateNeedsUnready(pod: Pod, spec: UpdateSpec, opts: InPlaceOptions = {}): boolean {
+  const resources = spec.containerResources ?? {};
+  const resizeOnly =
+    opts.verticalScaling === true &&
+    Object.keys(resources).length > 0 &&
+    Object.keys(spec.containerImages).length === 0;
+  return !resizeOnly || resizeRestartsContainer(pod, resources);
 }
 
 /** The label and annotation changes between two templates. */
@@ -144,35 +200,78 @@ export function applyMetadataPatch(pod: Pod, patch: MetadataPatch | undefined): 
 }
 
 /**
- * Patches the spec into a pod copy (defaultPatchUpdateSpecToPod): the metadata patch, then the
- * images of this batch's containers (highest priority first, see container-priority.ts), their
- * previous imageIDs, the containers left for the next batch, and the state annotation.
+ * Sets the new images of the containers updating now, and sorts what else changes: resources of
+ * this batch (to resize), images and resources of later batches.
  */
-export function patchSpecToPod(pod: Pod, spec: UpdateSpec, state: InPlaceUpdateState, now: number): void {
-  applyMetadataPatch(pod, spec.metaDataPatch);
-  const changed = new Set(pod.spec.containers.map((c) => c.name).filter((n) => n in spec.containerImages));
-  const batch = nextBatch(pod, changed);
-  const next: Record<string, string> = {};
+function splitBatch(
+  pod: Pod,
+  now: ReadonlySet<string>,
+  images: Record<string, string>,
+  resources: ContainerResources,
+): { nextImages: Record<string, string>; nextResources: ContainerResources; resize: ContainerResources } {
+  const nextImages: Record<string, string> = {};
+  const nextResources: ContainerResources = {};
+  const resize: ContainerResources = {};
   for (const c of pod.spec.containers) {
-    const image = spec.containerImages[c.name];
-    if (image === undefined) continue;
-    if (batch.now.has(c.name)) c.image = image;
-    else next[c.name] = image;
+    const image = images[c.name];
+    if (image !== undefined) {
+      if (now.has(c.name)) c.image = image;
+      else nextImages[c.name] = image;
+    }
+    const wanted = resources[c.name];
+    if (wanted !== undefined) (now.has(c.name) ? resize : nextResources)[c.name] = wanted;
   }
+  return { nextImages, nextResources, resize };
+}
+
+/** Keeps the imageID each of these containers runs now, to tell when the new image runs. */
+function recordImageIds(pod: Pod, state: InPlaceUpdateState, names: readonly string[]): void {
   for (const s of pod.status?.containerStatuses ?? []) {
-    if (!batch.now.has(s.name) || !(s.name in spec.containerImages)) continue;
+    if (!names.includes(s.name)) continue;
     state.lastContainerStatuses ??= {};
     state.lastContainerStatuses[s.name] ??= s.imageID ? { imageID: s.imageID } : {};
   }
-  state.nextContainerImages = next;
-  state.preCheckBeforeNext =
-    Object.keys(next).length > 0 ? { containersRequiredReady: [...batch.now].sort() } : undefined;
+}
+
+/**
+ * Patches the spec into a pod copy (defaultPatchUpdateSpecToPod): the metadata patch, then the
+ * images and resources of this batch's containers (highest priority first, see
+ * container-priority.ts), their previous imageIDs, the containers left for the next batch, and
+ * the state annotation. Resolves the resources this batch gives to its containers through the
+ * pod's `resize` subresource; without it (`resizeSubresource` off) they are written into the pod
+ * spec here and nothing is resolved.
+ */
+export function patchSpecToPod(
+  pod: Pod,
+  spec: UpdateSpec,
+  state: InPlaceUpdateState,
+  now: number,
+  opts: InPlaceOptions = {},
+): ContainerResources {
+  applyMetadataPatch(pod, spec.metaDataPatch);
+  const images = spec.containerImages;
+  const resources = opts.verticalScaling ? (spec.containerResources ?? {}) : {};
+  const changed = new Set(pod.spec.containers.map((c) => c.name).filter((n) => n in images || n in resources));
+  const batch = nextBatch(pod, changed);
+  const { nextImages, nextResources, resize } = splitBatch(pod, batch.now, images, resources);
+  recordImageIds(
+    pod,
+    state,
+    [...batch.now].filter((n) => n in images),
+  );
+  state.nextContainerImages = nextImages;
+  state.nextContainerResources = nextResources;
+  const more = Object.keys(nextImages).length + Object.keys(nextResources).length > 0;
+  state.preCheckBeforeNext = more ? { containersRequiredReady: [...batch.now].sort() } : undefined;
   state.containerBatchesRecord = [
     ...(state.containerBatchesRecord ?? []),
     { timestamp: formatTime(now), containers: [...batch.now].sort() },
   ];
   pod.metadata.annotations ??= {};
   pod.metadata.annotations[ANNOTATION_INPLACE_UPDATE_STATE] = stateJson(state);
+  if (opts.resizeSubresource) return resize;
+  writeResources(pod, resize);
+  return {};
 }
 
 function sorted<V>(record: Record<string, V> | undefined | null): Record<string, V> | undefined {
@@ -182,6 +281,15 @@ function sorted<V>(record: Record<string, V> | undefined | null): Record<string,
 
 function nonEmpty<V>(record: Record<string, V> | undefined): Record<string, V> | undefined {
   return record && Object.keys(record).length > 0 ? sorted(record) : undefined;
+}
+
+/** Resources by container as Go marshals map[string]ResourceRequirements: limits, then requests, keys sorted. */
+function goResources(record: ContainerResources | undefined): ContainerResources | undefined {
+  const out = Object.entries(record ?? {}).map(([name, r]): [string, ResourceRequirements] => [
+    name,
+    { limits: nonEmpty(r.limits), requests: nonEmpty(r.requests) },
+  ]);
+  return nonEmpty(Object.fromEntries(out));
 }
 
 /** The state as Go marshals InPlaceUpdateState: field order, omitempty, sorted map keys. */
@@ -195,7 +303,7 @@ export function stateJson(s: InPlaceUpdateState): string {
     updateImages: s.updateImages || undefined,
     nextContainerImages: nonEmpty(s.nextContainerImages),
     nextContainerRefMetadata: nonEmpty(s.nextContainerRefMetadata),
-    nextContainerResources: nonEmpty(s.nextContainerResources),
+    nextContainerResources: goResources(s.nextContainerResources),
     preCheckBeforeNext: s.preCheckBeforeNext?.containersRequiredReady?.length ? s.preCheckBeforeNext : undefined,
     containerBatchesRecord: s.containerBatchesRecord?.length ? s.containerBatchesRecord : undefined,
   });
@@ -207,6 +315,7 @@ export function graceJson(spec: UpdateSpec): string {
   return JSON.stringify({
     revision: spec.revision,
     containerImages: nonEmpty(spec.containerImages),
+    containerResources: goResources(spec.containerResources),
     metaDataPatch: patch ? Buffer.from(JSON.stringify(patch)).toString('base64') : undefined,
     graceSeconds: spec.graceSeconds || undefined,
   });
@@ -244,6 +353,7 @@ export function readGrace(pod: Pod): UpdateSpec | undefined {
   const raw = parse<{
     revision?: string;
     containerImages?: Record<string, string>;
+    containerResources?: ContainerResources;
     metaDataPatch?: string;
     graceSeconds?: number;
   }>(pod, 'in-place update grace', text);
@@ -257,6 +367,7 @@ export function readGrace(pod: Pod): UpdateSpec | undefined {
   return {
     revision: raw.revision ?? '',
     containerImages: raw.containerImages ?? {},
+    ...(raw.containerResources ? { containerResources: raw.containerResources } : {}),
     ...(patch ? { metaDataPatch: patch } : {}),
     ...(raw.graceSeconds ? { graceSeconds: raw.graceSeconds } : {}),
   };
@@ -274,11 +385,21 @@ function withTag(image: string): string {
 }
 
 /**
- * Why the containers of the current batch are not yet running their new images, or undefined
- * when they are: for each container recorded in lastContainerStatuses, the status must show a
- * new imageID or the spec's image; a container without status is not done.
+ * Why the containers of the current batch are not yet updated, or undefined when they are
+ * (defaultCheckContainersInPlaceUpdateCompleted): with the vertical scaling gate and a resize in
+ * the state, every container status must report the spec's resources; then, for each container
+ * recorded in lastContainerStatuses, the status must show a new imageID or the spec's image; a
+ * container without status is not done.
  */
-export function containersNotUpdated(pod: Pod, state: InPlaceUpdateState): string | undefined {
+export function containersNotUpdated(
+  pod: Pod,
+  state: InPlaceUpdateState,
+  opts: InPlaceOptions = {},
+): string | undefined {
+  if (opts.verticalScaling && state.updateResources) {
+    const notApplied = resourcesNotApplied(pod);
+    if (notApplied !== undefined) return notApplied;
+  }
   const images = new Map(pod.spec.containers.map((c) => [c.name, withTag(c.image ?? '')]));
   const waiting = new Set(Object.keys(state.lastContainerStatuses ?? {}));
   for (const s of pod.status?.containerStatuses ?? []) {
@@ -290,14 +411,21 @@ export function containersNotUpdated(pod: Pod, state: InPlaceUpdateState): strin
   return waiting.size > 0 ? `no status yet for containers ${[...waiting].sort().join(', ')}` : undefined;
 }
 
+/** Whether containers wait for a later batch (images or resources). */
+export function hasNextBatch(state: InPlaceUpdateState): boolean {
+  return (
+    Object.keys(state.nextContainerImages ?? {}).length + Object.keys(state.nextContainerResources ?? {}).length > 0
+  );
+}
+
 /**
  * Why the pod's in-place update is not complete, or undefined when it is (or none ran):
- * still in grace, containers left for a next batch, or containers not yet restarted.
+ * still in grace, containers left for a next batch, or containers not yet updated.
  */
-export function inPlaceUpdateIncomplete(pod: Pod): string | undefined {
+export function inPlaceUpdateIncomplete(pod: Pod, opts: InPlaceOptions = {}): string | undefined {
   if (hasGrace(pod)) return 'still in grace period of in-place update';
   const state = readState(pod);
   if (!state) return undefined;
-  if (Object.keys(state.nextContainerImages ?? {}).length > 0) return 'containers left for the next batches';
-  return containersNotUpdated(pod, state);
+  if (hasNextBatch(state)) return 'containers left for the next batches';
+  return containersNotUpdated(pod, state, opts);
 }

@@ -26,7 +26,14 @@ function context(cs: CloneSet, client: CloneSetClient, maxConcurrentCreates = 4)
     } as unknown as EventRecorder,
     log: pino({ level: 'silent' }),
     now: NOW,
-    options: { maxConcurrentCreates, maxConcurrentWrites: 4, expectationRecheckMs: 1000, plan: {} },
+    options: {
+      maxConcurrentCreates,
+      maxConcurrentWrites: 4,
+      expectationRecheckMs: 1000,
+      plan: {},
+      inPlaceVerticalScaling: false,
+    },
+    inPlace: {},
     recorded,
   };
 }

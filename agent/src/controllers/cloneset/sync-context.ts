@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { EventRecorder } from '../../runtime/events.js';
 import type { ResourceVersionExpectations, ScaleExpectations } from '../../runtime/expectations.js';
 import type { CloneSetClient } from './client.js';
+import type { InPlaceOptions } from './inplace.js';
 import type { PlanOptions } from './plan.js';
 import type { Pod } from '../../kube/types.js';
 import type { CloneSet } from './types.js';
@@ -19,6 +20,11 @@ export interface CloneSetControllerOptions {
   expectationRecheckMs: number;
   /** OpenKruise's feature gates and flags that change the arithmetic. */
   plan: PlanOptions;
+  /**
+   * Gate InPlaceWorkloadVerticalScaling (OpenKruise alpha, off by default): container cpu/memory
+   * changes are applied in place, through the pods' resize subresource.
+   */
+  inPlaceVerticalScaling: boolean;
 }
 
 export interface SyncContext {
@@ -33,6 +39,8 @@ export interface SyncContext {
   log: Logger;
   now: number;
   options: CloneSetControllerOptions;
+  /** The in-place update's switches for this reconcile (the gate, whether pods/resize is served). */
+  inPlace: InPlaceOptions;
 }
 
 /** A copy of a cached (frozen) pod that may be modified. */

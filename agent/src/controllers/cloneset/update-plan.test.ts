@@ -5,7 +5,7 @@ import {
   LifecycleState,
   type CloneSetSpec,
 } from '@flotilla/api';
-import { graceJson, stateJson } from './inplace.js';
+import { graceJson, stateJson, type InPlaceOptions } from './inplace.js';
 import { newRevision } from './revisions.js';
 import { cloneSet, NOW, ago, pod, type PodOptions } from './testing/fixtures.js';
 import { planPodUpdate, planRefresh, selectPodsToUpdate, updateStepRuns } from './update-plan.js';
@@ -231,5 +231,90 @@ describe('updateStepRuns', () => {
     ['OnDelete: no refresh and no update at all', 'OnDelete', false],
   ])('%s', (_name, type, runs) => {
     expect(updateStepRuns(withSpec({ updateStrategy: type === undefined ? {} : { type } }))).toBe(runs);
+  });
+});
+
+describe('in-place resource resize (gate InPlaceWorkloadVerticalScaling)', () => {
+  const GATE: InPlaceOptions = { verticalScaling: true, resizeSubresource: true };
+  const sized = (cpu: string, extra: object = {}): CloneSet =>
+    cloneSet({
+      updateStrategy: { type: 'InPlaceIfPossible' },
+      template: {
+        metadata: { labels: { app: 'web' } },
+        spec: {
+          containers: [
+            { name: 'main', image: 'registry.local/app:v1', resources: { requests: { cpu: '100m' }, limits: { cpu } } },
+          ],
+        },
+      },
+      ...extra,
+    });
+  const small = revisionOf(sized('200m'), 1);
+  const large = revisionOf(sized('1'), 2);
+  const decide = (cs: CloneSet, inPlace: InPlaceOptions = GATE) =>
+    planPodUpdate({
+      cs,
+      pod: at(small),
+      target: large,
+      revisions: [small, large],
+      dataOf: (r) => r.data,
+      inPlace,
+    });
+
+  it('InPlaceIfPossible resizes in place with the gate, recreates without it', () => {
+    expect(decide(sized('1'))).toEqual({
+      kind: 'inPlace',
+      spec: {
+        revision: large.metadata.name,
+        containerImages: {},
+        containerResources: { main: { limits: { cpu: '1' } } },
+      },
+    });
+    expect(decide(sized('1'), {})).toEqual({ kind: 'recreate' });
+  });
+
+  const refresh = (p: Pod, inPlace: InPlaceOptions = GATE) =>
+    planRefresh({ lifecycle: undefined, pod: p, updateRevision: large.metadata.name, now: NOW, inPlace });
+  const resizing = (o: object, reported?: object): Pod => {
+    const p = at(large, {
+      state: 'Updating',
+      annotations: {
+        [ANNOTATION_INPLACE_UPDATE_STATE]: stateJson({
+          revision: large.metadata.name,
+          updateTimestamp: ago(1),
+          lastContainerStatuses: null,
+          updateResources: true,
+          ...o,
+        }),
+      },
+    });
+    p.spec.containers[0]!.resources = { requests: { cpu: '100m' }, limits: { cpu: '1' } };
+    if (reported) p.status!.containerStatuses![0]!.resources = reported;
+    return p;
+  };
+
+  it('the pod stays Updating until the kubelet reports the new resources, then is Normal', () => {
+    expect(refresh(resizing({}, { requests: { cpu: '100m' }, limits: { cpu: '200m' } }))).toEqual({});
+    expect(refresh(resizing({}, { requests: { cpu: '100m' }, limits: { cpu: '1' } }))).toEqual({
+      markReady: true,
+      lifecycle: 'Normal',
+    });
+  });
+
+  it('a next batch holding only resources starts once the first batch is ready', () => {
+    const p = resizing(
+      {
+        nextContainerResources: { side: { limits: { cpu: '2' } } },
+        preCheckBeforeNext: { containersRequiredReady: ['main'] },
+      },
+      { requests: { cpu: '100m' }, limits: { cpu: '1' } },
+    );
+    expect(refresh(p)).toEqual({
+      nextBatch: {
+        revision: large.metadata.name,
+        containerImages: {},
+        containerResources: { side: { limits: { cpu: '2' } } },
+      },
+    });
   });
 });

@@ -9,7 +9,8 @@
  *    in an in-place grace period (pods in Updated always qualify);
  * 4. order them (update-order.ts) and take what updateNum and maxUnavailable allow;
  * 5. per pod: in place when the strategy allows and the revisions differ only in images and
- *    metadata (first through PreparingUpdate when the inPlaceUpdate hook is on the pod);
+ *    metadata, or with the InPlaceWorkloadVerticalScaling gate also in cpu/memory values (first
+ *    through PreparingUpdate when the inPlaceUpdate hook is on the pod);
  *    otherwise mark it `apps.kruise.io/specified-delete` so the scale step recreates it;
  *    InPlaceOnly with an impossible in-place change is an error.
  *
@@ -23,9 +24,12 @@ import {
   calculateInPlaceSpec,
   containersNotUpdated,
   hasGrace,
+  hasNextBatch,
   inPlaceUpdateIncomplete,
   readGrace,
   readState,
+  type InPlaceOptions,
+  type InPlaceUpdateState,
   type UpdateSpec,
 } from './inplace.js';
 import { isPodHooked, nextRefreshState } from './lifecycle.js';
@@ -63,14 +67,25 @@ export interface RefreshInput {
   pod: Pod;
   updateRevision: string;
   now: number;
+  inPlace?: InPlaceOptions;
 }
 
 function isReady(pod: Pod, name: string): boolean {
   return (pod.status?.containerStatuses ?? []).some((s) => s.name === name && s.ready === true);
 }
 
+/** The update spec of the containers left for the next batch. */
+function nextBatchSpec(state: InPlaceUpdateState): UpdateSpec {
+  const resources = state.nextContainerResources ?? {};
+  return {
+    revision: state.revision,
+    containerImages: state.nextContainerImages ?? {},
+    ...(Object.keys(resources).length > 0 ? { containerResources: resources } : {}),
+  };
+}
+
 /** The in-place part of refresh (inplaceupdate Refresh). */
-function refreshInPlace(pod: Pod, now: number): Omit<RefreshPlan, 'lifecycle'> {
+function refreshInPlace(pod: Pod, now: number, opts: InPlaceOptions): Omit<RefreshPlan, 'lifecycle'> {
   const grace = readGrace(pod);
   if (grace) {
     if (!hasRevision(pod, grace.revision)) return { grace: { kind: 'drop' } };
@@ -81,12 +96,13 @@ function refreshInPlace(pod: Pod, now: number): Omit<RefreshPlan, 'lifecycle'> {
   }
   const state = readState(pod);
   if (state) {
-    if (containersNotUpdated(pod, state) !== undefined) return {};
-    const next = state.nextContainerImages ?? {};
-    if (Object.keys(next).length > 0) {
+    if (containersNotUpdated(pod, state, opts) !== undefined) return {};
+    // A batch holding only resources starts too; OpenKruise v1.9.0's updateNextBatch looks at
+    // images and env metadata only, so such a pod would stay Updating for ever there.
+    if (hasNextBatch(state)) {
       const required = state.preCheckBeforeNext?.containersRequiredReady ?? [];
       if (!required.every((name) => isReady(pod, name))) return {};
-      return { nextBatch: { revision: state.revision, containerImages: next } };
+      return { nextBatch: nextBatchSpec(state) };
     }
   }
   return { markReady: true };
@@ -94,12 +110,13 @@ function refreshInPlace(pod: Pod, now: number): Omit<RefreshPlan, 'lifecycle'> {
 
 /** Everything refresh would do to one pod. */
 export function planRefresh(input: RefreshInput): RefreshPlan {
-  const plan: RefreshPlan = refreshInPlace(input.pod, input.now);
+  const opts = input.inPlace ?? {};
+  const plan: RefreshPlan = refreshInPlace(input.pod, input.now, opts);
   const lifecycle = nextRefreshState({
     lifecycle: input.lifecycle,
     pod: input.pod,
     updateRevision: input.updateRevision,
-    updateCompleted: inPlaceUpdateIncomplete(input.pod) === undefined,
+    updateCompleted: inPlaceUpdateIncomplete(input.pod, opts) === undefined,
   });
   if (lifecycle !== undefined && lifecycle !== lifecycleState(input.pod)) plan.lifecycle = lifecycle;
   return plan;
@@ -123,13 +140,15 @@ export interface PodUpdateInput {
   revisions: readonly ControllerRevision[];
   /** Parsed data of a revision. */
   dataOf: (revision: ControllerRevision) => unknown;
+  inPlace?: InPlaceOptions;
 }
 
 function inPlaceSpec(input: PodUpdateInput): UpdateSpec | undefined {
   const own = input.revisions.find((r) => hasRevision(input.pod, r.metadata.name));
   if (!own) return undefined;
   const grace = input.cs.spec.updateStrategy?.inPlaceUpdateStrategy?.gracePeriodSeconds ?? 0;
-  return calculateInPlaceSpec(input.dataOf(own), input.dataOf(input.target), input.target.metadata.name, grace);
+  const [from, to] = [input.dataOf(own), input.dataOf(input.target)];
+  return calculateInPlaceSpec(from, to, input.target.metadata.name, grace, input.inPlace);
 }
 
 /** Decides how to update one pod; throws the errors OpenKruise reports as FailedUpdate. */

@@ -2,11 +2,15 @@
  * Carries out the update step (update-plan.ts): refresh every pod, then update the chosen ones in
  * place or mark them for recreation.
  *
- * An in-place update is two writes, in this order: the InPlaceUpdateReady=False condition (and
- * Ready=False) through the status, so the pod leaves its Services before anything restarts; then
- * one pod update with the revision labels, lifecycle Updating, the in-place-update-state record
- * and the new images and metadata (or, with inPlaceUpdateStrategy.gracePeriodSeconds, the pending
- * spec in the grace annotation, applied by refresh once the grace period is over).
+ * An in-place update is up to three writes, in this order: the InPlaceUpdateReady=False
+ * condition (and Ready=False) through the status, so the pod leaves its Services before anything
+ * restarts (skipped for a resize that restarts no container); with changed cpu/memory values, a
+ * patch of the pod's `resize` subresource; then one pod update with the revision labels,
+ * lifecycle Updating, the in-place-update-state record and the new images and metadata (or, with
+ * inPlaceUpdateStrategy.gracePeriodSeconds, the pending spec in the grace annotation, applied by
+ * refresh once the grace period is over). A resize the apiserver refuses fails the update of
+ * that pod (FailedUpdatePodInPlace event, FailedUpdate condition) and is retried, as OpenKruise
+ * does; the pod keeps its revision and runs on.
  */
 import {
   ANNOTATION_INPLACE_UPDATE_GRACE,
@@ -26,13 +30,15 @@ import {
   readState,
   removeGrace,
   stateJson,
+  updateNeedsUnready,
   type InPlaceUpdateState,
   type UpdateSpec,
 } from './inplace.js';
+import { resizePatch, type ContainerResources, type ResizePatch } from './inplace-resources.js';
 import { revisionLabels } from './new-pods.js';
 import { patchConditions, setLifecycleState, updatePod } from './pod-writes.js';
 import { inPlaceReadyConditions } from './readiness.js';
-import type { SyncContext } from './sync-context.js';
+import { clonePod, type SyncContext } from './sync-context.js';
 import type { ControllerRevision, Pod } from '../../kube/types.js';
 import { planPodUpdate, planRefresh, type RefreshPlan } from './update-plan.js';
 
@@ -47,16 +53,44 @@ function minDelay(a: number | undefined, b: number | undefined): number | undefi
   return b === undefined ? a : Math.min(a, b);
 }
 
+/** Sends a resize patch; the pod as the apiserver now has it. */
+async function resizePod(ctx: SyncContext, pod: Pod, patch: ResizePatch): Promise<Pod> {
+  try {
+    const written = await ctx.client.resizePod(pod, patch);
+    ctx.resourceVersions.expectUpdated(ctx.key, written);
+    return written;
+  } catch (err) {
+    throw new AgentError('CLONESET_ERR_POD_UPDATE', `failed to resize pod ${pod.metadata.name}: ${errorMessage(err)}`, {
+      cause: err,
+    });
+  }
+}
+
+/**
+ * Writes an in-place change: `change` patches a pod copy and resolves the resources to resize.
+ * When any value differs from the pod's, the resize subresource gets them first; the pod update
+ * (labels, state, images) then goes onto the resized pod, which the spec's resources already
+ * match, as OpenKruise's resize-then-Update.
+ */
+async function writeInPlace(ctx: SyncContext, pod: Pod, change: (copy: Pod) => ContainerResources): Promise<void> {
+  const patch = resizePatch(pod, change(clonePod(pod)));
+  const current = patch ? await resizePod(ctx, pod, patch) : pod;
+  await updatePod(ctx, current, (copy) => {
+    change(copy);
+  });
+}
+
 /** Applies a pending spec (grace over, or the next container batch) to the pod. */
 async function applySpec(ctx: SyncContext, pod: Pod, spec: UpdateSpec, dropGrace: boolean): Promise<void> {
-  await updatePod(ctx, pod, (copy) => {
+  await writeInPlace(ctx, pod, (copy) => {
     const state: InPlaceUpdateState = readState(copy) ?? {
       revision: spec.revision,
       updateTimestamp: formatTime(ctx.now),
       lastContainerStatuses: null,
     };
-    patchSpecToPod(copy, spec, state, ctx.now);
+    const resize = patchSpecToPod(copy, spec, state, ctx.now, ctx.inPlace);
     if (dropGrace) removeGrace(copy);
+    return resize;
   });
 }
 
@@ -78,7 +112,13 @@ export async function refreshPods(
 ): Promise<RefreshOutcome> {
   const outcome: RefreshOutcome = { modified: false };
   const errors = await pooled(pods, ctx.options.maxConcurrentWrites, async (pod) => {
-    const plan = planRefresh({ lifecycle: ctx.cs.spec.lifecycle, pod, updateRevision, now: ctx.now });
+    const plan = planRefresh({
+      lifecycle: ctx.cs.spec.lifecycle,
+      pod,
+      updateRevision,
+      now: ctx.now,
+      inPlace: ctx.inPlace,
+    });
     outcome.delayMs = minDelay(outcome.delayMs, plan.delayMs);
     if (await refreshOne(ctx, pod, plan)) outcome.modified = true;
   });
@@ -89,8 +129,10 @@ export async function refreshPods(
 
 /** The in-place update of one pod; resolves the delay before refresh must look at it again. */
 async function updateInPlace(ctx: SyncContext, pod: Pod, spec: UpdateSpec): Promise<number | undefined> {
-  await patchConditions(ctx, pod, inPlaceReadyConditions(pod, false, ctx.now));
-  await updatePod(ctx, pod, (copy) => {
+  if (updateNeedsUnready(pod, spec, ctx.inPlace)) {
+    await patchConditions(ctx, pod, inPlaceReadyConditions(pod, false, ctx.now));
+  }
+  await writeInPlace(ctx, pod, (copy) => {
     const labels = (copy.metadata.labels ??= {});
     const annotations = (copy.metadata.annotations ??= {});
     Object.assign(labels, revisionLabels(spec.revision), { [LABEL_LIFECYCLE_STATE]: LifecycleState.Updating });
@@ -100,15 +142,17 @@ async function updateInPlace(ctx: SyncContext, pod: Pod, spec: UpdateSpec): Prom
       updateTimestamp: formatTime(ctx.now),
       lastContainerStatuses: null,
       updateImages: Object.keys(spec.containerImages).length > 0,
+      updateResources: Object.keys(spec.containerResources ?? {}).length > 0,
     };
     delete annotations[ANNOTATION_INPLACE_UPDATE_STATE_OLD];
     if ((spec.graceSeconds ?? 0) > 0) {
       annotations[ANNOTATION_INPLACE_UPDATE_STATE] = stateJson(state);
       annotations[ANNOTATION_INPLACE_UPDATE_GRACE] = graceJson(spec);
-    } else {
-      patchSpecToPod(copy, spec, state, ctx.now);
-      removeGrace(copy);
+      return {};
     }
+    const resize = patchSpecToPod(copy, spec, state, ctx.now, ctx.inPlace);
+    removeGrace(copy);
+    return resize;
   });
   return spec.graceSeconds ? spec.graceSeconds * 1000 : undefined;
 }
@@ -175,6 +219,7 @@ async function updateOne(ctx: SyncContext, input: UpdateInputs, pod: Pod): Promi
     target: input.target,
     revisions: input.revisions,
     dataOf: input.dataOf,
+    inPlace: ctx.inPlace,
   });
   switch (decision.kind) {
     case 'recreate':

@@ -5,6 +5,7 @@
 import { sleep, type CloneSetStatus } from '@flotilla/api';
 import { KubeApiError } from '../../../errors.js';
 import type { CloneSetClient } from '../client.js';
+import type { ResizePatch } from '../inplace-resources.js';
 import type { ControllerRevision, PersistentVolumeClaim, Pod, PodCondition } from '../../../kube/types.js';
 import type { CloneSet } from '../types.js';
 
@@ -55,6 +56,22 @@ export class FakeClient implements CloneSetClient {
     this.#record({ op: 'updatePod', name: pod.metadata.name, body: pod }, () => this.#stamp(pod));
   patchPodMetadata = (pod: Pod, metadata: Record<string, unknown>): Promise<Pod> =>
     this.#record({ op: 'patchPodMetadata', name: pod.metadata.name, body: metadata }, () => this.#stamp(pod));
+  /** What serverVersion() answers. */
+  gitVersion = 'v1.36.3';
+  resizePod = (pod: Pod, patch: ResizePatch): Promise<Pod> =>
+    this.#record({ op: 'resizePod', name: pod.metadata.name, body: patch }, () => {
+      const resized = this.#stamp(pod);
+      for (const { name, resources } of patch.spec.containers) {
+        const c = resized.spec.containers.find((x) => x.name === name);
+        if (!c) continue;
+        c.resources = {
+          limits: { ...c.resources?.limits, ...resources.limits },
+          requests: { ...c.resources?.requests, ...resources.requests },
+        };
+      }
+      return resized;
+    });
+  serverVersion = (): Promise<string> => this.#record({ op: 'serverVersion', name: '' }, () => this.gitVersion);
   patchPodConditions = (pod: Pod, conditions: PodCondition[]): Promise<Pod> =>
     this.#record({ op: 'patchPodConditions', name: pod.metadata.name, body: conditions }, () => this.#stamp(pod));
   deletePod = (pod: Pod): Promise<boolean> => this.#record({ op: 'deletePod', name: pod.metadata.name }, () => true);
