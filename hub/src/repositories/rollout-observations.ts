@@ -9,6 +9,7 @@ import type { DbOrTx } from '../db/client.js';
 import { clusters, desiredObjects, objectStatus, workloads } from '../db/schema/index.js';
 import { refLabel } from '../domain/dependencies.js';
 import { analysisRunsOf, type RunKey } from './analysis-repo.js';
+import { observePrePulls } from './pre-pull-repo.js';
 import {
   memberKey,
   type MeasuredAnalysis,
@@ -102,7 +103,11 @@ export async function observeRollouts(q: DbOrTx, runs: readonly RolloutRun[]): P
     .from(clusters)
     .where(inArray(clusters.name, members));
   for (const { name, ...c } of cls) view.clusters.set(name, c);
-  return { ...view, analysis: await observeAnalysis(q, runs) };
+  const prePull = await observePrePulls(
+    q,
+    runs.flatMap((r) => (r.id !== undefined && r.plan.prePull ? [r.id] : [])),
+  );
+  return { ...view, analysis: await observeAnalysis(q, runs), prePull };
 }
 
 /** What the runner measured for each member whose analysis attempt is running. */

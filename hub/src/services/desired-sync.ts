@@ -12,7 +12,13 @@
 import type { Tx } from '../db/client.js';
 import { lockDesiredState } from '../db/locks.js';
 import { desiredChangeMessages, republishMessage } from '../domain/desired-message.js';
-import { planDesired, type ClusterView, type LiveWorkload, type PinnedContent } from '../domain/desired-plan.js';
+import {
+  planDesired,
+  type ClusterView,
+  type DesiredChange,
+  type LiveWorkload,
+  type PinnedContent,
+} from '../domain/desired-plan.js';
 import type { RevisionContent, WorkloadIdentity } from '../domain/manifest.js';
 import type { HubMetrics } from '../metrics.js';
 import type { Outbox } from '../outbox/outbox.js';
@@ -60,6 +66,11 @@ export interface DesiredChanges {
    * outbox row sorts after every earlier change.
    */
   repair(tx: Tx, key: DesiredObjectKey, tag: string): Promise<boolean>;
+  /**
+   * Writes planned changes of one object that no workload sync owns (a rollout's pre-pull jobs:
+   * `identity.id` is their owner) and queues their messages.
+   */
+  writeObject(tx: Tx, identity: WorkloadIdentity, changes: readonly DesiredChange[]): Promise<void>;
 }
 
 function clusterView(row: Pick<ClusterRow, 'name' | 'labels' | 'state'>): ClusterView {
@@ -171,6 +182,12 @@ export function createDesiredChanges(outbox: Outbox): DesiredChanges {
       if (!row) return false;
       await outbox.appendIn(tx, [republishMessage(row, `repair-${tag}`, new Date())]);
       return true;
+    },
+
+    async writeObject(tx, identity, changes) {
+      const now = new Date();
+      await upsertDesired(tx, identity, changes, now);
+      await outbox.appendIn(tx, desiredChangeMessages(identity, changes, now));
     },
   };
 }

@@ -20,6 +20,7 @@ import { activeRollouts } from '../../repositories/rollouts-repo.js';
 import type { DesiredChanges } from '../desired-sync.js';
 import { runAnalyses } from './analysis-runner.js';
 import { createLeadership } from './leadership.js';
+import { sweepEndedPrePulls } from './pre-pull-sync.js';
 import type { RolloutNotifier } from './notifier.js';
 import { stepRollout, type StepDeps, type StepOutcome, type StepResult } from './step.js';
 import { createTickLoop } from './tick-loop.js';
@@ -136,6 +137,11 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
       return [];
     }
     const at = now();
+    // Pre-pull jobs of rollouts that ended by an operator's control go first (rarely any); a
+    // failure is logged and retried next tick, never holding the steps.
+    await sweepEndedPrePulls(deps.desired).catch((err: unknown) =>
+      deps.logger.warn({ err }, 'removing pre-pull jobs of ended rollouts failed; retrying next tick'),
+    );
     const rows = await activeRollouts(deps.db);
     if (rows.length === 0) {
       reportWaits(deps.metrics, {});

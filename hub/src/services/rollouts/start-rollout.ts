@@ -83,6 +83,12 @@ export async function prepareStart(
   const errors = validateRolloutStrategy(req.strategy);
   if (errors.length > 0) throw invalid('the rollout strategy is invalid', strategyProblems(errors));
   const strategy = req.strategy as RolloutStrategy;
+  // Pre-pull pulls the images of a pod template; only CloneSets have one.
+  if (strategy.prePull && strategy.prePull.enabled !== false && w.kind !== 'CloneSet') {
+    throw invalid('the rollout strategy is invalid', [
+      { path: 'strategy.prePull', message: `pre-pull applies to CloneSet workloads; this workload is a ${w.kind}` },
+    ]);
+  }
   const number = req.revision ?? w.currentRevision;
   const target = await getRevision(tx, w.id, number);
   if (!target) throw notFound(`revision ${number} of workload ${w.id}`);

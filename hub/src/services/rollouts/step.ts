@@ -21,6 +21,7 @@ import {
 import { getRevision, getWorkload, setStableRevision } from '../../repositories/workloads-repo.js';
 import { observeSync, type DesiredChanges, type DesiredSync } from '../desired-sync.js';
 import type { RolloutNotifier } from './notifier.js';
+import { syncPrePull } from './pre-pull-sync.js';
 import { startStagedRollback } from './staged-rollback.js';
 
 export interface StepOutcome {
@@ -41,7 +42,7 @@ export interface StepDeps {
   notifier?: RolloutNotifier | undefined;
 }
 
-/** Pins, stable revision and desired state of a step that writes them; returns the sync. */
+/** Pins, stable revision, pre-pull jobs and desired state of a step that writes them; returns the sync. */
 async function carryOut(
   deps: StepDeps,
   tx: Tx,
@@ -66,7 +67,9 @@ async function carryOut(
     await deletePins(tx, row.workloadId);
     pinsChanged = true;
   }
-  if (!pinsChanged || !w || w.deletedAt) return undefined;
+  const prePulled = row.plan.prePull ? await syncPrePull(deps.desired, tx, row, d.state) : 0;
+  if (!pinsChanged || !w || w.deletedAt)
+    return prePulled > 0 ? { changed: prePulled, planSeconds: 0, storeSeconds: 0 } : undefined;
   const head = (await getWorkload(tx, w.id))!;
   const revision = await getRevision(tx, w.id, head.currentRevision);
   return deps.desired.syncWorkload(tx, head, revision!);
