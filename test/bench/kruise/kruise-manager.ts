@@ -147,11 +147,11 @@ export async function startKruiseManager(opts: KruiseManagerOptions): Promise<Ma
       logFile: path.join(opts.dir, 'kruise-manager.log'),
     }),
   );
-  await kruiseStep('waiting for its webhook to be ready (/readyz)', () =>
-    until(
-      'kruise-manager /readyz',
+  try {
+    await until(
+      'its /readyz',
       async () => {
-        if (manager.hasExited()) throw new Error(`exited; log tail:\n${manager.logTail(30)}`);
+        if (manager.hasExited()) throw new Error(`it exited (code ${String(await manager.exited)})`);
         return fetch(`http://127.0.0.1:${healthPort}/readyz`).then(
           (res) => res.ok,
           () => false,
@@ -159,10 +159,14 @@ export async function startKruiseManager(opts: KruiseManagerOptions): Promise<Ma
       },
       120_000,
       250,
-    ),
-  ).catch(async (err: unknown) => {
+    );
+  } catch (err) {
     await manager.stop();
-    throw err;
-  });
+    const why = err instanceof Error ? err.message : String(err);
+    throw new KruiseStepError(
+      'waiting for its webhook to be ready (/readyz)',
+      `${why}; log tail:\n${manager.logTail(30)}`,
+    );
+  }
   return manager;
 }

@@ -59,9 +59,10 @@ const round = (n: number, digits = 2): number => Math.round(n * 10 ** digits) / 
 const mib = (bytes: number): number => round(bytes / 1024 / 1024, 1);
 const log = (msg: string): void => void process.stderr.write(`[bench:kruise] ${msg}\n`);
 
-/** A controller the run started: its pid for /proc, and how to stop it. */
+/** A controller the run started: its pid for /proc, its log's end, and how to stop it. */
 interface Controller {
   pid: number;
+  logTail(): string;
   stop(): Promise<void>;
 }
 
@@ -106,7 +107,7 @@ async function startFlotilla(opts: RunOptions, cluster: Cluster): Promise<Contro
     180_000,
     250,
   );
-  return { pid: agent.pid, stop: () => agent.stop() };
+  return { pid: agent.pid, logTail: () => agent.logTail(30), stop: () => agent.stop() };
 }
 
 async function startKruise(opts: RunOptions, cluster: Cluster, rest: KubeRest): Promise<Controller> {
@@ -118,7 +119,7 @@ async function startKruise(opts: RunOptions, cluster: Cluster, rest: KubeRest): 
     dir: path.join(cluster.dir, 'kruise'),
     ...(opts.subject === 'kruise-qps1000' ? { qps: RAISED_QPS } : {}),
   });
-  return { pid: manager.pid, stop: () => manager.stop() };
+  return { pid: manager.pid, logTail: () => manager.logTail(30), stop: () => manager.stop() };
 }
 
 /** Polls a CloneSet's status (and, given, a check of its own) until `done` holds. */
@@ -271,6 +272,13 @@ export async function runOnce(opts: RunOptions): Promise<RunRecord> {
       cpuMs: { idle: idleCpu, scaleUp: scaleUpCpu, inPlaceUpdate: updateCpu, scaleDown: downCpu },
       loadAverage1m: { start: loadStart, end: load() },
     };
+  } catch (err) {
+    // The cluster's directory goes with it: keep the controller's last words in the error.
+    const tail = controller?.logTail();
+    if (!tail) throw err;
+    throw new Error(`${err instanceof Error ? err.message : String(err)}\n${opts.subject} log tail:\n${tail}`, {
+      cause: err,
+    });
   } finally {
     if (sampler) clearInterval(sampler);
     await controller?.stop();
