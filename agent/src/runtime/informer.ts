@@ -69,6 +69,8 @@ export interface InformerOptions<T> {
    */
   transform?: (obj: T) => T;
   random?: () => number;
+  /** Told of every list that succeeded (no argument) and every list/watch failure. */
+  onReadResult?: (err?: unknown) => void;
 }
 
 const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 800, maxMs: 30_000, factor: 2, jitter: 1 };
@@ -238,6 +240,7 @@ export class Informer<T extends KubeObject = KubeObject> {
         }
         failures++;
         this.#metrics?.incRestarts();
+        this.#options.onReadResult?.(err);
         this.#log.warn({ err, attempt: failures }, 'list/watch failed; restarting after backoff');
         await this.#backoff(failures);
       }
@@ -265,6 +268,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     for (const { old, obj } of diff.updated) this.#emit('onUpdate', (h) => h.onUpdate?.(old, obj));
     for (const obj of diff.deleted) this.#emit('onDelete', (h) => h.onDelete?.(obj, { finalStateUnknown: true }));
     this.#log.debug({ count: items.length, resourceVersion: page.resourceVersion, ...counts(diff) }, 'listed');
+    this.#options.onReadResult?.();
     if (!this.#synced) {
       this.#synced = true;
       this.#syncWaiters.splice(0).forEach((w) => w.resolve());

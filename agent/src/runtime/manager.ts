@@ -5,6 +5,7 @@ import { AgentError } from '../errors.js';
 import type { IndexFunc } from './cache.js';
 import { systemClock, type Clock } from './clock.js';
 import { Controller, type ControllerOptions } from './controller.js';
+import { ConversionHealth } from './conversion-health.js';
 import type { HealthCheck, HealthServer } from './health.js';
 import { Informer } from './informer.js';
 import type { KubeListWatchOptions } from './kube-list-watch.js';
@@ -99,6 +100,7 @@ export class Manager {
   readonly #controllers: Controller[] = [];
   readonly #runnables: Runnable[] = [];
   readonly #elector: LeaderElector | undefined;
+  readonly #conversion: ConversionHealth;
   #running: Promise<void> | undefined;
   #leaderWork: { abort: AbortController; runnables: Promise<void>[] } | undefined;
   #failure: Error | undefined;
@@ -110,6 +112,7 @@ export class Manager {
     this.#o = options;
     this.#log = options.logger.child({ component: 'manager' });
     this.#clock = options.clock ?? systemClock;
+    this.#conversion = new ConversionHealth(this.#log);
     this.#stop.signal.addEventListener('abort', () => {
       this.#deadline = this.#clock.now() + (options.shutdownTimeoutMs ?? 30_000);
     });
@@ -148,6 +151,8 @@ export class Manager {
         resyncMs,
         relistMs,
         transform: composeTransforms(this.#o.transform ?? defaultTransform, transform),
+        onReadResult: (err) =>
+          err === undefined ? this.#conversion.readSucceeded(key) : this.#conversion.readFailed(key, err),
       });
       this.#informers.set(key, informer as unknown as Informer<KubeObject>);
       if (this.#running) informer.start();
@@ -251,6 +256,8 @@ export class Manager {
     if (!health) return;
     health.addLivenessCheck('ping', () => true);
     health.addReadinessCheck('informers-synced', () => this.hasSynced());
+    // A kind whose reads fail on the apiserver's conversion webhook call is named here.
+    health.addReadinessCheck('conversion', () => this.#conversion.check());
     // Failing readiness as soon as shutdown begins takes the replica out of Service endpoints
     // (webhooks) while it drains.
     health.addReadinessCheck('not-stopping', () => !this.#stop.signal.aborted);
@@ -270,7 +277,9 @@ export class Manager {
     } catch (err) {
       if (this.#stop.signal.aborted) return;
       const waiting = [...this.#informers.values()].filter((i) => !i.hasSynced()).map((i) => i.name);
-      throw new AgentError('AGENT_ERR_CACHE_SYNC', `caches not synced after ${timeoutMs} ms: ${waiting.join(', ')}`, {
+      const why = this.#conversion.summary();
+      const message = `caches not synced after ${timeoutMs} ms: ${waiting.join(', ')}${why ? ` (${why})` : ''}`;
+      throw new AgentError('AGENT_ERR_CACHE_SYNC', message, {
         cause: err,
       });
     } finally {
