@@ -5,3 +5,5 @@ export type { SidecarSetHealthInput } from './sidecarSetHealth.js';
 export { sidecarSetHealth } from './sidecarSetHealth.js';
 export type { ImagePullJobHealthInput } from './imagePullJobHealth.js';
 export { imagePullJobHealth } from './imagePullJobHealth.js';
+export type { BroadcastJobHealthInput } from './broadcastJobHealth.js';
+export { broadcastJobHealth } from './broadcastJobHealth.js';
