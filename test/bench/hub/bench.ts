@@ -40,7 +40,9 @@ const WARMUP = Number(args[3] ?? 2);
 // (nats-server then writes no per-consumer state file on every delivery and ack).
 const MEMORY_CONSUMERS = flags.includes('--memory-consumers');
 const CONSUMER_REPLICAS = Number(flags.find((f) => f.startsWith('--consumer-replicas='))?.split('=')[1] ?? 0);
+const NATS_NODES = Number(flags.find((f) => f.startsWith('--nats-nodes='))?.split('=')[1] ?? 3);
 const EXPERIMENT = [
+  NATS_NODES !== 3 ? `${NATS_NODES}-node` : '',
   MEMORY_CONSUMERS ? 'memory-consumers' : '',
   CONSUMER_REPLICAS ? `r${CONSUMER_REPLICAS}-consumers` : '',
 ]

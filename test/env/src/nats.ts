@@ -305,7 +305,16 @@ async function planCluster(opts: NatsClusterOptions, pki: NatsPki, clusterName: 
       storeDir: path.join(dir, 'js'),
       pki,
       users: opts.users ?? [],
-      cluster: { clusterName, port: p.clusterPort, peers: ports.filter((_, j) => j !== i).map((o) => o.clusterPort) },
+      // One node is a plain server: JetStream refuses to cluster without routes.
+      ...(count > 1
+        ? {
+            cluster: {
+              clusterName,
+              port: p.clusterPort,
+              peers: ports.filter((_, j) => j !== i).map((o) => o.clusterPort),
+            },
+          }
+        : {}),
       ...(opts.renderAuth ? { auth: opts.renderAuth({ name, dir }) } : {}),
       ...(opts.maxPayload !== undefined ? { maxPayload: opts.maxPayload } : {}),
     });
