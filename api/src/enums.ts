@@ -11,7 +11,12 @@ import type { RolloutPhase } from './rest/rollouts.js';
 type Covers<Union, List extends readonly unknown[]> = [Exclude<Union, List[number]>] extends [never] ? true : false;
 
 /** Kinds the hub distributes (the `WorkloadKind` schema, every member). */
-export const WORKLOAD_KINDS = ['CloneSet', 'SidecarSet', 'ImagePullJob'] as const satisfies readonly WorkloadKind[];
+export const WORKLOAD_KINDS = [
+  'CloneSet',
+  'SidecarSet',
+  'ImagePullJob',
+  'BroadcastJob',
+] as const satisfies readonly WorkloadKind[];
 const _everyKind: Covers<WorkloadKind, typeof WORKLOAD_KINDS> = true;
 void _everyKind;
 

@@ -36,6 +36,15 @@ describe('statusReport', () => {
     });
   });
 
+  it('reports a BroadcastJob’s nodes as replicas and judges it by its phase', () => {
+    const job = { spec: {}, status: { phase: 'completed', desired: 3, succeeded: 2, failed: 1 } };
+    const report = statusReport('c1', { kind: 'BroadcastJob', namespace: 'ops', name: 'task' }, job, new Date());
+    expect(report).toMatchObject({
+      counts: { replicas: 3, readyReplicas: 2, updatedReplicas: 3, updatedReadyReplicas: 2, availableReplicas: 2 },
+      health: 'Degraded',
+    });
+  });
+
   it('reports a CloneSet no controller has looked at as Progressing, not Healthy', () => {
     const report = statusReport('c1', ref, { metadata: { generation: 1 }, spec: { replicas: 2 } }, new Date());
     expect(report.health).toBe('Progressing');

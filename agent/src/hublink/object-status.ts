@@ -8,6 +8,7 @@ import {
   PROTOCOL_VERSION,
   REVISION_ANNOTATION,
   WORKLOAD_ANNOTATION,
+  broadcastJobHealth,
   cloneSetHealth,
   imagePullJobHealth,
   sidecarSetHealth,
@@ -28,7 +29,7 @@ function intAnnotation(obj: KubeObject, key: string): number {
   return Number.isInteger(n) && n >= 0 ? n : 0;
 }
 
-/** Replica-like counts per kind (SidecarSet: matched pods; ImagePullJob: nodes). */
+/** Replica-like counts per kind (SidecarSet: matched pods; ImagePullJob and BroadcastJob: nodes). */
 export function countsOf(kind: WorkloadKind, status: Record<string, unknown>): StatusCounts {
   switch (kind) {
     case 'CloneSet':
@@ -48,6 +49,7 @@ export function countsOf(kind: WorkloadKind, status: Record<string, unknown>): S
         availableReplicas: num(status['readyPods']),
       };
     case 'ImagePullJob':
+    case 'BroadcastJob':
       return {
         replicas: num(status['desired']),
         readyReplicas: num(status['succeeded']),
@@ -66,6 +68,8 @@ function verdictOf(kind: WorkloadKind, obj: KubeObject): HealthVerdict {
       return sidecarSetHealth(obj as Parameters<typeof sidecarSetHealth>[0]);
     case 'ImagePullJob':
       return imagePullJobHealth(obj as Parameters<typeof imagePullJobHealth>[0]);
+    case 'BroadcastJob':
+      return broadcastJobHealth(obj as Parameters<typeof broadcastJobHealth>[0]);
   }
 }
 

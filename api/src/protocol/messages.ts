@@ -17,6 +17,7 @@ export const WorkloadKind = Type.Union([
   Type.Literal('CloneSet'),
   Type.Literal('SidecarSet'),
   Type.Literal('ImagePullJob'),
+  Type.Literal('BroadcastJob'),
 ]);
 export type WorkloadKind = Static<typeof WorkloadKind>;
 

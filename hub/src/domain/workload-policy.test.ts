@@ -29,6 +29,16 @@ function found(kind: string, namespace: string, spec: unknown): [string, PolicyC
 }
 
 describe('workloadViolations: Pod Security Standards baseline', () => {
+  it('checks a BroadcastJob’s pod template as a CloneSet’s', () => {
+    const { template } = cloneSet({ hostNetwork: true, containers: main({ privileged: true }) }) as {
+      template: unknown;
+    };
+    expect(found('BroadcastJob', 'jobs', { template })).toEqual([
+      ['spec.template.spec.hostNetwork', 'hostNamespaces'],
+      ['spec.template.spec.containers[0].securityContext.privileged', 'privileged'],
+    ]);
+  });
+
   it("refuses the probe's CloneSet: kube-system, privileged, hostPID, hostNetwork, hostPath /", () => {
     const spec = cloneSet({
       hostPID: true,

@@ -263,7 +263,8 @@ export function workloadViolations(target: PolicyTarget, systemNamespaces: Reado
   }
   const { spec } = target;
   switch (target.kind) {
-    case 'CloneSet': {
+    case 'CloneSet':
+    case 'BroadcastJob': {
       const template = field(spec, 'template');
       podAnnotationViolations(
         field(field(template, 'metadata'), 'annotations'),
