@@ -97,6 +97,7 @@ describe('helm template with the required values', () => {
         'ClusterRole/flotilla-agent-manager',
         'ClusterRoleBinding/flotilla-agent-daemon',
         'ClusterRoleBinding/flotilla-agent-manager',
+        'CustomResourceDefinition/broadcastjobs.apps.kruise.io',
         'CustomResourceDefinition/clonesets.apps.kruise.io',
         'CustomResourceDefinition/imagepulljobs.apps.kruise.io',
         'CustomResourceDefinition/nodeimages.apps.kruise.io',
@@ -194,12 +195,16 @@ describe('helm template with the required values', () => {
       rule(['apps'], ['controllerrevisions'], rw),
       rule(
         ['apps.kruise.io'],
-        ['clonesets', 'sidecarsets', 'imagepulljobs'],
+        ['clonesets', 'sidecarsets', 'imagepulljobs', 'broadcastjobs'],
         ['get', 'list', 'watch', 'create', 'patch', 'delete'],
       ),
-      rule(['apps.kruise.io'], ['clonesets/status', 'imagepulljobs/status'], ['update']),
+      rule(['apps.kruise.io'], ['clonesets/status', 'broadcastjobs/status', 'imagepulljobs/status'], ['update']),
       rule(['apps.kruise.io'], ['sidecarsets/status'], ['patch']),
-      rule(['apps.kruise.io'], ['clonesets/finalizers', 'sidecarsets/finalizers'], ['update']),
+      rule(
+        ['apps.kruise.io'],
+        ['clonesets/finalizers', 'sidecarsets/finalizers', 'broadcastjobs/finalizers'],
+        ['update'],
+      ),
       rule(['apps.kruise.io'], ['nodeimages'], rw),
       rule(['apps.kruise.io'], ['nodeimages/status'], ['update']),
       rule(
@@ -214,7 +219,11 @@ describe('helm template with the required values', () => {
         ['get', 'patch'],
         ['flotilla-agent-validating'],
       ),
-      rule(['apps.kruise.io'], ['clonesets', 'sidecarsets', 'imagepulljobs', 'nodeimages'], ['list', 'patch']),
+      rule(
+        ['apps.kruise.io'],
+        ['clonesets', 'sidecarsets', 'imagepulljobs', 'nodeimages', 'broadcastjobs'],
+        ['list', 'patch'],
+      ),
       rule(
         ['apiextensions.k8s.io'],
         ['customresourcedefinitions', 'customresourcedefinitions/status'],
@@ -224,6 +233,7 @@ describe('helm template with the required values', () => {
           'sidecarsets.apps.kruise.io',
           'imagepulljobs.apps.kruise.io',
           'nodeimages.apps.kruise.io',
+          'broadcastjobs.apps.kruise.io',
         ],
       ),
     ]);
