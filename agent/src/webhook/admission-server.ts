@@ -14,6 +14,7 @@ import type { WebhookDefinition } from './registry.js';
 import { WebhookServer, type TlsMaterial } from './server.js';
 import { AdmissionThread, type MirrorSource } from './thread/host.js';
 import { STORE_NAMES } from './thread/protocol.js';
+import type { DeletionInventory } from './validating/deletion-protection-handler.js';
 
 export interface AdmissionServer {
   setTls(tls: TlsMaterial): void | Promise<void>;
@@ -32,6 +33,8 @@ export interface AdmissionServerDeps {
   /** The handlers over `stores`, served in the main thread; the thread wires its own. */
   definitions: readonly WebhookDefinition[];
   onConflicts: ConflictRecorder;
+  /** Answers the admission thread's deletion-protection counts. */
+  inventory: DeletionInventory;
 }
 
 /** The server, and the admission thread when it is the server. */
@@ -46,7 +49,13 @@ export function createAdmissionServer(deps: AdmissionServerDeps): {
     for (const def of deps.definitions) server.handle(def.path, def.handler);
     return { server, thread: undefined };
   }
-  const thread = new AdmissionThread({ config, logger, metrics, onConflicts: deps.onConflicts });
+  const thread = new AdmissionThread({
+    config,
+    logger,
+    metrics,
+    onConflicts: deps.onConflicts,
+    inventory: deps.inventory,
+  });
   for (const name of STORE_NAMES) thread.mirror(name, deps.stores[name] as unknown as MirrorSource);
   registerThreadLoopMetric(registry, thread);
   return { server: thread, thread };

@@ -29,6 +29,19 @@ describe('webhook settings', () => {
     });
   });
 
+  it('turn CRD cascading protection off with deletion protection, as OpenKruise derives its gates', () => {
+    expect(read({}, { FLOTILLA_DELETION_PROTECTION_CRD_CASCADING: 'true' }).config).toMatchObject({
+      resourcesDeletionProtection: false,
+      crdCascadingDeletionProtection: false,
+    });
+    expect(
+      read({ deletionProtection: 'true' }, { FLOTILLA_DELETION_PROTECTION_CRD_CASCADING: 'true' }).config,
+    ).toMatchObject({
+      resourcesDeletionProtection: true,
+      crdCascadingDeletionProtection: true,
+    });
+  });
+
   it('name the flag and the variable of every bad value', () => {
     const { problems } = read(
       { webhookTimeoutSeconds: '31', webhookUrl: 'https://h/path', webhookManageConfigurations: 'yes' },

@@ -60,6 +60,17 @@ export interface WebhookConfig {
   patchMetadataDefaultsAllowed: boolean;
   /** Sort injected sidecar containers by name (OpenKruise v1.9's EnableSortSidecarContainerByName, alpha). */
   sortSidecarContainersByName: boolean;
+  /**
+   * Deletion protection (`policy.kruise.io/delete-protection`), OpenKruise's ResourcesDeletionProtection
+   * gate (off by default there too); adds the DELETE webhooks of Namespaces, CRDs, workloads,
+   * Services and Ingresses.
+   */
+  resourcesDeletionProtection: boolean;
+  /**
+   * Cascading on CRDs counts their custom resources (OpenKruise's DeletionProtectionForCRDCascadingGate);
+   * off, a Cascading CRD is never deleted. Off whenever resourcesDeletionProtection is.
+   */
+  crdCascadingDeletionProtection: boolean;
   /** Narrow the covered namespaces / cluster-scoped objects (tests; multi-tenant clusters). */
   namespaceSelector?: LabelSelector;
   clusterScopedObjectSelector?: LabelSelector;
@@ -193,6 +204,20 @@ export const WEBHOOK_SETTINGS = {
     default: false,
     help: "inject SidecarSet containers sorted by name (OpenKruise's EnableSortSidecarContainerByName gate)",
   },
+  resourcesDeletionProtection: {
+    flag: 'deletion-protection',
+    env: ['FLOTILLA_DELETION_PROTECTION'],
+    kind: bool(),
+    default: false,
+    help: "refuse deleting objects labelled policy.kruise.io/delete-protection (OpenKruise's ResourcesDeletionProtection gate)",
+  },
+  crdCascadingDeletionProtection: {
+    flag: 'deletion-protection-crd-cascading',
+    env: ['FLOTILLA_DELETION_PROTECTION_CRD_CASCADING'],
+    kind: bool(),
+    default: false,
+    help: "Cascading on a CRD refuses only while it has custom resources (OpenKruise's DeletionProtectionForCRDCascadingGate); off: always",
+  },
 } satisfies SettingsTable;
 
 /** Settings that are no flags: certificate lifetimes and the sync cadence. */
@@ -215,6 +240,8 @@ export function defaultWebhookConfig(namespace: string): WebhookConfig {
  */
 export function webhookConfig(read: SettingsReader, namespace: string): WebhookConfig {
   const config: WebhookConfig = { ...read.read(WEBHOOK_SETTINGS), ...FIXED, namespace };
+  // As OpenKruise derives its gates: no deletion protection, no CRD cascading either.
+  config.crdCascadingDeletionProtection &&= config.resourcesDeletionProtection;
   // Without the thread, admissions are served by the main thread: lowering it would lower them.
   if (config.controllersNice > 0 && !config.thread) {
     read.problem(

@@ -67,6 +67,17 @@ export function namespaceSelectorFor(options: WebhookConfigurationOptions): Labe
   };
 }
 
+/** Both selectors at once (either may be absent). */
+function mergeSelectors(a: LabelSelector | undefined, b: LabelSelector | undefined): LabelSelector | undefined {
+  if (!a || !b) return a ?? b;
+  const matchLabels = { ...a.matchLabels, ...b.matchLabels };
+  const matchExpressions = [...(a.matchExpressions ?? []), ...(b.matchExpressions ?? [])];
+  return {
+    ...(Object.keys(matchLabels).length > 0 ? { matchLabels } : {}),
+    ...(matchExpressions.length > 0 ? { matchExpressions } : {}),
+  };
+}
+
 function webhookOf(def: WebhookDefinition, options: WebhookConfigurationOptions): Webhook {
   const t = options.target;
   const caBundle = Buffer.from(options.caBundlePem).toString('base64');
@@ -77,19 +88,20 @@ function webhookOf(def: WebhookDefinition, options: WebhookConfigurationOptions)
   const isPod = def.path === '/mutate-pod';
   const objectSelector = isPod
     ? { matchExpressions: [{ key: LABEL_WEBHOOK_OPT_OUT, operator: 'NotIn', values: ['disabled'] }] }
-    : def.clusterScoped
-      ? options.clusterScopedObjectSelector
-      : undefined;
+    : mergeSelectors(def.objectSelector, def.clusterScoped ? options.clusterScopedObjectSelector : undefined);
+  // The apiserver matches a Namespace's own labels against namespaceSelector: kube-system and the
+  // agent's namespace stay out of the Namespace webhooks too.
+  const selectsNamespace = !def.clusterScoped || def.rule.resources.includes('namespaces');
   return {
     name: def.name,
     admissionReviewVersions: ['v1'],
     sideEffects: 'None',
-    failurePolicy: options.failurePolicy ?? 'Fail',
+    failurePolicy: def.failurePolicy ?? options.failurePolicy ?? 'Fail',
     matchPolicy: 'Equivalent',
     timeoutSeconds: options.timeoutSeconds,
     clientConfig,
     rules: [{ ...def.rule, scope: def.clusterScoped ? 'Cluster' : 'Namespaced' }],
-    ...(def.clusterScoped ? {} : { namespaceSelector: namespaceSelectorFor(options) }),
+    ...(selectsNamespace ? { namespaceSelector: namespaceSelectorFor(options) } : {}),
     ...(objectSelector ? { objectSelector } : {}),
     ...(def.type === 'mutating' ? { reinvocationPolicy: 'Never' as const } : {}),
   };

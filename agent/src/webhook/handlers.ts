@@ -12,6 +12,7 @@ import type { InjectionConflict } from '../controllers/sidecarset/inject.js';
 import { missingInjectionRevision } from '../controllers/sidecarset/inject-revision.js';
 import type { ControllerRevision, Namespace } from '../kube/types.js';
 import type { WebhookConfig } from './config.js';
+import type { DeletionInventory } from './validating/deletion-protection-handler.js';
 import { webhookDefinitions, type WebhookDefinition } from './registry.js';
 import { containerConflicts, whitelistViolations } from './validating/sidecarset-rules.js';
 
@@ -34,9 +35,16 @@ export interface WebhookStores {
 export interface HandlerWiring {
   config: Pick<
     WebhookConfig,
-    'namespace' | 'whitelistConfigMap' | 'patchMetadataDefaultsAllowed' | 'sortSidecarContainersByName'
+    | 'namespace'
+    | 'whitelistConfigMap'
+    | 'patchMetadataDefaultsAllowed'
+    | 'sortSidecarContainersByName'
+    | 'resourcesDeletionProtection'
+    | 'crdCascadingDeletionProtection'
   >;
   logger: Logger;
+  /** Counts what a protected deletion would take with it (read live, from the main thread). */
+  inventory: DeletionInventory;
   /** Container-name clashes between SidecarSets met while injecting a pod (for a Warning event). */
   onConflicts(conflicts: readonly InjectionConflict[], namespace: string): void;
 }
@@ -46,7 +54,12 @@ export function wiredDefinitions(stores: WebhookStores, wiring: HandlerWiring): 
   const { config, logger } = wiring;
   const revisionsOf = (ss: SidecarSet): ControllerRevision[] =>
     stores.revisions.list(undefined, { matchLabels: { [LABEL_SIDECARSET_NAME]: ss.metadata?.name ?? '' } });
+  const gates = {
+    resourcesDeletionProtection: config.resourcesDeletionProtection,
+    crdCascading: config.crdCascadingDeletionProtection,
+  };
   return webhookDefinitions({
+    deletionProtection: config.resourcesDeletionProtection ? { gates, inventory: wiring.inventory } : undefined,
     pods: {
       sidecarSets: () => stores.sidecarSets.list(),
       namespaceLabels: (ns) => stores.namespaces.get(undefined, ns)?.metadata.labels,

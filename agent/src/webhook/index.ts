@@ -21,6 +21,7 @@ import { wiredDefinitions } from './handlers.js';
 import { webhookInformers } from './informers.js';
 import { bundlePublisher } from './publish.js';
 import type { AdmissionThread } from './thread/host.js';
+import { kubeDeletionInventory } from './validating/deletion-inventory.js';
 
 export { WebhookServer } from './server.js';
 export { AdmissionThread } from './thread/host.js';
@@ -49,7 +50,8 @@ export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): Webhoo
   const informers = webhookInformers(ctx.manager, config);
   const onConflicts = conflictRecorder(informers.sidecarSets, ctx.events('sidecarset-injection'));
   // In thread mode these handlers only describe the webhooks (configurations); the thread runs its own.
-  const definitions = wiredDefinitions(informers, { config, logger: log, onConflicts });
+  const inventory = kubeDeletionInventory(ctx.rest);
+  const definitions = wiredDefinitions(informers, { config, logger: log, onConflicts, inventory });
   const { server, thread } = createAdmissionServer({
     config,
     logger: ctx.logger,
@@ -57,6 +59,7 @@ export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): Webhoo
     stores: informers,
     definitions,
     onConflicts,
+    inventory,
   });
   const certs = new CertManager({
     store: kubeSecretStore(ctx.rest, config.namespace, config.secretName),

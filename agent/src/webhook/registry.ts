@@ -4,9 +4,12 @@
  * built from this one list, so a path is served exactly when it is registered.
  */
 import { CRD_DEFINITIONS, KRUISE_KINDS, KruiseKind, KruiseResources, type KruiseKindName } from '@flotilla/api';
+import type { LabelSelector } from '../runtime/label-selector.js';
 import type { AdmissionHandler, Operation } from './admission/types.js';
 import { kruiseDefaultingHandler } from './mutating/kruise-defaults.js';
 import { podMutatingHandler, type PodMutationSources } from './mutating/pod.js';
+import { deletionProtectionHandler, type DeletionInventory } from './validating/deletion-protection-handler.js';
+import { LABEL_DELETE_PROTECTION, type ProtectedKind, type ProtectionGates } from './validating/deletion-protection.js';
 import { kruiseValidatingHandler, type ExtraValidation } from './validating/kruise-validation.js';
 
 export interface WebhookDefinition {
@@ -15,15 +18,21 @@ export interface WebhookDefinition {
   type: 'mutating' | 'validating';
   path: string;
   rule: { apiGroups: string[]; apiVersions: string[]; resources: string[]; operations: Operation[] };
-  /** Cluster-scoped resources are not filtered by namespaceSelector. */
+  /** Cluster-scoped resources are not filtered by namespaceSelector (Namespaces are, by their own labels). */
   clusterScoped: boolean;
   handler: AdmissionHandler;
+  /** Overrides the configured failurePolicy (deletion protection: Ignore, as OpenKruise's chart). */
+  failurePolicy?: 'Fail' | 'Ignore';
+  /** Only objects matching it are sent (deletion protection: those carrying its label). */
+  objectSelector?: LabelSelector;
 }
 
 export interface WebhookHandlerDeps {
   pods: PodMutationSources;
   /** Cluster-dependent validation per kind (SidecarSet name clashes, patch whitelist). */
   extraValidation?: Partial<Record<KruiseKindName, ExtraValidation>>;
+  /** Deletion protection, registered only while its gate is on (as OpenKruise registers it). */
+  deletionProtection?: { gates: ProtectionGates; inventory: DeletionInventory };
 }
 
 /** The API versions the kind's CRD serves; its webhooks take requests at every one of them. */
@@ -49,6 +58,87 @@ export function kruiseWebhookName(type: 'mutating' | 'validating', kind: KruiseK
   return `${type === 'mutating' ? 'm' : 'v'}${kind.toLowerCase()}${suffix}.kb.io`;
 }
 
+/** The label objects must carry for a deletion-protection webhook to be called. */
+const PROTECTED_OBJECTS: LabelSelector = {
+  matchExpressions: [{ key: LABEL_DELETE_PROTECTION, operator: 'Exists' }],
+};
+
+/** Built-in kinds under deletion protection: OpenKruise v1.9's paths and names, DELETE only. */
+const PROTECTED_BUILTINS: {
+  name: string;
+  path: string;
+  group: string;
+  resource: string;
+  kind: ProtectedKind;
+  clusterScoped: boolean;
+}[] = [
+  {
+    name: 'vnamespace.kb.io',
+    path: '/validate-namespace',
+    group: '',
+    resource: 'namespaces',
+    kind: 'Namespace',
+    clusterScoped: true,
+  },
+  {
+    name: 'vcustomresourcedefinition.kb.io',
+    path: '/validate-customresourcedefinition',
+    group: 'apiextensions.k8s.io',
+    resource: 'customresourcedefinitions',
+    kind: 'CustomResourceDefinition',
+    clusterScoped: true,
+  },
+  {
+    name: 'vservice.kb.io',
+    path: '/validate-service',
+    group: '',
+    resource: 'services',
+    kind: 'Service',
+    clusterScoped: false,
+  },
+  {
+    name: 'vingress.kb.io',
+    path: '/validate-ingress',
+    group: 'networking.k8s.io',
+    resource: 'ingresses',
+    kind: 'Ingress',
+    clusterScoped: false,
+  },
+  ...(['deployment', 'replicaset', 'statefulset'] as const).map((k) => ({
+    name: `vbuiltin${k}.kb.io`,
+    path: `/validate-apps-${k}`,
+    group: 'apps',
+    resource: `${k}s`,
+    kind: 'Workload' as const,
+    clusterScoped: false,
+  })),
+];
+
+function protectionDefinitions(protection: NonNullable<WebhookHandlerDeps['deletionProtection']>): WebhookDefinition[] {
+  return PROTECTED_BUILTINS.map((b) => ({
+    name: b.name,
+    type: 'validating',
+    path: b.path,
+    rule: { apiGroups: [b.group], apiVersions: ['v1'], resources: [b.resource], operations: ['DELETE'] },
+    clusterScoped: b.clusterScoped,
+    handler: deletionProtectionHandler(b.kind, protection.gates, protection.inventory),
+    failurePolicy: 'Ignore',
+    objectSelector: PROTECTED_OBJECTS,
+  }));
+}
+
+/**
+ * The Kruise kind's validating handler; CloneSet's also takes DELETE for deletion protection, as
+ * OpenKruise's (under the CloneSet webhook's own failurePolicy, with no label selector).
+ */
+function kruiseValidation(kind: KruiseKindName, deps: WebhookHandlerDeps): { handler: AdmissionHandler; del: boolean } {
+  const validate = kruiseValidatingHandler(kind, deps.extraValidation?.[kind]);
+  const protection = deps.deletionProtection;
+  if (kind !== KruiseKind.CloneSet || !protection) return { handler: validate, del: false };
+  const protect = deletionProtectionHandler('Workload', protection.gates, protection.inventory);
+  return { handler: (request) => (request.operation === 'DELETE' ? protect(request) : validate(request)), del: true };
+}
+
 export function webhookDefinitions(deps: WebhookHandlerDeps): WebhookDefinition[] {
   const defs: WebhookDefinition[] = [
     {
@@ -69,6 +159,7 @@ export function webhookDefinitions(deps: WebhookHandlerDeps): WebhookDefinition[
       operations: ['CREATE', 'UPDATE'] as Operation[],
     };
     const clusterScoped = !resource.namespaced;
+    const validation = kruiseValidation(kind, deps);
     defs.push(
       {
         name: kruiseWebhookName('mutating', kind),
@@ -82,11 +173,12 @@ export function webhookDefinitions(deps: WebhookHandlerDeps): WebhookDefinition[
         name: kruiseWebhookName('validating', kind),
         type: 'validating',
         path: kruisePath('validate', kind),
-        rule,
+        rule: validation.del ? { ...rule, operations: [...rule.operations, 'DELETE'] } : rule,
         clusterScoped,
-        handler: kruiseValidatingHandler(kind, deps.extraValidation?.[kind]),
+        handler: validation.handler,
       },
     );
   }
+  if (deps.deletionProtection) defs.push(...protectionDefinitions(deps.deletionProtection));
   return defs;
 }

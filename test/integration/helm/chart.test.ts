@@ -348,26 +348,34 @@ describe('helm template with the required values', () => {
     expect(svc.spec.selector).toEqual(manager(ms).spec.selector.matchLabels);
   });
 
-  it('renders exactly the webhooks the agent serves, as the agent itself would build them', async () => {
-    const ms = await render(REQUIRED);
-    const defs = webhookDefinitions({ pods: {} as PodMutationSources });
-    const agent = buildWebhookConfigurations(defs, {
-      mutatingName: 'flotilla-agent-mutating',
-      validatingName: 'flotilla-agent-validating',
-      target: { kind: 'service', namespace: 'flotilla-system', name: 'flotilla-agent-webhook', port: 443 },
-      caBundlePem: '',
-      timeoutSeconds: 30,
-      agentNamespace: 'flotilla-system',
-      failurePolicy: 'Fail',
-    });
-    const strip = (c: { webhooks: { name: string; clientConfig: object }[] }) =>
-      c.webhooks
-        .map((w) => ({ ...w, clientConfig: { ...w.clientConfig, caBundle: undefined } }))
-        .sort((a, b) => a.name.localeCompare(b.name));
-    const [mutating, validating] = configs(ms);
-    expect(strip(mutating!)).toEqual(strip(agent.mutating));
-    expect(strip(validating!)).toEqual(strip(agent.validating));
-  });
+  it.each([false, true])(
+    'renders exactly the webhooks the agent serves, as the agent itself would build them (deletion protection %s)',
+    async (protection) => {
+      const ms = await render([...REQUIRED, ...set(`featureGates.ResourcesDeletionProtection=${protection}`)]);
+      const gates = { resourcesDeletionProtection: protection, crdCascading: false };
+      const inventory = { count: () => Promise.resolve(0) };
+      const defs = webhookDefinitions({
+        pods: {} as PodMutationSources,
+        ...(protection ? { deletionProtection: { gates, inventory } } : {}),
+      });
+      const agent = buildWebhookConfigurations(defs, {
+        mutatingName: 'flotilla-agent-mutating',
+        validatingName: 'flotilla-agent-validating',
+        target: { kind: 'service', namespace: 'flotilla-system', name: 'flotilla-agent-webhook', port: 443 },
+        caBundlePem: '',
+        timeoutSeconds: 30,
+        agentNamespace: 'flotilla-system',
+        failurePolicy: 'Fail',
+      });
+      const strip = (c: { webhooks: { name: string; clientConfig: object }[] }) =>
+        c.webhooks
+          .map((w) => ({ ...w, clientConfig: { ...w.clientConfig, caBundle: undefined } }))
+          .sort((a, b) => a.name.localeCompare(b.name));
+      const [mutating, validating] = configs(ms);
+      expect(strip(mutating!)).toEqual(strip(agent.mutating));
+      expect(strip(validating!)).toEqual(strip(agent.validating));
+    },
+  );
 
   it('renders the CRDs the generator writes, kept on uninstall', async () => {
     const ms = await render(REQUIRED);

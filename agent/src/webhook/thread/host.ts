@@ -17,6 +17,8 @@ import type { WebhookConfig } from '../config.js';
 import { AgentError } from '../../errors.js';
 import type { WebhookServerMetrics } from '../metrics.js';
 import type { TlsMaterial } from '../server.js';
+import type { DeletionInventory } from '../validating/deletion-protection-handler.js';
+import type { InventoryQuery } from '../validating/deletion-protection.js';
 import type { FromThread, LoopStats, StoreName, ThreadInit, ToThread } from './protocol.js';
 import { lowerCallingThread, osThreadPriority, type ThreadPriority } from './priority.js';
 
@@ -35,6 +37,8 @@ export interface AdmissionThreadOptions {
   logger: Logger;
   metrics?: WebhookServerMetrics;
   onConflicts?(conflicts: readonly InjectionConflict[], namespace: string): void;
+  /** Answers the thread's deletion-protection counts. */
+  inventory?: DeletionInventory;
   /** Metrics flush interval of the thread (ms); default 100. */
   flushMs?: number;
   /** Wait before restarting a thread that died (ms); default 1000. */
@@ -111,6 +115,8 @@ export class AdmissionThread {
         whitelistConfigMap: this.#o.config.whitelistConfigMap,
         patchMetadataDefaultsAllowed: this.#o.config.patchMetadataDefaultsAllowed,
         sortSidecarContainersByName: this.#o.config.sortSidecarContainersByName,
+        resourcesDeletionProtection: this.#o.config.resourcesDeletionProtection,
+        crdCascadingDeletionProtection: this.#o.config.crdCascadingDeletionProtection,
       },
       logLevel: this.#o.logger.level,
       flushMs: this.#o.flushMs ?? 100,
@@ -254,6 +260,21 @@ export class AdmissionThread {
       case 'conflicts':
         this.#o.onConflicts?.(msg.conflicts, msg.namespace);
         return;
+      case 'count':
+        void this.#count(msg.id, msg.query);
+        return;
+    }
+  }
+
+  async #count(id: number, query: InventoryQuery): Promise<void> {
+    const worker = this.#worker;
+    try {
+      if (!this.#o.inventory) throw new Error('no inventory to count with');
+      worker?.postMessage({ type: 'counted', id, count: await this.#o.inventory.count(query) } satisfies ToThread);
+    } catch (err) {
+      this.#log.warn({ err, query }, 'deletion protection: counting failed');
+      const error = err instanceof Error ? err.message : String(err);
+      worker?.postMessage({ type: 'counted', id, error } satisfies ToThread);
     }
   }
 

@@ -9,7 +9,8 @@
 import type { InjectionConflict } from '../../controllers/sidecarset/inject.js';
 import type { WebhookConfig } from '../config.js';
 import type { TlsMaterial } from '../server.js';
-import type { WebhookStores } from '../handlers.js';
+import type { HandlerWiring, WebhookStores } from '../handlers.js';
+import type { InventoryQuery } from '../validating/deletion-protection.js';
 
 /** The caches mirrored into the admission thread. */
 export type StoreName = keyof WebhookStores;
@@ -17,15 +18,8 @@ export const STORE_NAMES: readonly StoreName[] = ['sidecarSets', 'namespaces', '
 
 /** What the admission thread starts with (its workerData). */
 export interface ThreadInit {
-  config: Pick<
-    WebhookConfig,
-    | 'host'
-    | 'port'
-    | 'namespace'
-    | 'whitelistConfigMap'
-    | 'patchMetadataDefaultsAllowed'
-    | 'sortSidecarContainersByName'
-  >;
+  /** Where to listen, and what the handlers are configured with. */
+  config: Pick<WebhookConfig, 'host' | 'port'> & HandlerWiring['config'];
   /** The agent's log level: the thread logs through its own pino root with the same redaction. */
   logLevel: string;
   /** How often batched metrics go to the main thread (ms). */
@@ -52,10 +46,14 @@ export type ToThread =
   | { type: 'listen'; id: number }
   | { type: 'stats'; id: number }
   /** Stops listening; `final` also ends the thread's timers and lets go of its port, so the thread can exit. */
-  | { type: 'close'; id: number; final?: boolean };
+  | { type: 'close'; id: number; final?: boolean }
+  /** The answer to a `count` from the thread. */
+  | { type: 'counted'; id: number; count?: number; error?: string };
 
 export type FromThread =
   | { type: 'reply'; id: number; port?: number; error?: string; stats?: LoopStats }
   /** Batched observations: [path, allowed, seconds] per answered review, and counter increments. */
   | { type: 'metrics'; observations: [string, boolean, number][]; connections: number; abandoned: number }
-  | { type: 'conflicts'; conflicts: InjectionConflict[]; namespace: string };
+  | { type: 'conflicts'; conflicts: InjectionConflict[]; namespace: string }
+  /** Deletion protection asks the main thread, which reads the apiserver, to count (answer: `counted`). */
+  | { type: 'count'; id: number; query: InventoryQuery };

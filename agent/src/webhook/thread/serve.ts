@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { ObjectCache } from '../../runtime/cache.js';
 import { deepFreeze, type KubeObject } from '../../runtime/kube-object.js';
 import { wiredDefinitions, type WebhookStores } from '../handlers.js';
+import type { DeletionInventory } from '../validating/deletion-protection-handler.js';
 import type { WebhookServerMetrics } from '../metrics.js';
 import { WebhookServer } from '../server.js';
 import { STORE_NAMES, type FromThread, type StoreName, type ThreadInit, type ToThread } from './protocol.js';
@@ -65,9 +66,21 @@ export function serveAdmissions(port: MessagePort, init: ThreadInit, logger: Log
   loop.enable();
 
   const server = new WebhookServer({ host: init.config.host, port: init.config.port, logger, metrics });
+  const counting = new Map<number, { resolve(n: number): void; reject(e: Error): void }>();
+  let nextCount = 1;
+  // The main thread reads the apiserver for deletion protection; a review waits for its answer.
+  const inventory: DeletionInventory = {
+    count: (query) =>
+      new Promise<number>((resolve, reject) => {
+        const id = nextCount++;
+        counting.set(id, { resolve, reject });
+        post({ type: 'count', id, query });
+      }),
+  };
   const defs = wiredDefinitions(caches as unknown as WebhookStores, {
     config: init.config,
     logger,
+    inventory,
     onConflicts: (conflicts, namespace) => post({ type: 'conflicts', conflicts: [...conflicts], namespace }),
   });
   for (const def of defs) server.handle(def.path, def.handler);
@@ -92,6 +105,13 @@ export function serveAdmissions(port: MessagePort, init: ThreadInit, logger: Log
       case 'reset':
         caches[msg.store].replace([]);
         return;
+      case 'counted': {
+        const waiter = counting.get(msg.id);
+        counting.delete(msg.id);
+        if (msg.error !== undefined) waiter?.reject(new Error(`counting for deletion protection: ${msg.error}`));
+        else waiter?.resolve(msg.count ?? 0);
+        return;
+      }
       case 'tls':
         void reply(msg.id, () => {
           server.setTls(msg.tls);

@@ -87,6 +87,7 @@ version (CloneSet) keep it in the path; SidecarSet, ImagePullJob, NodeImage and 
 under an unversioned path, and ImagePullJob's names end in -v1beta1.
 */ -}}
 {{- define "flotilla-agent.webhookList" -}}
+{{- $protection := .Values.featureGates.ResourcesDeletionProtection }}
 - {name: mpod.kb.io, type: mutating, path: /mutate-pod, group: "", versions: [v1], resource: pods, operations: [CREATE], clusterScoped: false}
 {{- range $kind := list "CloneSet" "SidecarSet" "ImagePullJob" "NodeImage" "BroadcastJob" }}
 {{- $lower := lower $kind }}
@@ -99,10 +100,25 @@ under an unversioned path, and ImagePullJob's names end in -v1beta1.
   group: apps.kruise.io
   versions: {{ ternary "[v1alpha1, v1beta1]" "[v1alpha1]" $multi }}
   resource: {{ $lower }}s
-  operations: [CREATE, UPDATE]
+  operations: {{ ternary "[CREATE, UPDATE, DELETE]" "[CREATE, UPDATE]" (and (eq $kind "CloneSet") (eq $type "validating") $protection) }}
   clusterScoped: {{ $clusterScoped }}
 {{- end }}
 {{- end }}
+{{- if $protection }}
+{{- /* Deletion protection (agent/src/webhook/registry.ts): DELETE only, Ignore, labelled objects only. */}}
+- {name: vnamespace.kb.io, type: validating, path: /validate-namespace, group: "", versions: [v1], resource: namespaces, operations: [DELETE], clusterScoped: true, protection: true}
+- {name: vcustomresourcedefinition.kb.io, type: validating, path: /validate-customresourcedefinition, group: apiextensions.k8s.io, versions: [v1], resource: customresourcedefinitions, operations: [DELETE], clusterScoped: true, protection: true}
+- {name: vservice.kb.io, type: validating, path: /validate-service, group: "", versions: [v1], resource: services, operations: [DELETE], clusterScoped: false, protection: true}
+- {name: vingress.kb.io, type: validating, path: /validate-ingress, group: networking.k8s.io, versions: [v1], resource: ingresses, operations: [DELETE], clusterScoped: false, protection: true}
+{{- range $k := list "deployment" "replicaset" "statefulset" }}
+- {name: vbuiltin{{ $k }}.kb.io, type: validating, path: /validate-apps-{{ $k }}, group: apps, versions: [v1], resource: {{ $k }}s, operations: [DELETE], clusterScoped: false, protection: true}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* Non-empty when Cascading CRDs count their custom resources (both gates on). */}}
+{{- define "flotilla-agent.crdCascadingProtection" -}}
+{{- if and .Values.featureGates.ResourcesDeletionProtection .Values.featureGates.DeletionProtectionForCRDCascadingGate }}true{{ end -}}
 {{- end -}}
 
 {{- define "flotilla-agent.webhookNamespaceSelector" -}}
