@@ -56,6 +56,8 @@ export const RolloutWaveStatus = Type.Object({
   startedAt: Time,
   finishedAt: Time,
   message: Type.String(),
+  /** The pre-pull of the wave's images (strategy.prePull): placed during the soak before it, ended when it started. */
+  prePull: Type.Optional(Type.Object({ placedAt: Type.String(), waitFrom: Time, endedAt: Time })),
 });
 export type RolloutWaveStatus = Static<typeof RolloutWaveStatus>;
 
@@ -225,6 +227,11 @@ export const PreviewWave = Type.Object({
    */
   expectedStartAt: Type.String(),
   expectedEndAt: Type.String(),
+  /**
+   * The wave's images are pre-pulled while the wave before it soaks; when its turn comes it waits
+   * at most maxWaitSeconds for unfinished pulls (not counted in the expected times). Absent: none.
+   */
+  prePull: Type.Optional(Type.Object({ maxWaitSeconds: Type.Integer() })),
 });
 export type PreviewWave = Static<typeof PreviewWave>;
 

@@ -85,6 +85,15 @@ export function toApiRollout(r: RolloutRow, revisions?: RevisionSkew): Rollout {
         startedAt: iso(ws.startedAt),
         finishedAt: iso(ws.finishedAt),
         message: ws.message,
+        ...(ws.prePull
+          ? {
+              prePull: {
+                placedAt: iso(ws.prePull.placedAt)!,
+                waitFrom: iso(ws.prePull.waitFrom),
+                endedAt: iso(ws.prePull.endedAt),
+              },
+            }
+          : {}),
       };
     }),
     clusters: plan.waves.flatMap((w) => w.members.map((name) => toApiCluster(state, name, w, revisions))),

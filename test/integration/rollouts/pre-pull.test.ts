@@ -119,6 +119,14 @@ const strategy = (canary: string, maxWaitSeconds: number) => ({
 async function setup(prefix: string, maxWaitSeconds: number) {
   const names = await joinFleet(h, prefix, 3);
   const wid = await rolloutWorkload(h, prefix);
+  // The preview shows which waves are pre-pulled and how long they wait at most.
+  const dry = await call(h.app, 'POST', `/api/v1/workloads/${wid}/rollouts`, h.tokens.operator, {
+    strategy: strategy(names[0]!, maxWaitSeconds),
+    dryRun: true,
+  });
+  expect(dry.statusCode, dry.body).toBe(200);
+  const previewed = dry.json<{ waves: { name: string; prePull?: { maxWaitSeconds: number } }[] }>().waves;
+  expect(previewed.map((w) => w.prePull ?? null)).toEqual([null, { maxWaitSeconds }]);
   const r = await startRollout(h, wid, strategy(names[0]!, maxWaitSeconds));
   return { names, wid, id: r.id };
 }
@@ -131,6 +139,9 @@ describe('pre-pull of the next wave', () => {
     const [c1, c2, c3] = names as [string, string, string];
     const soaking = await until(wid, id, new Set(), (r) => cluster(r, c1).phase === 'Soaking');
     expect(cluster(soaking, c2).waitingFor).toBe('previousWave');
+    const rest = (soaking as RolloutView & { waves: { prePull?: { placedAt: string; endedAt: string | null } }[] })
+      .waves[1]!;
+    expect(rest.prePull).toMatchObject({ endedAt: null });
     const placed = await jobs(id);
     expect(placed.map((j) => [j.cluster, j.image, j.deleted])).toEqual([
       [c2, 'registry.local/app:v2', false],

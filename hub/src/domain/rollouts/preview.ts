@@ -140,12 +140,17 @@ function previewCluster(input: PreviewInput, c: PreviewFleetCluster, wave: strin
   return out;
 }
 
-function previewWave(w: FrozenWave, times: { start: number; end: number }): PreviewWave {
+function previewWave(
+  w: FrozenWave,
+  times: { start: number; end: number },
+  prePull: FrozenPlan['prePull'] | undefined,
+): PreviewWave {
   return {
     ...waveSettings(w),
     canarySteps: w.canarySteps.map((s) => ({ partition: s.partition, pauseSeconds: s.pauseSeconds ?? 0 })),
     expectedStartAt: new Date(times.start).toISOString(),
     expectedEndAt: new Date(times.end).toISOString(),
+    ...(prePull ? { prePull } : {}),
   };
 }
 
@@ -162,5 +167,9 @@ export function previewPlan(input: PreviewInput): PreviewPlan {
     }),
     ...rest.map((c) => previewCluster(input, c, undefined)),
   ];
-  return { waves: input.plan.waves.map((w, i) => previewWave(w, schedule.waves[i]!)), clusters };
+  // Every wave but the first is pre-pulled (nothing soaks before the first).
+  const waves = input.plan.waves.map((w, i) =>
+    previewWave(w, schedule.waves[i]!, i > 0 ? input.plan.prePull : undefined),
+  );
+  return { waves, clusters };
 }
