@@ -188,6 +188,7 @@ describe('helm template with the required values', () => {
     expect(clusterRole(ms, 'flotilla-agent-manager').rules).toEqual([
       rule([''], ['pods'], ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']),
       rule([''], ['pods/status'], ['patch']),
+      rule([''], ['pods/resize'], ['patch']),
       rule([''], ['persistentvolumeclaims'], ['list', 'watch', 'create', 'update', 'delete']),
       rule([''], ['nodes'], ['list', 'watch']),
       rule([''], ['namespaces'], ['get', 'list', 'watch']),
@@ -292,6 +293,9 @@ describe('helm template with the required values', () => {
       FLOTILLA_COMPONENTS: '*',
       FLOTILLA_SIDECARSET_PATCH_METADATA_DEFAULTS_ALLOWED: 'false',
       FLOTILLA_SIDECARSET_SORT_CONTAINERS_BY_NAME: 'false',
+      FLOTILLA_DELETION_PROTECTION: 'false',
+      FLOTILLA_DELETION_PROTECTION_CRD_CASCADING: 'false',
+      FLOTILLA_INPLACE_WORKLOAD_VERTICAL_SCALING: 'false',
       FLOTILLA_IMAGEPULLJOB_SECRET_NAMESPACES: '',
       FLOTILLA_WEBHOOK_PORT: '9876',
       FLOTILLA_WEBHOOK_SERVICE_NAME: 'flotilla-agent-webhook',
@@ -475,6 +479,7 @@ describe('helm template with changed values', () => {
         'manager.topologySpread.whenUnsatisfiable=DoNotSchedule',
         'featureGates.SidecarSetPatchPodMetadataDefaultsAllowed=true',
         'featureGates.EnableSortSidecarContainerByName=true',
+        'featureGates.InPlaceWorkloadVerticalScaling=true',
         'image.tag=1.2.3',
       ),
     ]);
@@ -490,6 +495,7 @@ describe('helm template with changed values', () => {
     expect(envOf(c, 'FLOTILLA_NATS_URL')).toBe('nats://nats.example.com:4222');
     expect(envOf(c, 'FLOTILLA_SIDECARSET_PATCH_METADATA_DEFAULTS_ALLOWED')).toBe('true');
     expect(envOf(c, 'FLOTILLA_SIDECARSET_SORT_CONTAINERS_BY_NAME')).toBe('true');
+    expect(envOf(c, 'FLOTILLA_INPLACE_WORKLOAD_VERTICAL_SCALING')).toBe('true');
     // The token reaches the agent from a Secret, never as a literal in the pod spec.
     expect(c.env?.find((e) => e.name === 'FLOTILLA_BOOTSTRAP_TOKEN')?.valueFrom).toEqual({
       secretKeyRef: { name: 'flotilla-agent-bootstrap', key: 'token', optional: true },
