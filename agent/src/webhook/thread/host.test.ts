@@ -152,6 +152,79 @@ describe('serveAdmissions (the thread side, over a MessageChannel)', () => {
   }, 20_000);
 });
 
+describe('deletion protection in the admission thread', () => {
+  it('asks the main thread to count and answers with its count', async () => {
+    const { port1, port2 } = new MessageChannel();
+    const received: FromThread[] = [];
+    port1.on('message', (m: FromThread) => {
+      received.push(m);
+      // The main thread's side: three active pods, no PVC.
+      if (m.type === 'count') {
+        port1.postMessage({
+          type: 'counted',
+          id: m.id,
+          count: m.query.what === 'activePods' ? 3 : 0,
+        } satisfies ToThread);
+      }
+    });
+    const config = {
+      ...defaultWebhookConfig('agents'),
+      host: '127.0.0.1',
+      port: 0,
+      resourcesDeletionProtection: true,
+    };
+    serveAdmissions(port2, { config, logLevel: 'silent', flushMs: 20 }, silent);
+    port1.postMessage({ type: 'tls', id: 1, tls } satisfies ToThread);
+    port1.postMessage({ type: 'listen', id: 2 } satisfies ToThread);
+    await until(() => received.some((m) => m.type === 'reply' && m.id === 2), 'listening');
+    const { port } = received.find((m) => m.type === 'reply' && m.id === 2) as FromThread & { type: 'reply' };
+    const body = await new Promise<string>((resolve, reject) => {
+      const req = https.request(
+        { host: '127.0.0.1', port, path: '/validate-namespace', method: 'POST', ca, agent: false },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (text += c));
+          res.on('end', () => resolve(text));
+        },
+      );
+      req.on('error', reject);
+      req.end(
+        JSON.stringify({
+          apiVersion: 'admission.k8s.io/v1',
+          kind: 'AdmissionReview',
+          request: {
+            uid: 'd-1',
+            operation: 'DELETE',
+            kind: { group: '', version: 'v1', kind: 'Namespace' },
+            resource: { group: '', version: 'v1', resource: 'namespaces' },
+            name: 'team-a',
+            oldObject: { metadata: { name: 'team-a', labels: { 'policy.kruise.io/delete-protection': 'Cascading' } } },
+          },
+        }),
+      );
+    });
+    const { response } = JSON.parse(body) as {
+      response: { allowed: boolean; status?: { code: number; message: string } };
+    };
+    expect(response).toMatchObject({
+      allowed: false,
+      status: {
+        code: 403,
+        message:
+          'forbidden by ResourcesProtectionDeletion for policy.kruise.io/delete-protection=Cascading and active pods 3>0',
+      },
+    });
+    expect(received.filter((m) => m.type === 'count').map((m) => m.type === 'count' && m.query)).toEqual([
+      { what: 'activePods', namespace: 'team-a' },
+      { what: 'boundPvcs', namespace: 'team-a' },
+    ]);
+    port1.postMessage({ type: 'close', id: 3, final: true } satisfies ToThread);
+    await until(() => received.some((m) => m.type === 'reply' && m.id === 3), 'closed');
+    port1.close();
+  }, 20_000);
+});
+
 describe('AdmissionThread (a real worker thread)', () => {
   const threads: AdmissionThread[] = [];
   afterEach(async () => {
