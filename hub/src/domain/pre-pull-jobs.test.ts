@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WORKLOAD_ANNOTATION } from '@flotilla/api';
+import { MANAGED_BY_HUB, MANAGED_BY_LABEL, WORKLOAD_ANNOTATION } from '@flotilla/api';
 import {
   nodeSelectorOf,
   planPrePull,
@@ -25,7 +25,7 @@ const podSpec = {
 const manifest = (spec: Record<string, unknown>) => ({
   apiVersion: 'apps.kruise.io/v1alpha1',
   kind: 'CloneSet',
-  metadata: { name: 'web', namespace: 'shop' },
+  metadata: { name: 'web', namespace: 'shop', labels: { team: 'a' } },
   spec: { replicas: 2, template: { spec } },
 });
 
@@ -41,7 +41,11 @@ describe('pre-pull jobs', () => {
     const first = jobs[0]!;
     expect(first).toMatchObject({
       kind: 'ImagePullJob',
-      metadata: { namespace: 'shop', annotations: { [WORKLOAD_ANNOTATION]: 'r1' } },
+      metadata: {
+        namespace: 'shop',
+        labels: { team: 'a', [MANAGED_BY_LABEL]: MANAGED_BY_HUB },
+        annotations: { [WORKLOAD_ANNOTATION]: 'r1' },
+      },
       spec: {
         image: 'reg/app:2',
         selector: { matchLabels: { pool: 'web' } },

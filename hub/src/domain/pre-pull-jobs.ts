@@ -9,7 +9,7 @@
  * - what a label selector cannot say (several terms, which are ORed; Gt/Lt; matchFields) is left
  *   out, so the job pulls on more nodes than needed, never on fewer.
  * The jobs are owned by the rollout: their desired rows carry the rollout id where a workload's
- * carry the workload id. Pure.
+ * carry the workload id; they carry the workload's labels. Pure.
  */
 import {
   CLUSTER_ANNOTATION,
@@ -87,7 +87,8 @@ export function prePullJobs(src: PrePullSource): Obj[] {
     metadata: {
       name: jobName(typeof meta.name === 'string' ? meta.name : 'workload', src.rolloutId, image),
       namespace: typeof meta.namespace === 'string' ? meta.namespace : 'default',
-      labels: { [MANAGED_BY_LABEL]: MANAGED_BY_HUB },
+      // The workload's labels too: label-scoped agents and operators' selectors see the jobs with it.
+      labels: { ...objAt(meta, 'labels'), [MANAGED_BY_LABEL]: MANAGED_BY_HUB },
       annotations: {
         [WORKLOAD_ANNOTATION]: src.rolloutId,
         [REVISION_ANNOTATION]: String(src.revision),
