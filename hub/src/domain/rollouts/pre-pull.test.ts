@@ -134,6 +134,21 @@ describe('pre-pull of the next wave', () => {
     expect(failed).toBeDefined();
   });
 
+  it('keeps waiting for a cluster the hub cannot judge yet (just started observing)', () => {
+    const f = new Fleet(plan({ maxWaitSeconds: 600 }));
+    f.until(soaking);
+    f.pulls.set('c2', pulled);
+    f.offline.add('c3');
+    const observe = f.observe.bind(f);
+    f.observe = (m) => (m === 'c3' ? { ...observe(m), unsure: true } : observe(m));
+    f.until((x) => x.state.clusters.c1!.phase === 'Succeeded');
+    f.tick();
+    expect(waitOf(f.state, 'c2')).toMatchObject({ reason: 'prePull' });
+    f.observe = observe;
+    f.tick();
+    expect(f.state.waves[1]!.phase).toBe('Progressing');
+  });
+
   it('never waits with maxWaitSeconds 0, yet pulls during the soak', () => {
     const f = new Fleet(plan({ maxWaitSeconds: 0 }));
     f.until((x) => x.state.clusters.c1!.phase === 'Succeeded');

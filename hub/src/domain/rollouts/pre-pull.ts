@@ -49,6 +49,8 @@ function placePrePull(step: PrePullStep, i: number): void {
 /** Why a cluster's pull is over: undefined while it still pulls and can say so. */
 function settledPull(o: ClusterObservation): string | undefined {
   if (o.removed) return 'removed';
+  // A hub that has only just started observing cannot tell offline from not heard yet.
+  if (o.unsure) return undefined;
   if (!o.online) return 'offline';
   if (o.prePull?.state === 'Pulled') return 'pulled';
   if (o.prePull?.state === 'Failed') return `failed: ${o.prePull.message}`;
