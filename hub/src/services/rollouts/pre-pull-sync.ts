@@ -4,7 +4,7 @@
  * desired rows and outbox as workloads, removed by tombstones when the wave starts or the
  * rollout is over. Runs in the caller's transaction, after the desired-state lock.
  */
-import type { Tx } from '../../db/client.js';
+import type { DbOrTx, Tx } from '../../db/client.js';
 import { renderManifest } from '../../domain/manifest.js';
 import { planPrePull, prePullJobs, prePullKey, type PrePullKey } from '../../domain/pre-pull-jobs.js';
 import { prePullClusters } from '../../domain/rollouts/pre-pull.js';
@@ -62,14 +62,15 @@ export async function syncPrePull(
 
 /**
  * Removes the jobs of rollouts that ended outside a scheduler step (an operator's abort, a
- * rollback that replaced them); returns rows changed. Takes the desired-state lock only when
- * there is something to remove.
+ * rollback that replaced them); returns rows changed. Takes the desired-state lock (and reads
+ * again under it) only when there is something to remove.
  */
-export async function sweepEndedPrePulls(desired: DesiredChanges): Promise<number> {
+export async function sweepEndedPrePulls(db: DbOrTx, desired: DesiredChanges): Promise<number> {
+  // Almost every tick finds none: one read, no transaction.
+  if ((await endedWithPrePulls(db)).length === 0) return 0;
   return desired.transaction(async (tx) => {
-    const ids = await endedWithPrePulls(tx);
-    if (ids.length === 0) return 0;
     await desired.lock(tx);
+    const ids = await endedWithPrePulls(tx);
     let changed = 0;
     for (const id of ids) {
       const row = await getRollout(tx, id);

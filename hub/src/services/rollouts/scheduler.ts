@@ -139,7 +139,7 @@ export function createRolloutScheduler(deps: RolloutSchedulerDeps): RolloutSched
     const at = now();
     // Pre-pull jobs of rollouts that ended by an operator's control go first (rarely any); a
     // failure is logged and retried next tick, never holding the steps.
-    await sweepEndedPrePulls(deps.desired).catch((err: unknown) =>
+    await sweepEndedPrePulls(deps.db, deps.desired).catch((err: unknown) =>
       deps.logger.warn({ err }, 'removing pre-pull jobs of ended rollouts failed; retrying next tick'),
     );
     const rows = await activeRollouts(deps.db);
