@@ -36,6 +36,8 @@ export interface NodeDaemons {
   registry: Registry;
   /** Nodes with a daemon, per cluster. */
   nodes: Map<string, string[]>;
+  /** The containerd of one node, to see what it really pulled. */
+  containerd(cluster: string, node: string): Containerd;
   stop(): Promise<void>;
 }
 
@@ -54,6 +56,7 @@ export async function startNodeDaemons(o: { dir: string; clusters: DaemonCluster
   mkdirSync(o.dir, { recursive: true });
   const registry = await startRegistry({ dir: path.join(o.dir, 'registry'), name: 'fleet-registry' });
   const started: NodeProcesses[] = [];
+  const byNode = new Map<string, Containerd>();
   const stop = async (): Promise<void> => {
     await Promise.all(started.map(async (n) => n.daemon?.stop().catch(() => undefined)));
     await Promise.all(started.map((n) => n.containerd.stop().catch(() => undefined)));
@@ -68,10 +71,16 @@ export async function startNodeDaemons(o: { dir: string; clusters: DaemonCluster
       });
       const entry: NodeProcesses = { containerd };
       started.push(entry);
+      byNode.set(`${c.name}/${node}`, containerd);
       entry.daemon = await startDaemon(o.dir, c, node, containerd.socket);
     };
     await Promise.all(o.clusters.flatMap((c) => c.nodeNames.map((n) => startNode(c, n))));
-    return { registry, nodes: new Map(o.clusters.map((c) => [c.name, c.nodeNames])), stop };
+    const containerd = (cluster: string, node: string): Containerd => {
+      const found = byNode.get(`${cluster}/${node}`);
+      if (!found) throw new Error(`no node daemon on ${cluster}/${node}`);
+      return found;
+    };
+    return { registry, nodes: new Map(o.clusters.map((c) => [c.name, c.nodeNames])), containerd, stop };
   } catch (err) {
     await stop();
     throw err;
