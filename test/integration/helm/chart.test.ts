@@ -80,7 +80,7 @@ describe('helm package', () => {
       await helmOk(['package', chartDir, '--destination', out]);
       const tgz = path.join(out, 'flotilla-agent-0.1.0.tgz');
       const ms = parseManifests(await helmOk(['template', 'flotilla-agent', tgz, ...REQUIRED]));
-      expect(all(ms, 'CustomResourceDefinition')).toHaveLength(4);
+      expect(all(ms, 'CustomResourceDefinition')).toHaveLength(5);
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
@@ -550,7 +550,7 @@ describe('helm template with changed values', () => {
     expect(all(unmanaged, 'CustomResourceDefinition')).toEqual([]);
     const deletable = await render([...REQUIRED, ...set('crds.keep=false')]);
     const crds = all(deletable, 'CustomResourceDefinition');
-    expect(crds).toHaveLength(4);
+    expect(crds).toHaveLength(5);
     for (const crd of crds) expect(crd.metadata.annotations?.['helm.sh/resource-policy']).toBeUndefined();
   });
 
