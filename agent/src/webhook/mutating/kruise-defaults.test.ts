@@ -67,3 +67,25 @@ describe('SidecarSet defaulting at v1beta1', () => {
     expect(paths.filter((p) => /namespace|customVersion|labels/.test(p))).toEqual([]);
   });
 });
+
+describe('BroadcastJob defaulting at v1beta1', () => {
+  it('patches in OpenKruise’s defaults: Always, no parallelism limit, FailFast', async () => {
+    const decision = await kruiseDefaultingHandler('BroadcastJob')({
+      ...request('CREATE', {
+        apiVersion: 'apps.kruise.io/v1beta1',
+        kind: 'BroadcastJob',
+        metadata: { name: 'bcj', namespace: 'ns' },
+        spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'm', image: 'busybox' }] } } },
+      }),
+      kind: { group: 'apps.kruise.io', version: 'v1beta1', kind: 'BroadcastJob' },
+      resource: { group: 'apps.kruise.io', version: 'v1beta1', resource: 'broadcastjobs' },
+    });
+    const patch = decision.allowed ? (decision.patch ?? []) : [];
+    const added = Object.fromEntries(patch.map((op) => [op.path, (op as { value?: unknown }).value]));
+    expect(added).toMatchObject({
+      '/spec/completionPolicy': { type: 'Always' },
+      '/spec/parallelism': 2147483647,
+      '/spec/failurePolicy': { type: 'FailFast' },
+    });
+  });
+});
