@@ -191,6 +191,14 @@ describe('pre-pull of the next wave, on real containerd', () => {
     );
     expect(done.status).toMatchObject({ desired: 1, succeeded: 1, failed: 0 });
     expect(await daemons.containerd(b, node).listImages()).toContain(v2);
+    const key = v2.slice(0, v2.lastIndexOf(':'));
+    const nodeImage = (await kb.custom.getClusterCustomObject({ ...customResource('NodeImage'), name: node })) as {
+      status?: { imageStatuses?: Record<string, { tags: { tag: string; phase: string; imageID?: string }[] }> };
+    };
+    expect(nodeImage.status?.imageStatuses?.[key]?.tags.find((t) => t.tag === 'v2')).toMatchObject({
+      phase: 'Succeeded',
+      imageID: `${key}@${images[1]!.configDigest}`,
+    });
 
     // B started once the pull was over (waiting for it if the soak was shorter), not before.
     const started = await eventually(
