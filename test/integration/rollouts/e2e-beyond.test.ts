@@ -7,7 +7,9 @@
  * - revision skew and "why is it stuck" mid-rollout, from the agents' own reports;
  * - a maintenance window that keeps one cluster waiting while the others of its wave proceed;
  * - a staged rollback that returns the clusters in reverse wave order;
- * - a dependency that holds a cluster until the workload it depends on is healthy there.
+ * - a dependency that holds a cluster until the workload it depends on is healthy there;
+ * - metric analysis on every wave against a real Prometheus scraping one test exporter per
+ *   cluster: passing, failing (the canary rolls back) and inconclusive (paused, saying why).
  * Rings: c1 is the canary (ring 0), c2 and c3 ring 1, c4 ring 2. The scenarios run one after the
  * other (a window is a property of the cluster, shared by every workload).
  */
@@ -16,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Rollout, RolloutPreview } from '@flotilla/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startExporter, startPrometheus, type Exporter, type Prometheus } from '@flotilla/test';
 import { startFleet, type Fleet } from '../../fleet/fleet.js';
 import {
   cloneSetReader,
@@ -272,4 +275,85 @@ describe('fleet rollouts beyond the anchors, with real agents', () => {
       settledAt(await readers.get(held)!(ns, 'deps-app'), V2, REPLICAS),
     );
   });
+
+  it('metric analysis on every wave: passing goes on, failing rolls back, inconclusive pauses saying why', async () => {
+    const metric = 'flotilla_test_error_ratio';
+    const exporters: Exporter[] = [];
+    let prom: Prometheus | undefined;
+    try {
+      for (const _ of names) {
+        const e = await startExporter();
+        e.set(metric, 0.01);
+        exporters.push(e);
+      }
+      prom = await startPrometheus({
+        dir: mkdtempSync(path.join(os.tmpdir(), 'flotilla-beyond-prometheus-')),
+        targets: names.map((n, i) => ({ target: exporters[i]!.host, labels: { cluster: n } })),
+      });
+      for (const n of names) await fleet.api('PUT', `/clusters/${n}/prometheus`, { url: prom.url });
+      const ratio = async (i: number, value: number) => {
+        exporters[i]!.set(metric, value);
+        await prom!.waitForValue(`${metric}{cluster="${names[i]}"}`, value);
+      };
+      const analysis = {
+        queries: [
+          {
+            name: 'errors',
+            query: `max(${metric}{cluster="{{cluster}}"})`,
+            successCondition: 'result < 0.05',
+            failureCondition: 'result >= 0.1',
+          },
+        ],
+        intervalSeconds: 1,
+        count: 2,
+      };
+      const analysed = (extra: Record<string, unknown> = {}) => {
+        const s = threeWaves(extra);
+        for (const w of s.waves) Object.assign(w, { soakSeconds: 1, analysis });
+        return s;
+      };
+
+      // Passing: every cluster measured twice at 0.01, each wave after the last one's analysis.
+      const pass = await deploy('an-pass');
+      const passed = await done((await startRollout(fleet, pass, analysed())).id);
+      expect(passed.phase, story(passed)).toBe('Succeeded');
+      for (const c of passed.clusters) {
+        expect(c.analysis, c.name).toMatchObject({ verdict: 'Passed', measurements: 2, results: [{ value: 0.01 }] });
+      }
+
+      // Failing: the canary's error ratio is high; its zero budget rolls the rollout back.
+      await ratio(0, 0.3);
+      const fail = await deploy('an-fail');
+      const failed = await done((await startRollout(fleet, fail, analysed({ onFailure: 'Rollback' }))).id);
+      expect(failed.phase, story(failed)).toBe('RolledBack');
+      expect(byName(failed)[names[0]!]).toMatchObject({
+        phase: 'RolledBack',
+        analysis: { verdict: 'Failed', results: [{ value: 0.3, outcome: 'Failed' }] },
+      });
+      expect(byName(failed)[names[1]!]!.phase).toBe('Pending');
+      await eventually(`${names[0]} back at ${V1}`, async () =>
+        settledAt(await readers.get(names[0]!)!(ns, 'an-fail'), V1, REPLICAS),
+      );
+
+      // Inconclusive: between the conditions on a ring-1 cluster; paused naming it; fixed, resumed.
+      await ratio(0, 0.01);
+      await ratio(1, 0.07);
+      const unsure = await deploy('an-unsure');
+      const r0 = await startRollout(fleet, unsure, analysed());
+      const paused = await waitRollout(r0.id, 'paused on an inconclusive analysis', (r) => r.phase === 'Paused');
+      expect(paused.message).toBe(
+        `cluster ${names[1]}: analysis inconclusive (errors: neither condition holds (0.07)); resume to measure again`,
+      );
+      expect(byName(paused)[names[0]!]!.phase).toBe('Succeeded');
+      await ratio(1, 0.01);
+      await fleet.api('POST', `/rollouts/${r0.id}/resume`, {});
+      const resumed = await done(r0.id);
+      expect(resumed.phase, story(resumed)).toBe('Succeeded');
+      expect(byName(resumed)[names[1]!]!.analysis).toMatchObject({ attempt: 2, verdict: 'Passed' });
+    } finally {
+      for (const n of names) await fleet.api('PUT', `/clusters/${n}/prometheus`, { url: null }).catch(() => undefined);
+      await prom?.stop();
+      for (const e of exporters) await e.stop();
+    }
+  }, 240_000);
 });
