@@ -9,17 +9,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { startCluster, type Cluster } from '@flotilla/test';
-import { CRD_DEFINITIONS, LABEL_SIDECARSET_CUSTOM_VERSION } from '@flotilla/api';
+import { CRD_DEFINITIONS, LABEL_SIDECARSET_CUSTOM_VERSION, storageVersionOf } from '@flotilla/api';
 import {
   createKubeRest,
   EventRecorder,
+  HealthServer,
   kubeEventSink,
+  kubeListWatcher,
+  Manager,
   PatchType,
+  Resources,
+  RuntimeMetrics,
   type KubeRest,
 } from '../../../agent/src/runtime/index.js';
+import { sidecarSetInformer } from '../../../agent/src/kube/sidecarset-informer.js';
 import { migrateStorage, promMigrationMetrics } from '../../../agent/src/runtime/storage-migration/migrate.js';
 import { loadCrds } from '../helpers/crds.js';
 import { eventually } from '../helpers/kube.js';
+import { freePort } from '../webhook/support.js';
 
 type Json = Record<string, unknown>;
 type Crd = ReturnType<typeof loadCrds>[number];
@@ -132,6 +139,49 @@ describe('storage migration after our CRDs are applied over v1alpha1-stored obje
     expect(await storedVersions('clonesets.apps.kruise.io')).toEqual(['v1alpha1']);
   });
 
+  it('an unreachable conversion webhook fails SidecarSet reads only; readiness names the kind', async () => {
+    const sidecarSets = loadCrds().find((c) => c.spec.names.plural === 'sidecarsets')!;
+    const broken = structuredClone(sidecarSets);
+    broken.spec.conversion!.webhook!.clientConfig!.url = `https://127.0.0.1:${await freePort()}/convert`;
+    await apply(broken);
+    const health = new HealthServer({ port: 0, host: '127.0.0.1', registry: new Registry(), logger });
+    const manager = new Manager({
+      logger,
+      metrics: new RuntimeMetrics(new Registry()),
+      listWatcherFor: (resource, options) => kubeListWatcher(own.kubeConfig(), rest, resource, options),
+      health,
+    });
+    const ss = sidecarSetInformer(manager);
+    const jobs = manager.informer({ resource: Resources.imagePullJobs });
+    const running = manager.start().catch(() => undefined);
+    try {
+      const readyz = async (): Promise<string> => {
+        const res = await fetch(`http://127.0.0.1:${manager.healthPort()}/readyz?verbose`);
+        return `${res.status} ${await res.text()}`;
+      };
+      // SidecarSets stored at v1alpha1 are read at v1beta1: the apiserver must call the webhook.
+      const failing = await eventually('readiness naming SidecarSet', async () => {
+        const body = await readyz();
+        return body.includes('[-]conversion failed: cannot read SidecarSet (its conversion webhook failed:') && body;
+      });
+      expect(failing).toMatch(/^503 /);
+      expect(failing).toContain('connection refused');
+      // Other kinds still read, ImagePullJobs (stored at v1alpha1 too, converted without a webhook) among them.
+      await eventually('ImagePullJobs read', () =>
+        Promise.resolve(jobs.hasSynced() && jobs.get('default', 'warm') !== undefined),
+      );
+      expect(ss.hasSynced()).toBe(false);
+      // The webhook answers again: SidecarSets read and the check passes.
+      await apply(sidecarSets);
+      await eventually('SidecarSets read', () => Promise.resolve(ss.hasSynced()), 60_000);
+      expect(ss.list().map((o) => o.metadata?.name)).toEqual(['mesh']);
+      expect(await readyz()).toContain('[+]conversion ok');
+    } finally {
+      await manager.stop('test done');
+      await running;
+    }
+  });
+
   it('rewrites every object at v1beta1, trims storedVersions, and leaves an event and counts per kind', async () => {
     const d = deps();
     expect(await migrateStorage(d)).toBe(true);
@@ -155,7 +205,9 @@ describe('storage migration after our CRDs are applied over v1alpha1-stored obje
         query: { fieldSelector: 'reason=StorageVersionMigrated' },
       });
       const names = events.items.map((e) => e.involvedObject.name).sort();
-      return names.length === 3 ? names : undefined;
+      // One per CRD stored at v1beta1 (earlierCrd stored every one at v1alpha1), objects or not.
+      const migrated = CRD_DEFINITIONS.filter((d) => storageVersionOf(d) !== 'v1alpha1').length;
+      return names.length === migrated ? names : undefined;
     });
   });
 
