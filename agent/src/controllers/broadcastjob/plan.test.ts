@@ -41,6 +41,8 @@ describe('pods of a BroadcastJob', () => {
     const p = podForNode(job(), 'node-7');
     expect(p.metadata?.labels).toEqual({ 'broadcastjob-name': 'bcj', 'broadcastjob-controller-uid': 'uid-1' });
     expect(p.metadata?.generateName).toBe('bcj-');
+    const held = job({ template: { metadata: { finalizers: ['x.io/hold'] }, spec: { containers: [] } } });
+    expect(podForNode(held, 'n').metadata?.finalizers).toEqual(['x.io/hold']);
     expect(p.metadata?.ownerReferences).toEqual([
       {
         apiVersion: 'apps.kruise.io/v1beta1',

@@ -1,9 +1,9 @@
 /**
- * The pod a BroadcastJob runs on one node (createPod in OpenKruise's controller): the template
- * with the job's two labels, a controller reference at v1beta1 (OpenKruise v1.9's controller
- * version), and pinned to the node by a required node affinity on metadata.name, which replaces
- * the template's required terms (the node was checked against them) and leaves the scheduler to
- * bind it. Pure.
+ * The pod a BroadcastJob runs on one node (createPod in OpenKruise's controller): the template's
+ * metadata (labels, annotations, finalizers) with the job's two labels, a controller reference at
+ * v1beta1 (OpenKruise v1.9's controller version), and pinned to the node by a required node
+ * affinity on metadata.name, which replaces the template's required terms (the node was checked
+ * against them) and leaves the scheduler to bind it. Pure.
  */
 import {
   KRUISE_V1BETA1_API_VERSION,
@@ -34,6 +34,7 @@ export function podForNode(job: BroadcastJob, nodeName: string): MutablePod {
     nodeAffinity: { ...nodeAffinity, requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [pinned] } },
   };
   const meta = template.metadata ?? {};
+  const { finalizers } = meta as { finalizers?: string[] };
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -42,6 +43,7 @@ export function podForNode(job: BroadcastJob, nodeName: string): MutablePod {
       namespace: job.metadata?.namespace,
       labels: { ...meta.labels, ...jobPodLabels(job) },
       ...(meta.annotations ? { annotations: meta.annotations } : {}),
+      ...(finalizers ? { finalizers } : {}),
       ownerReferences: [
         {
           apiVersion: KRUISE_V1BETA1_API_VERSION,
