@@ -146,6 +146,8 @@ describe('pre-pull of the next wave, on real containerd', () => {
       node,
     ]);
     expect((await fleet.api<{ revision: number }>('PUT', `/workloads/${id}`, template(v2))).revision).toBe(2);
+    // kwok plays the pods and pulls nothing: v2 reaches the node only through the pre-pull.
+    expect(await daemons.containerd(b, node).listImages()).not.toContain(v2);
 
     const r0 = await startRollout(fleet, id, {
       waves: [
