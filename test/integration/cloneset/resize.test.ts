@@ -72,6 +72,9 @@ function finished(ns: string, replicas: number): Promise<CloneSet> {
   );
 }
 
+/** Condition times have second precision: a transition after this one shows a later time. */
+const nextSecond = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1100));
+
 const uids = (pods: Pod[]): string[] => pods.map((p) => p.metadata.uid!).sort();
 const byUid = (pods: Pod[]): Map<string, Pod> => new Map(pods.map((p) => [p.metadata.uid!, p]));
 const statusOf = (p: Pod) => p.status!.containerStatuses!.find((s) => s.name === 'main')!;
@@ -84,6 +87,7 @@ describe('CloneSet in-place resource resize', () => {
     await createCloneSet(e, ns, sized(2, main(SMALL)));
     await finished(ns, 2);
     const before = byUid(await livePods(e, ns, 'web'));
+    await nextSecond();
 
     await setContainer(ns, main(LARGE));
     const cs = await finished(ns, 2);
@@ -118,6 +122,7 @@ describe('CloneSet in-place resource resize', () => {
     await createCloneSet(e, ns, sized(1, main(SMALL, policy)));
     await finished(ns, 1);
     const [before] = await livePods(e, ns, 'web');
+    await nextSecond();
 
     await setContainer(ns, main(LARGE, policy));
     await finished(ns, 1);
