@@ -2,23 +2,23 @@
 // instrument: runs alternate kruise-manager as shipped, kruise-manager with a raised client rate
 // limit, and the agent, each on a fresh cluster (run.ts), for a number of rounds. Prints medians
 // and ratios, and writes test/bench/results/kruise.json with every run.
-// Run: npm run bench:kruise -- --kruise-manager=<binary> --kruise-src=<source tree>
-//      [--rounds=3] [--pods=400] [--idle-seconds=30] [--subjects=kruise,kruise-qps1000,flotilla]
-//      [--out=<file>] [--keep-env]
-// (KRUISE_MANAGER and KRUISE_SRC instead of the two flags.)
+// Run: npm run bench:kruise -- [--rounds=3] [--pods=400] [--idle-seconds=30]
+//      [--subjects=kruise,kruise-qps1000,flotilla] [--out=<file>] [--keep-env]
+// kruise-manager is the one `build-tools.sh kruise` builds (and caches) at the pinned version;
+// --kruise-manager=<binary> --kruise-src=<source tree> (or KRUISE_MANAGER and KRUISE_SRC) override it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { agentImageRuntime } from '../agent-image.js';
 import { agentCommand } from '../cloneset/measure.js';
-import { checkKruiseDist, type KruiseDist } from './kruise-manager.js';
+import { ensureKruise, readVersions } from '../../env/src/index.js';
+import { checkKruiseDist, givenKruiseDist, kruiseStep, type KruiseDist } from './kruise-manager.js';
 import { RAISED_QPS, runOnce, type RunRecord } from './run.js';
 import { medians, ratios, schedule, SUBJECTS, type Subject } from './summary.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../../..');
-const KRUISE_VERSION = 'v1.9.0';
 
 const option = (name: string): string | undefined =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -50,16 +50,21 @@ const out = path.resolve(option('out') ?? path.join(root, 'test/bench/results/kr
 const keepEnv = process.argv.includes('--keep-env');
 const log = (msg: string): void => void process.stderr.write(`[bench:kruise] ${msg}\n`);
 
-let kruise: (KruiseDist & { sha256: string }) | undefined;
+const KRUISE_VERSION = readVersions().KRUISE_VERSION;
+let kruise: (KruiseDist & { sha256: string; from: string }) | undefined;
 if (chosen.some((s) => s !== 'flotilla')) {
-  const binary = option('kruise-manager') ?? process.env.KRUISE_MANAGER;
-  const source = option('kruise-src') ?? process.env.KRUISE_SRC;
-  if (!binary || !source) {
-    throw new Error(
-      `kruise-manager ${KRUISE_VERSION}: --kruise-manager=<binary> and --kruise-src=<its source tree> (or KRUISE_MANAGER and KRUISE_SRC) are required; see test/bench/kruise/README.md`,
-    );
-  }
-  kruise = { binary: path.resolve(binary), source: path.resolve(source), ...checkKruiseDist({ binary, source }) };
+  const given = givenKruiseDist(
+    option('kruise-manager') ?? process.env.KRUISE_MANAGER,
+    option('kruise-src') ?? process.env.KRUISE_SRC,
+  );
+  const dist =
+    given ??
+    (await kruiseStep(`building ${KRUISE_VERSION} (bash test/env/build-tools.sh kruise)`, () => {
+      const tool = ensureKruise();
+      return { binary: tool.binary, source: tool.manifests };
+    }));
+  const from = given ? '--kruise-manager / --kruise-src' : 'build-tools.sh kruise (module proxy, pinned h1 hashes)';
+  kruise = { ...dist, from, ...checkKruiseDist(dist) };
 }
 
 const agent = agentCommand(root);
@@ -79,7 +84,7 @@ function result(): unknown {
       'kruise-qps1000': `the same with --rest-config-qps=${RAISED_QPS.qps} --rest-config-burst=${RAISED_QPS.burst}`,
       flotilla: `agent manager, every component (webhook in URL mode); ${agent.runtime}; ${[...image.nodeFlags, ...Object.entries(image.env).map(([k, v]) => `${k}=${v}`)].join(' ')}`,
     },
-    kruiseManager: kruise && { version: KRUISE_VERSION, binarySha256: kruise.sha256 },
+    kruiseManager: kruise && { version: KRUISE_VERSION, from: kruise.from, binarySha256: kruise.sha256 },
     medians: m,
     /** Against kruise with the raised rate limit. Speed: its time ÷ ours; memory and CPU: ours ÷ its. */
     ratios: ratios(m),

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkKruiseDist, webhookConfigurations } from './kruise-manager.js';
+import { kruiseTool, readVersions } from '../../env/src/index.js';
+import { checkKruiseDist, givenKruiseDist, webhookConfigurations } from './kruise-manager.js';
 
 const source = mkdtempSync(path.join(os.tmpdir(), 'kruise-src-'));
 afterAll(() => rmSync(source, { recursive: true, force: true }));
@@ -91,13 +92,56 @@ describe('checkKruiseDist', () => {
     );
   });
 
-  it('names the missing part of the source tree', () => {
+  it('names the missing manifests folder', () => {
     const binary = path.join(source, 'kruise-manager');
     writeFileSync(binary, 'binary');
     expect(() => checkKruiseDist({ binary, source })).toThrow(
-      `finding the source tree failed: ${path.join(source, 'config/crd/bases')} does not exist`,
+      `finding its manifests failed: ${path.join(source, 'config/crd/bases')} does not exist`,
     );
     mkdirSync(path.join(source, 'config/crd/bases'), { recursive: true });
     expect(checkKruiseDist({ binary, source }).sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe('givenKruiseDist', () => {
+  it('means the built one when neither flag is given', () => {
+    expect(givenKruiseDist(undefined, undefined)).toBeUndefined();
+    expect(givenKruiseDist('', '')).toBeUndefined();
+  });
+
+  it('takes both as absolute paths', () => {
+    expect(givenKruiseDist('bin/kruise-manager', '/src/kruise')).toEqual({
+      binary: path.resolve('bin/kruise-manager'),
+      source: '/src/kruise',
+    });
+  });
+
+  it('refuses one without the other, naming the one given', () => {
+    expect(() => givenKruiseDist('/bin/kruise-manager', undefined)).toThrow(/go together; got only --kruise-manager/);
+    expect(() => givenKruiseDist(undefined, '/src/kruise')).toThrow(/go together; got only --kruise-src/);
+  });
+});
+
+describe('kruiseTool', () => {
+  it('reads the pinned version and both h1 hashes whole from versions.env', () => {
+    const v = readVersions();
+    expect(v.KRUISE_VERSION).toMatch(/^v\d+\.\d+\.\d+$/);
+    expect(v.KRUISE_SUM).toMatch(/^h1:[A-Za-z0-9+/]{43}=$/);
+    expect(v.KRUISE_GOMOD_SUM).toMatch(/^h1:[A-Za-z0-9+/]{43}=$/);
+  });
+
+  it('lays the binary and the manifests out in a folder keyed by version, as build-tools.sh does', () => {
+    const saved = process.env.FLOTILLA_TOOLS_DIR;
+    process.env.FLOTILLA_TOOLS_DIR = '/cache/tools';
+    try {
+      expect(kruiseTool({ ...readVersions(), KRUISE_VERSION: 'v9.8.7' })).toEqual({
+        version: 'v9.8.7',
+        binary: '/cache/tools/kruise-v9.8.7/bin/kruise-manager',
+        manifests: '/cache/tools/kruise-v9.8.7',
+      });
+    } finally {
+      if (saved === undefined) delete process.env.FLOTILLA_TOOLS_DIR;
+      else process.env.FLOTILLA_TOOLS_DIR = saved;
+    }
   });
 });

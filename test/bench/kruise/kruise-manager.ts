@@ -16,8 +16,25 @@ export const KRUISE_NAMESPACE = 'kruise-system';
 export interface KruiseDist {
   /** The kruise-manager binary (the module's root `main` package). */
   binary: string;
-  /** The source tree of the same version: config/crd/bases and config/webhook are read from it. */
+  /**
+   * A folder with the same version's config/crd/bases and config/webhook: the source tree, or
+   * the tool folder build-tools.sh copies them into.
+   */
   source: string;
+}
+
+/**
+ * The kruise-manager the bench was pointed at (--kruise-manager and --kruise-src, or
+ * KRUISE_MANAGER and KRUISE_SRC): both, or neither for the one build-tools.sh builds.
+ */
+export function givenKruiseDist(binary: string | undefined, source: string | undefined): KruiseDist | undefined {
+  if (!binary && !source) return undefined;
+  if (!binary || !source) {
+    throw new Error(
+      `kruise-manager: --kruise-manager=<binary> and --kruise-src=<its source tree> (or KRUISE_MANAGER and KRUISE_SRC) go together; got only ${binary ? '--kruise-manager' : '--kruise-src'} (give neither to use the one build-tools.sh builds)`,
+    );
+  }
+  return { binary: path.resolve(binary), source: path.resolve(source) };
 }
 
 /** A step of bringing kruise-manager up that failed, named so the bench's error says which. */
@@ -41,7 +58,7 @@ export function checkKruiseDist(dist: KruiseDist): { sha256: string } {
   if (!existsSync(dist.binary)) throw new KruiseStepError('finding the binary', `${dist.binary} does not exist`);
   for (const dir of ['config/crd/bases', 'config/webhook']) {
     if (!existsSync(path.join(dist.source, dir)))
-      throw new KruiseStepError('finding the source tree', `${path.join(dist.source, dir)} does not exist`);
+      throw new KruiseStepError('finding its manifests', `${path.join(dist.source, dir)} does not exist`);
   }
   return { sha256: createHash('sha256').update(readFileSync(dist.binary)).digest('hex') };
 }

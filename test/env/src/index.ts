@@ -23,7 +23,17 @@ export { startProcess, stopAll, waitFor, readLogTail, type ManagedProcess } from
 export { freePort, assertPortFree } from './ports.js';
 export { startBalancer, type Balancer } from './balancer.js';
 export { readRssBytes } from './memory.js';
-export { toolPath, hasTool, toolsDir, readVersions, criApiProto, type ToolName } from './tools.js';
+export {
+  toolPath,
+  hasTool,
+  toolsDir,
+  readVersions,
+  criApiProto,
+  kruiseTool,
+  ensureKruise,
+  type ToolName,
+  type KruiseTool,
+} from './tools.js';
 export { run } from './exec.js';
 export { startContainerd, type Containerd, type ContainerdOptions } from './containerd.js';
 export { startRegistry, pushTinyImage, type Registry, type RegistryAuth, type PushedImage } from './registry.js';

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
@@ -14,6 +15,10 @@ export interface ToolVersions {
   HELM_VERSION: string;
   NATS_SERVER_VERSION: string;
   CRI_API_VERSION: string;
+  /** kruise-manager for bench:kruise; KRUISE_SUM and KRUISE_GOMOD_SUM are its pinned h1 hashes. */
+  KRUISE_VERSION: string;
+  KRUISE_SUM: string;
+  KRUISE_GOMOD_SUM: string;
 }
 
 export function readVersions(file = path.join(envDir, 'versions.env')): ToolVersions {
@@ -82,4 +87,41 @@ export function hasTool(name: ToolName): boolean {
 /** The CRI api.proto fetched by build-tools.sh (k8s.io/cri-api). */
 export function criApiProto(versions = readVersions()): string {
   return path.join(toolsDir(), `cri-api-${versions.CRI_API_VERSION}`, 'api.proto');
+}
+
+/**
+ * kruise-manager for bench:kruise, as `build-tools.sh kruise` lays it out: the binary, and beside
+ * it the module's config/crd/bases and config/webhook (`manifests` is their parent folder).
+ */
+export interface KruiseTool {
+  version: string;
+  binary: string;
+  manifests: string;
+}
+
+export function kruiseTool(versions = readVersions()): KruiseTool {
+  const dir = path.join(toolsDir(), `kruise-${versions.KRUISE_VERSION}`);
+  return { version: versions.KRUISE_VERSION, binary: path.join(dir, 'bin', 'kruise-manager'), manifests: dir };
+}
+
+/**
+ * Builds kruise-manager unless it is cached (build-tools.sh checks in a moment) and returns where
+ * it is. The build is not part of `npm run tools`: only bench:kruise needs it. Its output goes to
+ * stderr, where the failing step is named.
+ */
+export function ensureKruise(): KruiseTool {
+  const script = path.join(envDir, 'build-tools.sh');
+  const built = spawnSync('bash', [script, 'kruise'], { stdio: ['ignore', 'inherit', 'inherit'] });
+  if (built.status !== 0) {
+    const how = built.error ? built.error.message : `exit ${String(built.status ?? built.signal)}`;
+    throw new HarnessError(
+      'COMMAND_FAILED',
+      'kruise-manager',
+      `bash ${script} kruise failed (${how}); see its log above`,
+    );
+  }
+  const tool = kruiseTool();
+  if (!existsSync(tool.binary))
+    throw new HarnessError('TOOL_MISSING', 'kruise-manager', `build-tools.sh kruise left no binary at ${tool.binary}`);
+  return tool;
 }
