@@ -101,15 +101,23 @@ async function deploy(name: string, overrides?: Record<string, unknown>): Promis
 }
 
 async function waitRollout(id: string, what: string, pred: (r: Rollout) => boolean, timeoutMs = 120_000) {
-  return eventually(
-    what,
-    async () => {
-      const r = await fleet.rollout(id);
-      return pred(r) ? r : undefined;
-    },
-    timeoutMs,
-    150,
-  );
+  let seen: Rollout | undefined;
+  try {
+    return await eventually(
+      what,
+      async () => {
+        seen = await fleet.rollout(id);
+        return pred(seen) ? seen : undefined;
+      },
+      timeoutMs,
+      150,
+    );
+  } catch (err) {
+    // Where it stood is what explains a timeout.
+    throw new Error(`${(err as Error).message}; last seen ${seen?.phase}: ${seen ? story(seen) : '-'}`, {
+      cause: err,
+    });
+  }
 }
 
 const done = (id: string): Promise<Rollout> =>
@@ -290,6 +298,8 @@ describe('fleet rollouts beyond the anchors, with real agents', () => {
         dir: mkdtempSync(path.join(os.tmpdir(), 'flotilla-beyond-prometheus-')),
         targets: names.map((n, i) => ({ target: exporters[i]!.host, labels: { cluster: n } })),
       });
+      // Every cluster's series scraped before the first measurement: an empty answer is inconclusive.
+      for (const n of names) await prom.waitForValue(`${metric}{cluster="${n}"}`, 0.01);
       for (const n of names) await fleet.api('PUT', `/clusters/${n}/prometheus`, { url: prom.url });
       const ratio = async (i: number, value: number) => {
         exporters[i]!.set(metric, value);
