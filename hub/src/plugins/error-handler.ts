@@ -47,7 +47,29 @@ function codeForStatus(status: number): HubErrorCode {
   return status >= 500 ? 'HUB_ERR_INTERNAL' : 'HUB_ERR_INVALID';
 }
 
+/** pg-pool's message when no connection came free within its connectionTimeoutMillis. */
+const POOL_TIMEOUT = 'timeout exceeded when trying to connect';
+
+/**
+ * True when the error (or one it wraps: drizzle wraps the driver's) is the database pool having
+ * no connection to hand out in time: the hub is busy, not broken, and the request can be retried.
+ */
+export function isDatabaseBusy(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e.message.includes(POOL_TIMEOUT)) return true;
+  }
+  return false;
+}
+
+/** Retry-After of a request refused because the database pool was exhausted. */
+const BUSY_RETRY_AFTER_SECONDS = 1;
+
 export function handleError(err: FastifyError | HubError, request: FastifyRequest, reply: FastifyReply): void {
+  if (isDatabaseBusy(err)) {
+    request.log.warn({ err: err.message }, 'database pool exhausted; refused with 503');
+    void reply.header('retry-after', String(BUSY_RETRY_AFTER_SECONDS));
+    return send(reply, 503, 'HUB_ERR_UNAVAILABLE', 'the hub is busy; retry shortly');
+  }
   if (err instanceof HubError) {
     if (err.statusCode >= 500) request.log.error({ err }, 'request failed');
     if (err.retryAfterSeconds !== undefined) void reply.header('retry-after', String(err.retryAfterSeconds));
