@@ -68,14 +68,22 @@ function receipt(name: string, revision: number, at: number): void {
   }, 20);
 }
 
+/** A POST as the agent makes it: a 503 (the hub busy) is retried after its Retry-After. */
 async function post<T>(url: string, token: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  if (res.status >= 300) throw new Error(`POST ${url}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+    if (res.status === 503 && attempt < 20) {
+      await res.body?.cancel();
+      await sleep(Number(res.headers.get('retry-after') ?? 1) * 1000);
+      continue;
+    }
+    if (res.status >= 300) throw new Error(`POST ${url}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as T;
+  }
 }
 
 /** Register with a fresh key → accepted → signed claim: the credentials the real agent stores. */
