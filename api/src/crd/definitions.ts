@@ -6,6 +6,7 @@
 import type { TSchema } from 'typebox';
 import { BroadcastJobSchema } from '../kruise/broadcastjob/schema.js';
 import { CloneSetSchema } from '../kruise/cloneset/schema.js';
+import { ContainerRecreateRequestSchema } from '../kruise/containerrecreaterequest/schema.js';
 import { KRUISE_GROUP, KRUISE_V1BETA1, KRUISE_VERSION, KruiseKind, type KruiseKindName } from '../kruise/constants.js';
 import { ImagePullJobSchema } from '../kruise/imagepulljob/schema.js';
 import { NodeImageSchema, NodeImageV1beta1Schema } from '../kruise/nodeimage/schema.js';
@@ -246,6 +247,101 @@ export const BROADCASTJOB_CRD: CrdDefinition = {
   description: 'BroadcastJob runs a pod to completion on every node it fits on.',
 };
 
+const CRR_COLUMNS: readonly PrinterColumn[] = [
+  { name: 'PHASE', type: 'string', jsonPath: '.status.phase', description: 'Phase of this ContainerRecreateRequest.' },
+  { name: 'POD', type: 'string', jsonPath: '.spec.podName', description: 'Pod name of this ContainerRecreateRequest.' },
+  {
+    name: 'NODE',
+    type: 'string',
+    jsonPath: '.metadata.labels.crr\\.apps\\.kruise\\.io/node-name',
+    description: 'Pod name of this ContainerRecreateRequest.',
+  },
+  AGE,
+];
+
+/** v1alpha1 only, as v1.9 serves it. */
+export const CRR_CRD: CrdDefinition = {
+  group: KRUISE_GROUP,
+  versions: v1alpha1Only(ContainerRecreateRequestSchema, CRR_COLUMNS),
+  conversion: 'None',
+  kind: KruiseKind.ContainerRecreateRequest,
+  plural: 'containerrecreaterequests',
+  singular: 'containerrecreaterequest',
+  shortNames: ['crr'],
+  scope: 'Namespaced',
+  description: 'ContainerRecreateRequest asks the node daemon to recreate containers of a pod in place.',
+};
+
+const WORKLOADSPREAD_COLUMNS: readonly PrinterColumn[] = [
+  { name: 'WorkloadName', type: 'string', jsonPath: '.spec.targetRef.name', description: 'The target workload.' },
+  {
+    name: 'WorkloadKind',
+    type: 'string',
+    jsonPath: '.spec.targetRef.kind',
+    description: 'The kind of the target workload.',
+  },
+  {
+    name: 'Adaptive',
+    type: 'boolean',
+    jsonPath: '.spec.scheduleStrategy.type[?(@ == "Adaptive")]',
+    description: 'Whether use the adaptive reschedule strategy',
+  },
+  { ...AGE, name: 'Age' },
+];
+
+/** v1alpha1 only, as v1.9 serves it, with OpenKruise's printer columns. */
+export const WORKLOADSPREAD_CRD: CrdDefinition = {
+  group: KRUISE_GROUP,
+  versions: v1alpha1Only(WorkloadSpreadSchema, WORKLOADSPREAD_COLUMNS),
+  conversion: 'None',
+  kind: KruiseKind.WorkloadSpread,
+  plural: 'workloadspreads',
+  singular: 'workloadspread',
+  shortNames: ['ws'],
+  scope: 'Namespaced',
+  description: 'WorkloadSpread spreads the pods of one workload over subsets of nodes, with a limit per subset.',
+};
+
+const DAEMONSET_COLUMNS: readonly PrinterColumn[] = [
+  count('DESIRED', '.status.desiredNumberScheduled', 'The desired number of pods.'),
+  count('CURRENT', '.status.currentNumberScheduled', 'The current number of pods.'),
+  count('READY', '.status.numberReady', 'The ready number of pods.'),
+  count('UP-TO-DATE', '.status.updatedNumberScheduled', 'The updated number of pods.'),
+  count('AVAILABLE', '.status.numberAvailable', 'The updated number of pods.'),
+  AGE,
+  {
+    name: 'CONTAINERS',
+    type: 'string',
+    jsonPath: '.spec.template.spec.containers[*].name',
+    description: 'The containers of currently  daemonset.',
+    priority: 1,
+  },
+  {
+    name: 'IMAGES',
+    type: 'string',
+    jsonPath: '.spec.template.spec.containers[*].image',
+    description: 'The images of currently advanced daemonset.',
+    priority: 1,
+  },
+];
+
+/** Advanced DaemonSet: v1.9 stores v1beta1 and converts through its webhook (Surging, scaleStrategy, hash). */
+export const DAEMONSET_CRD: CrdDefinition = {
+  group: KRUISE_GROUP,
+  versions: v1beta1Stored(
+    { schema: DaemonSetSchema, printerColumns: DAEMONSET_COLUMNS },
+    { schema: DaemonSetV1beta1Schema, printerColumns: DAEMONSET_COLUMNS },
+  ),
+  conversion: 'Webhook',
+  kind: KruiseKind.DaemonSet,
+  plural: 'daemonsets',
+  singular: 'daemonset',
+  shortNames: ['daemon', 'ads'],
+  scope: 'Namespaced',
+  description:
+    'DaemonSet (Advanced DaemonSet) runs one pod on every eligible node, with in-place and partitioned updates.',
+};
+
 /** Every CRD Flotilla serves, in a stable order. */
 export const CRD_DEFINITIONS: readonly CrdDefinition[] = [
   CLONESET_CRD,
@@ -253,4 +349,5 @@ export const CRD_DEFINITIONS: readonly CrdDefinition[] = [
   IMAGEPULLJOB_CRD,
   NODEIMAGE_CRD,
   BROADCASTJOB_CRD,
+  CRR_CRD,
 ];

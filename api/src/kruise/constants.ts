@@ -20,6 +20,7 @@ export const KruiseKind = {
   ImagePullJob: 'ImagePullJob',
   NodeImage: 'NodeImage',
   BroadcastJob: 'BroadcastJob',
+  ContainerRecreateRequest: 'ContainerRecreateRequest',
 } as const;
 export type KruiseKindName = (typeof KruiseKind)[keyof typeof KruiseKind];
 export const KRUISE_KINDS: readonly KruiseKindName[] = Object.values(KruiseKind);
@@ -161,3 +162,28 @@ export const BroadcastJobPhase = {
 export const IMAGE_PULL_POLICIES = ['Always', 'IfNotPresent'] as const;
 export const IMAGE_PULL_PHASES = ['Waiting', 'Pulling', 'Succeeded', 'Failed'] as const;
 export const SYNC_STATUS_PHASES = ['Succeeded', 'Failed'] as const;
+
+// --- ContainerRecreateRequest ------------------------------------------------------------------
+
+/** On a CRR: the pod's name, node and uid (set by the webhook, immutable). */
+export const LABEL_CRR_POD_NAME = 'crr.apps.kruise.io/pod-name';
+export const LABEL_CRR_NODE_NAME = 'crr.apps.kruise.io/node-name';
+export const LABEL_CRR_POD_UID = 'crr.apps.kruise.io/pod-uid';
+/** "true" on a CRR until it completes; the node daemon watches only active ones. */
+export const LABEL_CRR_ACTIVE = 'crr.apps.kruise.io/active';
+/** RFC 3339 time at which the pod was marked not ready for the CRR (unreadyGracePeriodSeconds). */
+export const ANNOTATION_CRR_UNREADY_ACQUIRED = 'crr.apps.kruise.io/unready-acquired';
+/** JSON [{name, ready, restartCount, containerID}] of the pod's containers started since the CRR. */
+export const ANNOTATION_CRR_SYNC_CONTAINER_STATUSES = 'crr.apps.kruise.io/sync-container-statuses';
+/** Held while the CRR keeps the pod not ready, so the key is released before the CRR goes. */
+export const FINALIZER_CRR_UNREADY_ACQUIRED = 'crr.apps.kruise.io/unready-acquired';
+export const CRR_FAILURE_POLICIES = ['Fail', 'Ignore'] as const;
+/** Phases of a CRR; its containers use Pending, Recreating, Succeeded and Failed. */
+export const CrrPhase = {
+  Pending: 'Pending',
+  Recreating: 'Recreating',
+  Succeeded: 'Succeeded',
+  Failed: 'Failed',
+  Completed: 'Completed',
+} as const;
+export type CrrPhaseName = (typeof CrrPhase)[keyof typeof CrrPhase];

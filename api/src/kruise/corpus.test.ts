@@ -32,7 +32,14 @@ describe('manifests written as in the OpenKruise documentation', () => {
   it('cover every kind with at least 15 manifests', () => {
     expect(valid.length).toBeGreaterThanOrEqual(15);
     const kinds = new Set(valid.map(([, text]) => (parse(text) as { kind: string }).kind));
-    expect([...kinds].sort()).toEqual(['BroadcastJob', 'CloneSet', 'ImagePullJob', 'NodeImage', 'SidecarSet']);
+    expect([...kinds].sort()).toEqual([
+      'BroadcastJob',
+      'CloneSet',
+      'ContainerRecreateRequest',
+      'ImagePullJob',
+      'NodeImage',
+      'SidecarSet',
+    ]);
   });
 
   it.each(valid)('%s is accepted unchanged', (_file, text) => {

@@ -10,6 +10,7 @@ export * from './sidecarset/index.js';
 export * from './imagepulljob/index.js';
 export * from './nodeimage/index.js';
 export * from './broadcastjob/index.js';
+export * from './containerrecreaterequest/index.js';
 export * from './conversion/index.js';
 export {
   defaultKruiseObject,

@@ -9,6 +9,12 @@ import { defaultBroadcastJob } from './broadcastjob/defaults.js';
 import type { BroadcastJob } from './broadcastjob/schema.js';
 import { validateBroadcastJob } from './broadcastjob/validation.js';
 import { KRUISE_KINDS, type KruiseKindName } from './constants.js';
+import { defaultContainerRecreateRequest } from './containerrecreaterequest/defaults.js';
+import type { ContainerRecreateRequest } from './containerrecreaterequest/schema.js';
+import {
+  validateContainerRecreateRequest,
+  validateContainerRecreateRequestUpdate,
+} from './containerrecreaterequest/validation.js';
 import { asV1alpha1Document } from './conversion/index.js';
 import { defaultImagePullJob } from './imagepulljob/defaults.js';
 import type { ImagePullJob } from './imagepulljob/schema.js';
@@ -22,7 +28,7 @@ import { validateSidecarSetUpdate } from './sidecarset/update.js';
 import { validateSidecarSet } from './sidecarset/validation.js';
 
 /** Any object of the kinds Flotilla serves. */
-export type KruiseObject = CloneSet | SidecarSet | ImagePullJob | NodeImage | BroadcastJob;
+export type KruiseObject = CloneSet | SidecarSet | ImagePullJob | NodeImage | BroadcastJob | ContainerRecreateRequest;
 
 const VALIDATORS: Readonly<Record<KruiseKindName, (document: unknown) => FieldError[]>> = {
   CloneSet: validateCloneSet,
@@ -30,6 +36,7 @@ const VALIDATORS: Readonly<Record<KruiseKindName, (document: unknown) => FieldEr
   ImagePullJob: validateImagePullJob,
   NodeImage: validateNodeImage,
   BroadcastJob: validateBroadcastJob,
+  ContainerRecreateRequest: validateContainerRecreateRequest,
 };
 
 function isKruiseKind(kind: unknown): kind is KruiseKindName {
@@ -59,6 +66,7 @@ const UPDATE_VALIDATORS: Readonly<Record<KruiseKindName, (next: unknown, previou
   ImagePullJob: (next) => validateImagePullJob(next),
   NodeImage: (next) => validateNodeImage(next),
   BroadcastJob: (next) => validateBroadcastJob(next),
+  ContainerRecreateRequest: validateContainerRecreateRequestUpdate,
 };
 
 /**
@@ -94,5 +102,7 @@ export function defaultKruiseObject<T extends KruiseObject>(object: T): T {
       return defaultNodeImage(object) as T;
     case 'BroadcastJob':
       return defaultBroadcastJob(object) as T;
+    case 'ContainerRecreateRequest':
+      return defaultContainerRecreateRequest(object) as T;
   }
 }
