@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeCredentials } from './runtime/kubeconfig/index.js';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { MANAGER_SETTINGS, type AgentConfig } from './config.js';
@@ -19,7 +19,7 @@ export type AgentComponent = Component<AgentConfig>;
 
 export interface AgentManagerDeps {
   config: AgentConfig;
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeCredentials;
   logger: Logger;
   registry: Registry;
   /** Every component that can run (components.ts); config.components selects among them. */

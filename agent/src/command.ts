@@ -4,10 +4,10 @@
  * apiserver credentials and a metrics registry with the process metrics; then run until
  * SIGTERM/SIGINT, a failure being exit code 1 and a stuck shutdown cut short after a deadline.
  */
-import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { createRootLogger, type LogLevel } from './logger.js';
+import { type KubeCredentials, loadKubeCredentials } from './runtime/kubeconfig/index.js';
 
 /** What a command's configuration says about the process. */
 export interface ProcessConfig {
@@ -20,29 +20,35 @@ export interface ProcessConfig {
 export interface CommandBase<Config> {
   config: Config;
   logger: Logger;
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeCredentials;
   registry: Registry;
 }
 
-/** Reads the configuration with `load`; undefined (exit code 2, problems on stderr) when it is bad. */
-export function prepareCommand<Config extends ProcessConfig>(
+/**
+ * Reads the configuration with `load` and the apiserver credentials it names; undefined (exit
+ * code 2, problems on stderr) when either is bad.
+ */
+export async function prepareCommand<Config extends ProcessConfig>(
   name: string,
   load: () => Config,
-): CommandBase<Config> | undefined {
+): Promise<CommandBase<Config> | undefined> {
   let config: Config;
+  let loaded: Awaited<ReturnType<typeof loadKubeCredentials>>;
   try {
     config = load();
+    loaded = await loadKubeCredentials(config.kubeconfig);
   } catch (err) {
     process.stderr.write(`agent ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exitCode = 2;
     return undefined;
   }
-  const kubeConfig = new KubeConfig();
-  if (config.kubeconfig) kubeConfig.loadFromFile(config.kubeconfig);
-  else kubeConfig.loadFromCluster();
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  return { config, logger: createRootLogger(config.logLevel), kubeConfig, registry };
+  const logger = createRootLogger(config.logLevel);
+  if (loaded.delegatedBecause) {
+    logger.info({ field: loaded.delegatedBecause }, 'kubeconfig needs @kubernetes/client-node for its credentials');
+  }
+  return { config, logger, kubeConfig: loaded.credentials, registry };
 }
 
 /** What a command runs: start() resolves once stop() has finished a clean shutdown. */

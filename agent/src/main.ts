@@ -4,10 +4,8 @@
  * argv and process.env (the daemon's in daemon/cli.ts) and hands them to the configuration
  * loaders; command.ts does what both commands do around their work (exit codes, signals).
  */
-import { createAgentManager } from './app.js';
 import { buildCli } from './cli.js';
 import { prepareCommand, runCommand } from './command.js';
-import { components } from './components.js';
 import { loadConfig } from './config.js';
 import { daemonCommand } from './daemon/cli.js';
 import type { Flags } from './settings/reader.js';
@@ -16,9 +14,11 @@ import type { Flags } from './settings/reader.js';
 const HARD_EXIT_GRACE_MS = 10_000;
 
 async function runManager(flags: Flags): Promise<void> {
-  const base = prepareCommand('manager', () => loadConfig(flags, process.env));
+  const base = await prepareCommand('manager', () => loadConfig(flags, process.env));
   if (!base) return;
   const { config, logger } = base;
+  // Loaded here, so the daemon's process never loads the controllers, the webhook or the hub link.
+  const [{ createAgentManager }, { components }] = await Promise.all([import('./app.js'), import('./components.js')]);
   const manager = await createAgentManager({ ...base, components });
   logger.info(
     {

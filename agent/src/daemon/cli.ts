@@ -8,7 +8,6 @@ import { prepareCommand, runCommand } from '../command.js';
 import { addSettingOptions } from '../settings/options.js';
 import type { Flags } from '../settings/reader.js';
 import { DAEMON_SETTINGS, loadDaemonConfig } from './config.js';
-import { createDaemon } from './run.js';
 
 /** Grace on top of in-flight work before a stuck shutdown is cut short. */
 const HARD_EXIT_MS = 40_000;
@@ -20,10 +19,12 @@ export function daemonCommand(): Command {
 }
 
 async function runDaemon(flags: Flags): Promise<void> {
-  const base = prepareCommand('daemon', () => loadDaemonConfig(flags, process.env));
+  const base = await prepareCommand('daemon', () => loadDaemonConfig(flags, process.env));
   if (!base) return;
   let daemon;
   try {
+    // Loaded here, so the manager process never loads the daemon's CRI client (gRPC, protobuf).
+    const { createDaemon } = await import('./run.js');
     daemon = createDaemon(base);
   } catch (err) {
     base.logger.error({ err }, 'agent daemon cannot start');

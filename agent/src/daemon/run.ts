@@ -4,7 +4,7 @@
  * status writer and an event recorder, run by the runtime's Manager without leader election (one
  * daemon per node). Nothing runs until start().
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeCredentials } from '../runtime/kubeconfig/index.js';
 import { untilAborted, type NodeImage } from '@flotilla/api';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -28,7 +28,7 @@ import { createStatusWriter, kubeStatusPatcher, type StatusWriterOptions } from 
 
 export interface DaemonDeps {
   config: DaemonConfig;
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeCredentials;
   logger: Logger;
   registry: Registry;
   /** Defaults to gRPC on the runtime socket the config names or probing finds. */

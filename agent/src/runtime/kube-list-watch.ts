@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeCredentials } from './kubeconfig/index.js';
 import { AgentError, KubeApiError } from '../errors.js';
 import type { ListOptions, ListPage, ListWatcher, WatchOptions, WatchStream } from './list-watch.js';
 import { resourcePath, type ResourceRef } from './resource.js';
@@ -26,7 +26,7 @@ interface ListBody {
  * (the informer resumes from the last version it saw) instead of being skipped.
  */
 export function kubeListWatcher(
-  kc: KubeConfig,
+  kc: KubeCredentials,
   rest: KubeRest,
   ref: ResourceRef,
   options: KubeListWatchOptions = {},
@@ -93,9 +93,9 @@ export function kubeListWatcher(
 }
 
 /** Clients made for a kubeconfig whose KubeRest cannot stream (a test double): one per kubeconfig. */
-const fallbackClients = new WeakMap<KubeConfig, KubeRestClient>();
+const fallbackClients = new WeakMap<KubeCredentials, KubeRestClient>();
 
-function streamingClient(kc: KubeConfig, rest: KubeRest): Pick<KubeRestClient, 'stream'> {
+function streamingClient(kc: KubeCredentials, rest: KubeRest): Pick<KubeRestClient, 'stream'> {
   if (typeof (rest as Partial<KubeRestClient>).stream === 'function') return rest as KubeRestClient;
   let client = fallbackClients.get(kc);
   if (!client) fallbackClients.set(kc, (client = createKubeRest(kc)));

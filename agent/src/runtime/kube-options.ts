@@ -5,7 +5,7 @@
  * what must be fresh per request (token files, exec plugins, OIDC refreshes).
  */
 import type https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeCredentials } from './kubeconfig/index.js';
 
 /** The request options the TLS material lives in. */
 export const TLS_KEYS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const;
@@ -30,7 +30,7 @@ export interface KubeOptionsApplier {
  * without that step.
  */
 export function kubeOptionsApplier(
-  kc: KubeConfig,
+  kc: KubeCredentials,
   tlsRefreshMs: number,
   now: () => number = Date.now,
 ): KubeOptionsApplier {

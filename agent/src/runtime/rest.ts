@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeCredentials } from './kubeconfig/index.js';
 import { AgentError, KubeApiError } from '../errors.js';
 import { H2NotOffered, H2Pool, H2Refused, H2SessionLost } from './h2.js';
 import { kubeOptionsApplier, TLS_KEYS } from './kube-options.js';
@@ -227,7 +227,7 @@ class Connections {
  * cluster reached through a proxy (proxy-url) keeps the proxy Agent of @kubernetes/client-node,
  * HTTP/1.1 without keep-alive.
  */
-export function createKubeRest(kc: KubeConfig, options: KubeRestOptions = {}): KubeRestClient {
+export function createKubeRest(kc: KubeCredentials, options: KubeRestOptions = {}): KubeRestClient {
   const o = { ...DEFAULTS, ...options };
   const pool = new Connections(o);
   const streamPool = new Connections({ ...o, ...STREAM_POOL });

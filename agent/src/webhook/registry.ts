@@ -58,6 +58,9 @@ export function kruiseWebhookName(type: 'mutating' | 'validating', kind: KruiseK
   return `${type === 'mutating' ? 'm' : 'v'}${kind.toLowerCase()}${suffix}.kb.io`;
 }
 
+/** Kinds OpenKruise v1.9 only validates (it has no defaulting webhook for them). */
+const VALIDATING_ONLY_KINDS: ReadonlySet<KruiseKindName> = new Set([KruiseKind.WorkloadSpread]);
+
 /** The label objects must carry for a deletion-protection webhook to be called. */
 const PROTECTED_OBJECTS: LabelSelector = {
   matchExpressions: [{ key: LABEL_DELETE_PROTECTION, operator: 'Exists' }],
@@ -160,15 +163,17 @@ export function webhookDefinitions(deps: WebhookHandlerDeps): WebhookDefinition[
     };
     const clusterScoped = !resource.namespaced;
     const validation = kruiseValidation(kind, deps);
-    defs.push(
-      {
+    if (!VALIDATING_ONLY_KINDS.has(kind)) {
+      defs.push({
         name: kruiseWebhookName('mutating', kind),
         type: 'mutating',
         path: kruisePath('mutate', kind),
         rule,
         clusterScoped,
         handler: kruiseDefaultingHandler(kind),
-      },
+      });
+    }
+    defs.push(
       {
         name: kruiseWebhookName('validating', kind),
         type: 'validating',

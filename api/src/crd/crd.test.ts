@@ -64,16 +64,17 @@ describe('generated CRDs', () => {
     const versions = crds.map((c) => [c.spec.names.kind, c.spec.versions.map((v) => [v.name, v.served, v.storage])]);
     expect(versions).toEqual([
       ['CloneSet', [['v1alpha1', true, true]]],
-      ...['SidecarSet', 'ImagePullJob', 'NodeImage', 'BroadcastJob'].map((kind) => [
+      ...['SidecarSet', 'ImagePullJob', 'NodeImage', 'BroadcastJob', 'DaemonSet'].map((kind) => [
         kind,
         [
           ['v1alpha1', true, false],
           ['v1beta1', true, true],
         ],
       ]),
+      ['PodUnavailableBudget', [['v1alpha1', true, true]]],
     ]);
     for (const crd of crds) {
-      expect(crd.spec.group).toBe('apps.kruise.io');
+      expect(crd.spec.group).toBe(crd.spec.names.kind === 'PodUnavailableBudget' ? 'policy.kruise.io' : 'apps.kruise.io');
       for (const version of crd.spec.versions) expect(version.subresources.status).toEqual({});
     }
   });
@@ -125,6 +126,8 @@ describe('generated CRDs', () => {
       ['imagepulljobs.apps.kruise.io', 'Namespaced', 'ImagePullJobList', []],
       ['nodeimages.apps.kruise.io', 'Cluster', 'NodeImageList', []],
       ['broadcastjobs.apps.kruise.io', 'Namespaced', 'BroadcastJobList', ['bcj']],
+      ['daemonsets.apps.kruise.io', 'Namespaced', 'DaemonSetList', ['daemon', 'ads']],
+      ['podunavailablebudgets.policy.kruise.io', 'Namespaced', 'PodUnavailableBudgetList', ['pub']],
     ]);
   });
 

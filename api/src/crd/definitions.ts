@@ -6,11 +6,22 @@
 import type { TSchema } from 'typebox';
 import { BroadcastJobSchema } from '../kruise/broadcastjob/schema.js';
 import { CloneSetSchema } from '../kruise/cloneset/schema.js';
+import { DaemonSetSchema, DaemonSetV1beta1Schema } from '../kruise/daemonset/schema.js';
 import { ContainerRecreateRequestSchema } from '../kruise/containerrecreaterequest/schema.js';
-import { KRUISE_GROUP, KRUISE_V1BETA1, KRUISE_VERSION, KruiseKind, type KruiseKindName } from '../kruise/constants.js';
+import {
+  KRUISE_GROUP,
+  KRUISE_V1BETA1,
+  KRUISE_VERSION,
+  KruiseKind,
+  PUB_GROUP,
+  type KruiseKindName,
+} from '../kruise/constants.js';
 import { ImagePullJobSchema } from '../kruise/imagepulljob/schema.js';
+import { PodUnavailableBudgetSchema } from '../kruise/podunavailablebudget/schema.js';
 import { NodeImageSchema, NodeImageV1beta1Schema } from '../kruise/nodeimage/schema.js';
 import { SidecarSetSchema, SidecarSetV1beta1Schema } from '../kruise/sidecarset/schema.js';
+import { StatefulSetSchema, StatefulSetV1alpha1Schema } from '../kruise/statefulset/schema.js';
+import { WorkloadSpreadSchema } from '../kruise/workloadspread/schema.js';
 
 export interface PrinterColumn {
   readonly name: string;
@@ -247,6 +258,74 @@ export const BROADCASTJOB_CRD: CrdDefinition = {
   description: 'BroadcastJob runs a pod to completion on every node it fits on.',
 };
 
+const STATEFULSET_COLUMNS: readonly PrinterColumn[] = [
+  count('DESIRED', '.spec.replicas', 'The desired number of pods.'),
+  count('CURRENT', '.status.replicas', 'The number of currently all pods.'),
+  count('UPDATED', '.status.updatedReplicas', 'The number of pods updated.'),
+  count('READY', '.status.readyReplicas', 'The number of pods ready.'),
+  AGE,
+  {
+    name: 'CONTAINERS',
+    type: 'string',
+    jsonPath: '.spec.template.spec.containers[*].name',
+    description: 'The containers of currently advanced statefulset.',
+    priority: 1,
+  },
+  {
+    name: 'IMAGES',
+    type: 'string',
+    jsonPath: '.spec.template.spec.containers[*].image',
+    description: 'The images of currently advanced statefulset.',
+    priority: 1,
+  },
+];
+
+/** Advanced StatefulSet: v1alpha1 lacks several v1beta1 fields, so v1.9 converts through its webhook. */
+export const STATEFULSET_CRD: CrdDefinition = {
+  group: KRUISE_GROUP,
+  versions: v1beta1Stored(
+    { schema: StatefulSetV1alpha1Schema, printerColumns: STATEFULSET_COLUMNS },
+    { schema: StatefulSetSchema, printerColumns: STATEFULSET_COLUMNS },
+  ),
+  conversion: 'Webhook',
+  kind: KruiseKind.StatefulSet,
+  plural: 'statefulsets',
+  singular: 'statefulset',
+  shortNames: ['sts', 'asts'],
+  scope: 'Namespaced',
+  description:
+    'StatefulSet (Advanced) runs pods with stable ordinal names and storage, with in-place and parallel updates.',
+  scale: {
+    specReplicasPath: '.spec.replicas',
+    statusReplicasPath: '.status.replicas',
+    labelSelectorPath: '.status.labelSelector',
+  },
+};
+
+const PUB_COLUMNS: readonly PrinterColumn[] = [
+  count(
+    'Allowed',
+    '.status.unavailableAllowed',
+    'UnavailableAllowed number of pod unavailable that are currently allowed',
+  ),
+  count('Current', '.status.currentAvailable', 'CurrentAvailable current number of available pods'),
+  count('Desired', '.status.desiredAvailable', 'DesiredAvailable minimum desired number of available pods'),
+  count('Total', '.status.totalReplicas', 'TotalReplicas total number of pods counted by this budget'),
+];
+
+/** policy.kruise.io, v1alpha1 only (as v1.9), with OpenKruise's printer columns (no AGE). */
+export const PODUNAVAILABLEBUDGET_CRD: CrdDefinition = {
+  group: PUB_GROUP,
+  versions: v1alpha1Only(PodUnavailableBudgetSchema, PUB_COLUMNS),
+  conversion: 'None',
+  kind: KruiseKind.PodUnavailableBudget,
+  plural: 'podunavailablebudgets',
+  singular: 'podunavailablebudget',
+  shortNames: ['pub'],
+  scope: 'Namespaced',
+  description: 'PodUnavailableBudget limits how many of a set of pods may be unavailable at once.',
+};
+
 const CRR_COLUMNS: readonly PrinterColumn[] = [
   { name: 'PHASE', type: 'string', jsonPath: '.status.phase', description: 'Phase of this ContainerRecreateRequest.' },
   { name: 'POD', type: 'string', jsonPath: '.spec.podName', description: 'Pod name of this ContainerRecreateRequest.' },
@@ -349,5 +428,9 @@ export const CRD_DEFINITIONS: readonly CrdDefinition[] = [
   IMAGEPULLJOB_CRD,
   NODEIMAGE_CRD,
   BROADCASTJOB_CRD,
+  STATEFULSET_CRD,
   CRR_CRD,
+  DAEMONSET_CRD,
+  WORKLOADSPREAD_CRD,
+  PODUNAVAILABLEBUDGET_CRD,
 ];

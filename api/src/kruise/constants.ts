@@ -12,6 +12,9 @@ export const KRUISE_API_VERSION = `${KRUISE_GROUP}/${KRUISE_VERSION}` as const;
  */
 export const KRUISE_V1BETA1 = 'v1beta1';
 export const KRUISE_V1BETA1_API_VERSION = `${KRUISE_GROUP}/${KRUISE_V1BETA1}` as const;
+/** OpenKruise's policy group: PodUnavailableBudget, served at v1alpha1 only. */
+export const PUB_GROUP = 'policy.kruise.io';
+export const PUB_API_VERSION = `${PUB_GROUP}/${KRUISE_VERSION}` as const;
 
 /** The kinds Flotilla serves, by kind name. */
 export const KruiseKind = {
@@ -20,7 +23,11 @@ export const KruiseKind = {
   ImagePullJob: 'ImagePullJob',
   NodeImage: 'NodeImage',
   BroadcastJob: 'BroadcastJob',
+  DaemonSet: 'DaemonSet',
+  StatefulSet: 'StatefulSet',
   ContainerRecreateRequest: 'ContainerRecreateRequest',
+  WorkloadSpread: 'WorkloadSpread',
+  PodUnavailableBudget: 'PodUnavailableBudget',
 } as const;
 export type KruiseKindName = (typeof KruiseKind)[keyof typeof KruiseKind];
 export const KRUISE_KINDS: readonly KruiseKindName[] = Object.values(KruiseKind);
@@ -50,6 +57,12 @@ export const LABEL_FAKE_NODEIMAGE = 'apps.kruise.io/fake-nodeimage';
 export const LABEL_BROADCASTJOB_NAME = 'broadcastjob-name';
 /** On BroadcastJob pods (and their template): the job's uid. */
 export const LABEL_BROADCASTJOB_CONTROLLER_UID = 'broadcastjob-controller-uid';
+/** On Advanced DaemonSet pods: the DaemonSet's template generation when the pod was made. */
+export const LABEL_POD_TEMPLATE_GENERATION = 'pod-template-generation';
+/** On an Advanced DaemonSet: its template generation (apps/v1's deprecated annotation, still read). */
+export const ANNOTATION_DAEMONSET_TEMPLATE_GENERATION = 'deprecated.daemonset.template.generation';
+/** On a v1alpha1 Advanced DaemonSet: "true" is v1beta1's spec.scaleStrategy.partitionedScaling. */
+export const ANNOTATION_DAEMONSET_PROGRESSIVE_CREATE_POD = 'daemonset.kruise.io/progressive-create-pod';
 /** On ControllerRevisions: the revision's hash. */
 export const LABEL_CONTROLLER_HASH = 'controller.kubernetes.io/hash';
 /** Opt-in label for resource deletion protection: "Always" or "Cascading". */
@@ -159,9 +172,34 @@ export const BroadcastJobPhase = {
   Completed: 'completed',
   Failed: 'failed',
 } as const;
+/** Advanced DaemonSet updateStrategy.type values. */
+export const DAEMONSET_UPDATE_STRATEGY_TYPES = ['RollingUpdate', 'OnDelete'] as const;
+/** rollingUpdate.rollingUpdateType at v1beta1; v1alpha1 also takes DAEMONSET_ROLLING_UPDATE_SURGING. */
+export const DAEMONSET_ROLLING_UPDATE_TYPES = ['Standard', 'InPlaceIfPossible'] as const;
+export type DaemonSetRollingUpdateType = (typeof DAEMONSET_ROLLING_UPDATE_TYPES)[number];
+/** v1alpha1's deprecated alias: defaults maxSurge 1 / maxUnavailable 0, then becomes Standard. */
+export const DAEMONSET_ROLLING_UPDATE_SURGING = 'Surging';
 export const IMAGE_PULL_POLICIES = ['Always', 'IfNotPresent'] as const;
 export const IMAGE_PULL_PHASES = ['Waiting', 'Pulling', 'Succeeded', 'Failed'] as const;
 export const SYNC_STATUS_PHASES = ['Succeeded', 'Failed'] as const;
+
+// --- PodUnavailableBudget -----------------------------------------------------------------------
+
+/** On a pod: the PodUnavailableBudget guarding it (set at creation and by the PUB controller). */
+export const ANNOTATION_RELATED_PUB = 'kruise.io/related-pub';
+/** On a pod: "true" lets every operation on it through, whatever its budget. */
+export const ANNOTATION_PUB_NO_PROTECT = 'pub.kruise.io/no-protect';
+/** On a PUB: the operations it guards, a comma list of DELETE, UPDATE, EVICT, RESIZE. */
+export const ANNOTATION_PUB_PROTECT_OPERATIONS = 'kruise.io/pub-protect-operations';
+/** On a PUB: the replica count to budget against, overriding the workloads' own. */
+export const ANNOTATION_PUB_PROTECT_TOTAL_REPLICAS = 'pub.kruise.io/protect-total-replicas';
+/** Any pod label with this prefix marks the pod unavailable. */
+export const LABEL_UNAVAILABLE_POD_PREFIX = 'unavailable-pod.kruise.io/';
+/** The operations a budget can guard. */
+export const PUB_OPERATIONS = ['DELETE', 'UPDATE', 'EVICT', 'RESIZE'] as const;
+export type PubOperation = (typeof PUB_OPERATIONS)[number];
+/** What a PUB without the protect-operations annotation guards. */
+export const PUB_DEFAULT_OPERATIONS: readonly PubOperation[] = ['DELETE', 'UPDATE', 'EVICT'];
 
 // --- ContainerRecreateRequest ------------------------------------------------------------------
 

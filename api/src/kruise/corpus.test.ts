@@ -36,9 +36,13 @@ describe('manifests written as in the OpenKruise documentation', () => {
       'BroadcastJob',
       'CloneSet',
       'ContainerRecreateRequest',
+      'DaemonSet',
       'ImagePullJob',
       'NodeImage',
+      'PodUnavailableBudget',
       'SidecarSet',
+      'StatefulSet',
+      'WorkloadSpread',
     ]);
   });
 

@@ -10,7 +10,11 @@ export * from './sidecarset/index.js';
 export * from './imagepulljob/index.js';
 export * from './nodeimage/index.js';
 export * from './broadcastjob/index.js';
+export * from './statefulset/index.js';
+export * from './daemonset/index.js';
+export * from './workloadspread/index.js';
 export * from './containerrecreaterequest/index.js';
+export * from './podunavailablebudget/index.js';
 export * from './conversion/index.js';
 export {
   defaultKruiseObject,

@@ -8,7 +8,18 @@ import { validateCloneSet } from './cloneset/validation.js';
 import { defaultBroadcastJob } from './broadcastjob/defaults.js';
 import type { BroadcastJob } from './broadcastjob/schema.js';
 import { validateBroadcastJob } from './broadcastjob/validation.js';
+import { defaultStatefulSet } from './statefulset/defaults.js';
+import type { StatefulSet } from './statefulset/schema.js';
+import { validateStatefulSetUpdate } from './statefulset/update.js';
+import { validateStatefulSet } from './statefulset/validation.js';
+import { defaultWorkloadSpread } from './workloadspread/defaults.js';
+import type { WorkloadSpread } from './workloadspread/schema.js';
+import { validateWorkloadSpread } from './workloadspread/validation.js';
 import { KRUISE_KINDS, type KruiseKindName } from './constants.js';
+import { defaultDaemonSet } from './daemonset/defaults.js';
+import type { DaemonSet } from './daemonset/schema.js';
+import { validateDaemonSetUpdate } from './daemonset/update.js';
+import { validateDaemonSet } from './daemonset/validation.js';
 import { defaultContainerRecreateRequest } from './containerrecreaterequest/defaults.js';
 import type { ContainerRecreateRequest } from './containerrecreaterequest/schema.js';
 import {
@@ -22,13 +33,19 @@ import { validateImagePullJob } from './imagepulljob/validation.js';
 import { defaultNodeImage } from './nodeimage/defaults.js';
 import type { NodeImage } from './nodeimage/schema.js';
 import { validateNodeImage } from './nodeimage/validation.js';
+import type { PodUnavailableBudget } from './podunavailablebudget/schema.js';
+import {
+  defaultPodUnavailableBudget,
+  validatePodUnavailableBudget,
+  validatePodUnavailableBudgetUpdate,
+} from './podunavailablebudget/validation.js';
 import { defaultSidecarSet } from './sidecarset/defaults.js';
 import type { SidecarSet } from './sidecarset/schema.js';
 import { validateSidecarSetUpdate } from './sidecarset/update.js';
 import { validateSidecarSet } from './sidecarset/validation.js';
 
 /** Any object of the kinds Flotilla serves. */
-export type KruiseObject = CloneSet | SidecarSet | ImagePullJob | NodeImage | BroadcastJob | ContainerRecreateRequest;
+export type KruiseObject = CloneSet | SidecarSet | ImagePullJob | NodeImage | BroadcastJob | PodUnavailableBudget | WorkloadSpread | DaemonSet | StatefulSet | ContainerRecreateRequest;
 
 const VALIDATORS: Readonly<Record<KruiseKindName, (document: unknown) => FieldError[]>> = {
   CloneSet: validateCloneSet,
@@ -37,6 +54,10 @@ const VALIDATORS: Readonly<Record<KruiseKindName, (document: unknown) => FieldEr
   NodeImage: validateNodeImage,
   BroadcastJob: validateBroadcastJob,
   ContainerRecreateRequest: validateContainerRecreateRequest,
+  StatefulSet: validateStatefulSet,
+  DaemonSet: validateDaemonSet,
+  WorkloadSpread: validateWorkloadSpread,
+  PodUnavailableBudget: validatePodUnavailableBudget,
 };
 
 function isKruiseKind(kind: unknown): kind is KruiseKindName {
@@ -67,6 +88,10 @@ const UPDATE_VALIDATORS: Readonly<Record<KruiseKindName, (next: unknown, previou
   NodeImage: (next) => validateNodeImage(next),
   BroadcastJob: (next) => validateBroadcastJob(next),
   ContainerRecreateRequest: validateContainerRecreateRequestUpdate,
+  StatefulSet: validateStatefulSetUpdate,
+  DaemonSet: validateDaemonSetUpdate,
+  WorkloadSpread: (next) => validateWorkloadSpread(next),
+  PodUnavailableBudget: validatePodUnavailableBudgetUpdate,
 };
 
 /**
@@ -102,7 +127,15 @@ export function defaultKruiseObject<T extends KruiseObject>(object: T): T {
       return defaultNodeImage(object) as T;
     case 'BroadcastJob':
       return defaultBroadcastJob(object) as T;
+    case 'StatefulSet':
+      return defaultStatefulSet(object) as T;
+    case 'DaemonSet':
+      return defaultDaemonSet(object) as T;
+    case 'WorkloadSpread':
+      return defaultWorkloadSpread(object) as T;
     case 'ContainerRecreateRequest':
       return defaultContainerRecreateRequest(object) as T;
+    case 'PodUnavailableBudget':
+      return defaultPodUnavailableBudget(object) as T;
   }
 }

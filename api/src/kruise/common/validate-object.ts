@@ -13,6 +13,8 @@ import { KRUISE_API_VERSION } from '../constants.js';
 /** How one kind is checked. */
 export interface KindRules<T> {
   readonly kind: string;
+  /** The apiVersion documents must have (default apps.kruise.io/v1alpha1). */
+  readonly apiVersion?: string;
   readonly schema: TSchema;
   /** Applies the kind's defaults to a copy; only called on documents that pass isReadable. */
   readonly defaults: (object: T) => T;
@@ -84,11 +86,15 @@ export function isReadable(schema: TSchema, document: unknown): boolean {
 }
 
 /** apiVersion and kind must name this kind; their presence and type are the schema's to check. */
-export function validateTypeMeta(document: Record<string, unknown>, kind: string): FieldError[] {
+export function validateTypeMeta(
+  document: Record<string, unknown>,
+  kind: string,
+  expectedApiVersion: string = KRUISE_API_VERSION,
+): FieldError[] {
   const errors: FieldError[] = [];
   const { apiVersion, kind: actualKind } = document;
-  if (typeof apiVersion === 'string' && apiVersion !== KRUISE_API_VERSION) {
-    errors.push(notSupported('apiVersion', apiVersion, [KRUISE_API_VERSION]));
+  if (typeof apiVersion === 'string' && apiVersion !== expectedApiVersion) {
+    errors.push(notSupported('apiVersion', apiVersion, [expectedApiVersion]));
   }
   if (typeof actualKind === 'string' && actualKind !== kind) errors.push(notSupported('kind', actualKind, [kind]));
   return errors;
@@ -102,7 +108,7 @@ export function validateObject<T>(document: unknown, rules: KindRules<T>): Field
   try {
     if (!isRecord(document)) return [typeInvalid('', document, 'object')];
     const schemaErrors = checkSchema(rules.schema, document);
-    const errors = [...validateTypeMeta(document, rules.kind), ...schemaErrors];
+    const errors = [...validateTypeMeta(document, rules.kind, rules.apiVersion), ...schemaErrors];
     if (isReadable(rules.schema, document)) errors.push(...rules.semantic(rules.defaults(document as T)));
     return errors;
   } catch (cause) {

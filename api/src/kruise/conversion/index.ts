@@ -3,7 +3,14 @@
  * webhook: which kinds convert, the checks on the fields a converter reads (malformed input gets
  * field errors, never an exception), and the dispatch to the kind's pure converter.
  */
-import { KRUISE_API_VERSION, KRUISE_V1BETA1_API_VERSION, KruiseKind, type KruiseKindName } from '../constants.js';
+import {
+  DAEMONSET_ROLLING_UPDATE_SURGING,
+  DAEMONSET_ROLLING_UPDATE_TYPES,
+  KRUISE_API_VERSION,
+  KRUISE_V1BETA1_API_VERSION,
+  KruiseKind,
+  type KruiseKindName,
+} from '../constants.js';
 import { childPath, type FieldError, notSupported, typeInvalid } from '../../validation/field-error.js';
 import { cloneJson, isRecord } from '../../validation/json.js';
 import type { TSchema } from 'typebox';
@@ -13,6 +20,9 @@ import { ImagePullJobSchema } from '../imagepulljob/schema.js';
 import { NodeImageV1beta1Schema } from '../nodeimage/schema.js';
 import { SidecarSetV1beta1Schema } from '../sidecarset/schema.js';
 import { sidecarSetToV1alpha1, sidecarSetToV1beta1 } from './sidecarset.js';
+import { statefulSetToV1alpha1, statefulSetToV1beta1 } from './statefulset.js';
+import { DaemonSetV1beta1Schema } from '../daemonset/schema.js';
+import { daemonSetToV1alpha1, daemonSetToV1beta1 } from './daemonset.js';
 
 export {
   ANNOTATION_SIDECARSET_V1ALPHA1_PARTS,
@@ -21,6 +31,12 @@ export {
   sidecarSetToV1alpha1,
   sidecarSetToV1beta1,
 } from './sidecarset.js';
+export {
+  ANNOTATION_STATEFULSET_V1BETA1_PARTS,
+  statefulSetToV1alpha1,
+  statefulSetToV1beta1,
+} from './statefulset.js';
+export { daemonSetToV1alpha1, daemonSetToV1beta1 } from './daemonset.js';
 
 type Json = Record<string, unknown>;
 
@@ -44,6 +60,29 @@ export const CONVERTERS: Readonly<Partial<Record<KruiseKindName, Converter>>> = 
       [['spec', 'namespace'], 'string'],
       [['spec', 'namespaceSelector'], 'object'],
       [['spec', 'customVersion'], 'string'],
+    ],
+  },
+  [KruiseKind.StatefulSet]: {
+    toV1beta1: statefulSetToV1beta1,
+    toV1alpha1: statefulSetToV1alpha1,
+    fields: [
+      [['metadata'], 'object'],
+      [['metadata', 'annotations'], 'object'],
+      [['spec'], 'object'],
+      [['status'], 'object'],
+    ],
+  },
+  [KruiseKind.DaemonSet]: {
+    toV1beta1: daemonSetToV1beta1,
+    toV1alpha1: daemonSetToV1alpha1,
+    fields: [
+      [['metadata'], 'object'],
+      [['metadata', 'annotations'], 'object'],
+      [['spec'], 'object'],
+      [['spec', 'updateStrategy'], 'object'],
+      [['spec', 'updateStrategy', 'rollingUpdate'], 'object'],
+      [['spec', 'scaleStrategy'], 'object'],
+      [['status'], 'object'],
     ],
   },
 };
@@ -106,6 +145,7 @@ const V1BETA1_SCHEMAS: Readonly<Partial<Record<KruiseKindName, TSchema>>> = {
   [KruiseKind.ImagePullJob]: ImagePullJobSchema,
   [KruiseKind.NodeImage]: NodeImageV1beta1Schema,
   [KruiseKind.BroadcastJob]: BroadcastJobSchema,
+  [KruiseKind.DaemonSet]: DaemonSetV1beta1Schema,
 };
 
 type Validated = { ok: true; document: unknown } | { ok: false; errors: FieldError[] };
@@ -129,6 +169,21 @@ function nodeImageAsV1alpha1(document: Json): Validated {
   return errors.length > 0 ? { ok: false, errors } : { ok: true, document: copy };
 }
 
+/** A v1beta1 DaemonSet as v1alpha1; `Surging`, which only v1alpha1 admits, is refused first. */
+function daemonSetAsV1alpha1(document: Json): Validated {
+  const spec = isRecord(document.spec) ? document.spec : {};
+  const strategy = isRecord(spec.updateStrategy) ? spec.updateStrategy : {};
+  const type = isRecord(strategy.rollingUpdate) ? strategy.rollingUpdate.rollingUpdateType : undefined;
+  if (type === DAEMONSET_ROLLING_UPDATE_SURGING) {
+    return {
+      ok: false,
+      errors: [notSupported('spec.updateStrategy.rollingUpdate.rollingUpdateType', type, DAEMONSET_ROLLING_UPDATE_TYPES)],
+    };
+  }
+  const outcome = convertKruiseObject(document, KRUISE_API_VERSION);
+  return outcome.ok ? { ok: true, document: outcome.object } : outcome;
+}
+
 /**
  * A Kruise document of either served version as v1alpha1, the version validation and defaulting
  * are written for: SidecarSets through the converter, ImagePullJobs and BroadcastJobs (the same
@@ -141,6 +196,8 @@ export function asV1alpha1Document(document: unknown): Validated {
   const schemaErrors = schema ? checkSchema(schema, document) : [];
   if (schemaErrors.length > 0) return { ok: false, errors: schemaErrors };
   switch (document.kind) {
+    case KruiseKind.DaemonSet:
+      return daemonSetAsV1alpha1(document);
     case KruiseKind.SidecarSet: {
       const outcome = convertKruiseObject(document, KRUISE_API_VERSION);
       return outcome.ok ? { ok: true, document: outcome.object } : outcome;

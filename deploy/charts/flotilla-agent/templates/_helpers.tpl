@@ -83,13 +83,13 @@ and paths). test/integration/helm checks this list against the agent's own defin
 */}}
 {{- /*
 OpenKruise v1.9's webhook names and paths (agent/src/webhook/registry.ts): kinds served at one
-version (CloneSet) keep it in the path; SidecarSet, ImagePullJob, NodeImage and BroadcastJob take both versions
+version (CloneSet) keep it in the path; SidecarSet, ImagePullJob, NodeImage, BroadcastJob and DaemonSet take both versions
 under an unversioned path, and ImagePullJob's names end in -v1beta1.
 */ -}}
 {{- define "flotilla-agent.webhookList" -}}
 {{- $protection := .Values.featureGates.ResourcesDeletionProtection }}
 - {name: mpod.kb.io, type: mutating, path: /mutate-pod, group: "", versions: [v1], resource: pods, operations: [CREATE], clusterScoped: false}
-{{- range $kind := list "CloneSet" "SidecarSet" "ImagePullJob" "NodeImage" "BroadcastJob" }}
+{{- range $kind := list "CloneSet" "SidecarSet" "ImagePullJob" "NodeImage" "BroadcastJob" "DaemonSet" }}
 {{- $lower := lower $kind }}
 {{- $clusterScoped := has $kind (list "SidecarSet" "NodeImage") }}
 {{- $multi := ne $kind "CloneSet" }}
@@ -104,6 +104,8 @@ under an unversioned path, and ImagePullJob's names end in -v1beta1.
   clusterScoped: {{ $clusterScoped }}
 {{- end }}
 {{- end }}
+{{- /* WorkloadSpread: validated only (v1.9 has no defaulting webhook for it). */}}
+- {name: vworkloadspread.kb.io, type: validating, path: /validate-apps-kruise-io-v1alpha1-workloadspread, group: apps.kruise.io, versions: [v1alpha1], resource: workloadspreads, operations: [CREATE, UPDATE], clusterScoped: false}
 {{- if $protection }}
 {{- /* Deletion protection (agent/src/webhook/registry.ts): DELETE only, Ignore, labelled objects only. */}}
 - {name: vnamespace.kb.io, type: validating, path: /validate-namespace, group: "", versions: [v1], resource: namespaces, operations: [DELETE], clusterScoped: true, protection: true}

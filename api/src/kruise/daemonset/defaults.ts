@@ -1,0 +1,47 @@
+/**
+ * Advanced DaemonSet defaults as OpenKruise v1.9's mutating webhook applies them
+ * (SetDefaultsDaemonSet in apis/apps/defaults/v1alpha1.go, SetDefaultsDaemonSetV1beta1 in
+ * v1beta1.go), with the pod template defaults the TemplateNoDefaults gate leaves on by default.
+ * The v1alpha1 form is the one defaulted here: v1beta1 input is converted to it first, and its
+ * only extra rule (the deprecated `Surging`) cannot come from v1beta1.
+ */
+import { cloneJson } from '../../validation/json.js';
+import { defaultPodSpec } from '../common/pod-defaults.js';
+import { DAEMONSET_ROLLING_UPDATE_SURGING } from '../constants.js';
+import type { DaemonSet } from './schema.js';
+
+/** spec.burstReplicas when unset. */
+export const DEFAULT_DAEMONSET_BURST_REPLICAS = 250;
+/** spec.revisionHistoryLimit when unset. */
+export const DEFAULT_DAEMONSET_REVISION_HISTORY_LIMIT = 10;
+
+/**
+ * A copy of the DaemonSet with OpenKruise's defaults: RollingUpdate with Standard and
+ * maxUnavailable 1 / maxSurge 0 when neither is set; a deprecated Surging becomes Standard with
+ * maxSurge 1 / maxUnavailable 0 for what it leaves unset. Idempotent.
+ */
+export function defaultDaemonSet(ds: DaemonSet): DaemonSet {
+  const out = cloneJson(ds);
+  const spec = out.spec;
+  spec.template.spec ??= {};
+  defaultPodSpec(spec.template.spec);
+  spec.burstReplicas ??= DEFAULT_DAEMONSET_BURST_REPLICAS;
+  const strategy = (spec.updateStrategy ??= {});
+  if (!strategy.type) strategy.type = 'RollingUpdate';
+  if (strategy.type === 'RollingUpdate') {
+    const rolling = (strategy.rollingUpdate ??= {});
+    if (rolling.rollingUpdateType === DAEMONSET_ROLLING_UPDATE_SURGING) {
+      rolling.maxSurge ??= 1;
+      rolling.maxUnavailable ??= 0;
+    }
+    if (!rolling.rollingUpdateType || rolling.rollingUpdateType === DAEMONSET_ROLLING_UPDATE_SURGING) {
+      rolling.rollingUpdateType = 'Standard';
+    }
+    if (rolling.maxUnavailable === undefined && rolling.maxSurge === undefined) {
+      rolling.maxUnavailable = 1;
+      rolling.maxSurge = 0;
+    }
+  }
+  spec.revisionHistoryLimit ??= DEFAULT_DAEMONSET_REVISION_HISTORY_LIMIT;
+  return out;
+}

@@ -1,0 +1,7 @@
+export * from './schema.js';
+export {
+  defaultPodUnavailableBudget,
+  validatePodUnavailableBudget,
+  validatePodUnavailableBudgetUpdate,
+  validateDefaultedPodUnavailableBudget,
+} from './validation.js';
