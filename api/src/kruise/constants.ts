@@ -23,6 +23,7 @@ export const KruiseKind = {
   ImagePullJob: 'ImagePullJob',
   NodeImage: 'NodeImage',
   BroadcastJob: 'BroadcastJob',
+  StatefulSet: 'StatefulSet',
   DaemonSet: 'DaemonSet',
   StatefulSet: 'StatefulSet',
   ContainerRecreateRequest: 'ContainerRecreateRequest',
