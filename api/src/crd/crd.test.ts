@@ -64,7 +64,7 @@ describe('generated CRDs', () => {
     const versions = crds.map((c) => [c.spec.names.kind, c.spec.versions.map((v) => [v.name, v.served, v.storage])]);
     expect(versions).toEqual([
       ['CloneSet', [['v1alpha1', true, true]]],
-      ...['SidecarSet', 'ImagePullJob', 'NodeImage', 'BroadcastJob', 'DaemonSet'].map((kind) => [
+      ...['SidecarSet', 'ImagePullJob', 'NodeImage', 'BroadcastJob', 'StatefulSet', 'DaemonSet'].map((kind) => [
         kind,
         [
           ['v1alpha1', true, false],
@@ -126,6 +126,7 @@ describe('generated CRDs', () => {
       ['imagepulljobs.apps.kruise.io', 'Namespaced', 'ImagePullJobList', []],
       ['nodeimages.apps.kruise.io', 'Cluster', 'NodeImageList', []],
       ['broadcastjobs.apps.kruise.io', 'Namespaced', 'BroadcastJobList', ['bcj']],
+      ['statefulsets.apps.kruise.io', 'Namespaced', 'StatefulSetList', ['sts', 'asts']],
       ['daemonsets.apps.kruise.io', 'Namespaced', 'DaemonSetList', ['daemon', 'ads']],
       ['podunavailablebudgets.policy.kruise.io', 'Namespaced', 'PodUnavailableBudgetList', ['pub']],
     ]);

@@ -23,7 +23,6 @@ export const KruiseKind = {
   ImagePullJob: 'ImagePullJob',
   NodeImage: 'NodeImage',
   BroadcastJob: 'BroadcastJob',
-  StatefulSet: 'StatefulSet',
   DaemonSet: 'DaemonSet',
   StatefulSet: 'StatefulSet',
   ContainerRecreateRequest: 'ContainerRecreateRequest',

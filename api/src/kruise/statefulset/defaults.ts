@@ -25,24 +25,28 @@ function defaultClaimTemplate(claim: PersistentVolumeClaimTemplate): void {
   if (resources?.requests) resources.requests = roundResourceList(resources.requests);
 }
 
+/** The rolling-update defaults: partition 0, maxUnavailable 1, ReCreate, minReadySeconds 0. */
+function defaultUpdateStrategy(spec: StatefulSet['spec']): void {
+  const strategy = (spec.updateStrategy ??= {});
+  if (!strategy.type) strategy.type = 'RollingUpdate';
+  if (strategy.type !== 'RollingUpdate') return;
+  const rolling = (strategy.rollingUpdate ??= {});
+  rolling.partition ??= 0;
+  rolling.maxUnavailable ??= 1;
+  if (!rolling.podUpdatePolicy) rolling.podUpdatePolicy = 'ReCreate';
+  rolling.minReadySeconds ??= 0;
+}
+
 /**
- * A copy of the StatefulSet (of either version) with OpenKruise's defaults applied; `templateDefaults` false leaves
- * the pod and claim templates alone (OpenKruise does so on an update that keeps the template).
- * Idempotent.
+ * A copy of the StatefulSet (of either version) with OpenKruise's defaults applied;
+ * `templateDefaults` false leaves the pod and claim templates alone (OpenKruise does so on an
+ * update that keeps the template). Idempotent.
  */
 export function defaultStatefulSet(set: StatefulSet, templateDefaults = true): StatefulSet {
   const out = cloneJson(set);
   const spec = out.spec;
   if (!spec.podManagementPolicy) spec.podManagementPolicy = 'OrderedReady';
-  const strategy = (spec.updateStrategy ??= {});
-  if (!strategy.type) strategy.type = 'RollingUpdate';
-  if (strategy.type === 'RollingUpdate') {
-    const rolling = (strategy.rollingUpdate ??= {});
-    rolling.partition ??= 0;
-    rolling.maxUnavailable ??= 1;
-    if (!rolling.podUpdatePolicy) rolling.podUpdatePolicy = 'ReCreate';
-    rolling.minReadySeconds ??= 0;
-  }
+  defaultUpdateStrategy(spec);
   // v1alpha1 has no retention policy: OpenKruise defaults a v1alpha1 set as v1beta1 and converts
   // back, which drops it.
   if ((out.apiVersion as string) !== KRUISE_API_VERSION) {

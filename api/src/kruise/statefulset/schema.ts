@@ -28,9 +28,7 @@ export const RollingUpdateStatefulSetStrategySchema = strictObject({
   maxUnavailable: Type.Optional(
     intOrString({ description: 'Most pods unavailable during update; above 1 only with Parallel. Default 1.' }),
   ),
-  podUpdatePolicy: Type.Optional(
-    Type.String({ description: 'ReCreate (default), InPlaceIfPossible or InPlaceOnly.' }),
-  ),
+  podUpdatePolicy: Type.Optional(Type.String({ description: 'ReCreate (default), InPlaceIfPossible or InPlaceOnly.' })),
   paused: Type.Optional(Type.Boolean({ description: 'Stop updating pods; scaling continues.' })),
   unorderedUpdate: Type.Optional(UnorderedUpdateStrategySchema),
   inPlaceUpdateStrategy: Type.Optional(InPlaceUpdateStrategySchema),

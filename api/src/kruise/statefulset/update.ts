@@ -53,7 +53,11 @@ export function validateStatefulSetUpdate(next: unknown, previous: unknown): Fie
       errors.push(forbidden('spec', MESSAGE));
     }
   } catch (cause) {
-    errors.push({ path: '', code: 'Internal', message: `Internal error: validation failed unexpectedly: ${String(cause)}` });
+    errors.push({
+      path: '',
+      code: 'Internal',
+      message: `Internal error: validation failed unexpectedly: ${String(cause)}`,
+    });
   }
   return errors;
 }

@@ -18,7 +18,12 @@ import { parseIntOrPercent, scaledValue, type IntOrString } from '../../validati
 import { isRecord } from '../../validation/json.js';
 import { isEmptySelector, selectorMatches, validateLabelSelector } from '../../validation/labels.js';
 import { dns1123LabelErrors } from '../../validation/names.js';
-import { CONDITION_INPLACE_UPDATE_READY, KRUISE_API_VERSION, KRUISE_V1BETA1_API_VERSION, KruiseKind } from '../constants.js';
+import {
+  CONDITION_INPLACE_UPDATE_READY,
+  KRUISE_API_VERSION,
+  KRUISE_V1BETA1_API_VERSION,
+  KruiseKind,
+} from '../constants.js';
 import { validateMetadata } from '../common/metadata-validation.js';
 import { validatePodTemplate } from '../common/pod-validation.js';
 import { validateLifecycle, validatePriorityStrategy } from '../common/strategy-validation.js';
@@ -110,7 +115,9 @@ function validateRollingUpdate(spec: StatefulSetSpec): FieldError[] {
     if (spec.podManagementPolicy !== 'Parallel') {
       errors.push(required(at, 'unorderedUpdate can only work with Parallel PodManagementPolicyType'));
     }
-    errors.push(...validatePriorityStrategy(rolling.unorderedUpdate.priorityStrategy, childPath(at, 'priorityStrategy')));
+    errors.push(
+      ...validatePriorityStrategy(rolling.unorderedUpdate.priorityStrategy, childPath(at, 'priorityStrategy')),
+    );
   }
   return errors;
 }
@@ -241,7 +248,9 @@ export function validateStatefulSet(document: unknown): FieldError[] {
     if (set) errors.push(...validateDefaultedStatefulSet(defaultStatefulSet(set)));
     return errors;
   } catch (cause) {
-    return [{ path: '', code: 'Internal', message: `Internal error: validation failed unexpectedly: ${String(cause)}` }];
+    return [
+      { path: '', code: 'Internal', message: `Internal error: validation failed unexpectedly: ${String(cause)}` },
+    ];
   }
 }
 
