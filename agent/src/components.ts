@@ -7,6 +7,7 @@
 import type { AgentConfig } from './config.js';
 import { broadcastJobComponent } from './controllers/broadcastjob/component.js';
 import { cloneSetComponent } from './controllers/cloneset/component.js';
+import { containerRecreateRequestComponent } from './controllers/containerrecreaterequest/component.js';
 import { imagePullJobComponent } from './controllers/imagepulljob/component.js';
 import { nodeImageComponent } from './controllers/nodeimage/component.js';
 import { podReadinessComponent } from './controllers/podreadiness/component.js';
@@ -22,6 +23,7 @@ export const components: readonly Component<AgentConfig>[] = [
   cloneSetComponent,
   sidecarSetComponent,
   broadcastJobComponent,
+  containerRecreateRequestComponent,
   podReadinessComponent,
   webhookComponent,
   storageMigrationComponent,

@@ -89,12 +89,14 @@ function deadNodeMessage(pod: Pod, node: CrrNode | undefined): string | undefine
   return ready?.status === 'True' ? undefined : `node ${name} of the pod is not ready`;
 }
 
-/** Why an unfinished CRR must end now, or undefined; also when to check again. */
-function failure({ crr, pod, node, now }: CrrObserved): { message?: string; recheckMs?: number } {
+/** The pod is missing, being deleted, or a different pod of the same name. */
+function podGone(crr: ContainerRecreateRequest, pod: Pod | undefined): boolean {
   const uid = crr.metadata?.labels?.[LABEL_CRR_POD_UID];
-  if (!pod || pod.metadata.deletionTimestamp || (uid && pod.metadata.uid !== uid)) return { message: MESSAGE_POD_GONE };
-  const dead = deadNodeMessage(pod, node);
-  if (dead) return { message: dead };
+  return !pod || Boolean(pod.metadata.deletionTimestamp) || (uid !== undefined && pod.metadata.uid !== uid);
+}
+
+/** Time left before the deadline and before the daemon must have answered; a message when one ran out. */
+function timeouts(crr: ContainerRecreateRequest, now: number): { message?: string; recheckMs?: number } {
   const created = parseTime(crr.metadata?.creationTimestamp) ?? now;
   const checks: number[] = [];
   const deadline = crr.spec.activeDeadlineSeconds;
@@ -109,6 +111,14 @@ function failure({ crr, pod, node, now }: CrrObserved): { message?: string; rech
     checks.push(left);
   }
   return { recheckMs: checks.length > 0 ? Math.min(...checks) : undefined };
+}
+
+/** Why an unfinished CRR must end now, or undefined; also when to check again. */
+function failure({ crr, pod, node, now }: CrrObserved): { message?: string; recheckMs?: number } {
+  if (!pod || podGone(crr, pod)) return { message: MESSAGE_POD_GONE };
+  const dead = deadNodeMessage(pod, node);
+  if (dead) return { message: dead };
+  return timeouts(crr, now);
 }
 
 /** Steps 1 and 2's release: the pod's key, then the finalizer. */
