@@ -7,9 +7,9 @@
 import type { AgentConfig } from './config.js';
 import { broadcastJobComponent } from './controllers/broadcastjob/component.js';
 import { cloneSetComponent } from './controllers/cloneset/component.js';
-import { containerRecreateRequestComponent } from './controllers/containerrecreaterequest/component.js';
 import { imagePullJobComponent } from './controllers/imagepulljob/component.js';
 import { nodeImageComponent } from './controllers/nodeimage/component.js';
+import { podUnavailableBudgetComponent } from './controllers/podunavailablebudget/component.js';
 import { podReadinessComponent } from './controllers/podreadiness/component.js';
 import { sidecarSetComponent } from './controllers/sidecarset/component.js';
 import { hubLinkComponent } from './hublink/component.js';
@@ -23,7 +23,7 @@ export const components: readonly Component<AgentConfig>[] = [
   cloneSetComponent,
   sidecarSetComponent,
   broadcastJobComponent,
-  containerRecreateRequestComponent,
+  podUnavailableBudgetComponent,
   podReadinessComponent,
   webhookComponent,
   storageMigrationComponent,

@@ -64,7 +64,7 @@ export const Resources = {
   imagePullJobs: KruiseResources.ImagePullJob,
   nodeImages: KruiseResources.NodeImage,
   broadcastJobs: KruiseResources.BroadcastJob,
-  containerRecreateRequests: KruiseResources.ContainerRecreateRequest,
+  podUnavailableBudgets: KruiseResources.PodUnavailableBudget,
 } as const satisfies Record<string, ResourceRef>;
 
 /** `v1` for the core group, `group/version` otherwise. */

@@ -44,11 +44,14 @@ export function servedVersions(kind: KruiseKindName): string[] {
 /**
  * OpenKruise v1.9's path: `/mutate-apps-kruise-io-v1alpha1-cloneset` for a kind served at one
  * version, `/mutate-apps-kruise-io-sidecarset` for the kinds served at both; validating alike.
+ * PodUnavailableBudget, served at one version, has an unversioned path all the same
+ * (`/validate-policy-kruise-io-podunavailablebudget`).
  */
 export function kruisePath(type: 'mutate' | 'validate', kind: KruiseKindName): string {
   const { group } = KruiseResources[kind];
   const versions = servedVersions(kind);
-  const version = versions.length === 1 ? `${versions[0]}-` : '';
+  const versioned = versions.length === 1 && kind !== KruiseKind.PodUnavailableBudget;
+  const version = versioned ? `${versions[0]}-` : '';
   return `/${type}-${group.replace(/\./g, '-')}-${version}${kind.toLowerCase()}`;
 }
 
@@ -59,7 +62,10 @@ export function kruiseWebhookName(type: 'mutating' | 'validating', kind: KruiseK
 }
 
 /** Kinds OpenKruise v1.9 only validates (it has no defaulting webhook for them). */
-const VALIDATING_ONLY_KINDS: ReadonlySet<KruiseKindName> = new Set([KruiseKind.WorkloadSpread]);
+const VALIDATING_ONLY_KINDS: ReadonlySet<KruiseKindName> = new Set([
+  KruiseKind.WorkloadSpread,
+  KruiseKind.PodUnavailableBudget,
+]);
 
 /** The label objects must carry for a deletion-protection webhook to be called. */
 const PROTECTED_OBJECTS: LabelSelector = {
@@ -173,16 +179,14 @@ export function webhookDefinitions(deps: WebhookHandlerDeps): WebhookDefinition[
         handler: kruiseDefaultingHandler(kind),
       });
     }
-    defs.push(
-      {
-        name: kruiseWebhookName('validating', kind),
-        type: 'validating',
-        path: kruisePath('validate', kind),
-        rule: validation.del ? { ...rule, operations: [...rule.operations, 'DELETE'] } : rule,
-        clusterScoped,
-        handler: validation.handler,
-      },
-    );
+    defs.push({
+      name: kruiseWebhookName('validating', kind),
+      type: 'validating',
+      path: kruisePath('validate', kind),
+      rule: validation.del ? { ...rule, operations: [...rule.operations, 'DELETE'] } : rule,
+      clusterScoped,
+      handler: validation.handler,
+    });
   }
   if (deps.deletionProtection) defs.push(...protectionDefinitions(deps.deletionProtection));
   return defs;

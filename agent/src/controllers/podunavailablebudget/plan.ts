@@ -131,6 +131,36 @@ function problems(input: PubPlanInput, covered: number, nowIso: string): Conditi
   });
 }
 
+/** Warnings: records that expired with their pod still there, and problems that just appeared. */
+function planEvents(
+  pub: PodUnavailableBudget,
+  expired: readonly string[],
+  conditions: readonly Condition[],
+): PlanEvent[] {
+  const events: PlanEvent[] = expired.map((pod) => ({
+    on: { pod },
+    type: 'Warning',
+    reason: 'NotDeleted',
+    message: `pod was not deleted in ${DISRUPTED_POD_TIMEOUT_MS / 1000}s after PodUnavailableBudget ${pub.metadata?.name} admitted it`,
+  }));
+  // A problem is announced when it appears (its condition is new), not on every pass.
+  const before = new Set((pub.status?.conditions ?? []).filter((c) => c.status === 'True').map((c) => c.type));
+  for (const c of conditions) {
+    if (before.has(c.type)) continue;
+    events.push({ on: 'pub', type: 'Warning', reason: c.reason ?? c.type, message: c.message ?? '' });
+  }
+  return events;
+}
+
+/** Active pods not yet bound; a pod two budgets cover goes to the first by name (OpenKruise binds the first it lists). */
+function toBind(pub: PodUnavailableBudget, active: readonly Pod[], overlaps: PubPlanInput['overlaps']): string[] {
+  const mine = pub.metadata?.name ?? '';
+  const elsewhere = new Set(overlaps.filter((o) => o.otherPub < mine).map((o) => o.pod));
+  return active
+    .filter((p) => !p.metadata.annotations?.[ANNOTATION_RELATED] && !elsewhere.has(p.metadata.name))
+    .map((p) => p.metadata.name);
+}
+
 export function planPub(input: PubPlanInput): PubPlan {
   const { pub, nowMs } = input;
   const nowIso = new Date(nowMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -160,21 +190,8 @@ export function planPub(input: PubPlanInput): PubPlan {
     totalReplicas: replicas,
     ...(conditions.length > 0 ? { conditions } : {}),
   };
-  const events: PlanEvent[] = disrupted.expired.map((pod) => ({
-    on: { pod },
-    type: 'Warning',
-    reason: 'NotDeleted',
-    message: `pod was not deleted in ${DISRUPTED_POD_TIMEOUT_MS / 1000}s after PodUnavailableBudget ${pub.metadata?.name} admitted it`,
-  }));
-  // A problem is announced when it appears (its condition is new), not on every pass.
-  const before = new Set((pub.status?.conditions ?? []).filter((c) => c.status === 'True').map((c) => c.type));
-  for (const c of conditions) {
-    if (!before.has(c.type)) events.push({ on: 'pub', type: 'Warning', reason: c.reason ?? c.type, message: c.message ?? '' });
-  }
-  const overlapping = new Set(input.overlaps.map((o) => o.pod));
-  const bind = active
-    .filter((p) => !p.metadata.annotations?.[ANNOTATION_RELATED] && !overlapping.has(p.metadata.name))
-    .map((p) => p.metadata.name);
+  const events = planEvents(pub, disrupted.expired, conditions);
+  const bind = toBind(pub, active, input.overlaps);
   const next = [disrupted.nextMs, unavailable.nextMs].filter((n): n is number => n !== undefined);
   return { status, bind, events, requeueAfterMs: next.length > 0 ? Math.min(...next) : undefined };
 }

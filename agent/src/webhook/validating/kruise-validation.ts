@@ -7,6 +7,7 @@
  */
 import {
   asV1alpha1Document,
+  KruiseResources,
   validateKruiseObject,
   validateKruiseObjectUpdate,
   type FieldError,
@@ -40,6 +41,6 @@ export function kruiseValidatingHandler(kind: KruiseKindName, extra?: ExtraValid
         : validateKruiseObjectUpdate(object, request.oldObject);
     if (errors.length === 0 && extra) errors.push(...(await extra(asV1alpha1(object), asV1alpha1(request.oldObject))));
     if (errors.length === 0) return allow();
-    return denyInvalid(`${kind}.apps.kruise.io "${nameOf(object) || request.name || ''}"`, errors);
+    return denyInvalid(`${kind}.${KruiseResources[kind].group} "${nameOf(object) || request.name || ''}"`, errors);
   };
 }

@@ -106,6 +106,8 @@ under an unversioned path, and ImagePullJob's names end in -v1beta1.
 {{- end }}
 {{- /* WorkloadSpread: validated only (v1.9 has no defaulting webhook for it). */}}
 - {name: vworkloadspread.kb.io, type: validating, path: /validate-apps-kruise-io-v1alpha1-workloadspread, group: apps.kruise.io, versions: [v1alpha1], resource: workloadspreads, operations: [CREATE, UPDATE], clusterScoped: false}
+{{- /* PodUnavailableBudget: validated only, at an unversioned path though served at v1alpha1 alone. */}}
+- {name: vpodunavailablebudget.kb.io, type: validating, path: /validate-policy-kruise-io-podunavailablebudget, group: policy.kruise.io, versions: [v1alpha1], resource: podunavailablebudgets, operations: [CREATE, UPDATE], clusterScoped: false}
 {{- if $protection }}
 {{- /* Deletion protection (agent/src/webhook/registry.ts): DELETE only, Ignore, labelled objects only. */}}
 - {name: vnamespace.kb.io, type: validating, path: /validate-namespace, group: "", versions: [v1], resource: namespaces, operations: [DELETE], clusterScoped: true, protection: true}
