@@ -12,6 +12,7 @@ import { nodeImageComponent } from './controllers/nodeimage/component.js';
 import { podUnavailableBudgetComponent } from './controllers/podunavailablebudget/component.js';
 import { podReadinessComponent } from './controllers/podreadiness/component.js';
 import { sidecarSetComponent } from './controllers/sidecarset/component.js';
+import { statefulSetComponent } from './controllers/statefulset/component.js';
 import { hubLinkComponent } from './hublink/component.js';
 import type { Component } from './runtime/component.js';
 import { storageMigrationComponent } from './runtime/storage-migration/component.js';
@@ -23,6 +24,7 @@ export const components: readonly Component<AgentConfig>[] = [
   cloneSetComponent,
   sidecarSetComponent,
   broadcastJobComponent,
+  statefulSetComponent,
   podUnavailableBudgetComponent,
   podReadinessComponent,
   webhookComponent,

@@ -64,6 +64,8 @@ export const Resources = {
   imagePullJobs: KruiseResources.ImagePullJob,
   nodeImages: KruiseResources.NodeImage,
   broadcastJobs: KruiseResources.BroadcastJob,
+  /** Advanced StatefulSets at their storage version (v1beta1), which their controller reads and writes. */
+  statefulSets: storedResourceOf('StatefulSet'),
   podUnavailableBudgets: KruiseResources.PodUnavailableBudget,
 } as const satisfies Record<string, ResourceRef>;
 

@@ -83,13 +83,13 @@ and paths). test/integration/helm checks this list against the agent's own defin
 */}}
 {{- /*
 OpenKruise v1.9's webhook names and paths (agent/src/webhook/registry.ts): kinds served at one
-version (CloneSet) keep it in the path; SidecarSet, ImagePullJob, NodeImage, BroadcastJob and DaemonSet take both versions
+version (CloneSet) keep it in the path; SidecarSet, ImagePullJob, NodeImage, BroadcastJob, DaemonSet and StatefulSet take both versions
 under an unversioned path, and ImagePullJob's names end in -v1beta1.
 */ -}}
 {{- define "flotilla-agent.webhookList" -}}
 {{- $protection := .Values.featureGates.ResourcesDeletionProtection }}
 - {name: mpod.kb.io, type: mutating, path: /mutate-pod, group: "", versions: [v1], resource: pods, operations: [CREATE], clusterScoped: false}
-{{- range $kind := list "CloneSet" "SidecarSet" "ImagePullJob" "NodeImage" "BroadcastJob" "DaemonSet" }}
+{{- range $kind := list "CloneSet" "SidecarSet" "ImagePullJob" "NodeImage" "BroadcastJob" "DaemonSet" "StatefulSet" }}
 {{- $lower := lower $kind }}
 {{- $clusterScoped := has $kind (list "SidecarSet" "NodeImage") }}
 {{- $multi := ne $kind "CloneSet" }}

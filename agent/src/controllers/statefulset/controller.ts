@@ -1,0 +1,333 @@
+/**
+ * The Advanced StatefulSet reconcile: find or store the update revision, plan (plan.ts), refresh
+ * pods in the middle of an in-place update (grace period over, InPlaceUpdateReady back to True),
+ * then create claims and pods, delete pods, update pods in place, delete claims of scaled-away
+ * ordinals, and write the status when it changed. Creations and deletions are expected
+ * (ScaleExpectations, by pod name) and so are this controller's own writes to pods and to the
+ * set, so a lagging cache never creates a pod twice or acts on what it has just changed.
+ */
+import {
+  ANNOTATION_INPLACE_UPDATE_GRACE,
+  ANNOTATION_INPLACE_UPDATE_STATE,
+  LABEL_CONTROLLER_REVISION_HASH,
+  defaultStatefulSet,
+  type StatefulSet,
+} from '@flotilla/api';
+import { errorMessage, isKubeStatus } from '../../errors.js';
+import type { ControllerRevision, PersistentVolumeClaim, Pod } from '../../kube/types.js';
+import type { Lister } from '../../runtime/cache.js';
+import type { Clock } from '../../runtime/clock.js';
+import type { ReconcileContext, Reconciler } from '../../runtime/controller.js';
+import type { EventRecording } from '../../runtime/events.js';
+import type { ResourceVersionExpectations, ScaleExpectations } from '../../runtime/expectations.js';
+import { sameJson } from '../../runtime/kube-object.js';
+import { formatTime } from '../../runtime/kube-time.js';
+import {
+  graceJson,
+  patchSpecToPod,
+  readState,
+  removeGrace,
+  stateJson,
+  updateNeedsUnready,
+  type InPlaceUpdateState,
+  type UpdateSpec,
+} from '../cloneset/inplace.js';
+import { inPlaceReadyConditions } from '../cloneset/readiness.js';
+import {
+  decideUpdateRevision,
+  findCurrentRevision,
+  nextRevisionNumber,
+  revisionBytes,
+  revisionsToTruncate,
+  sortRevisions,
+} from '../cloneset/revisions.js';
+import { planRefresh } from '../cloneset/update-plan.js';
+import type { StatefulSetClient } from './client.js';
+import { newPod } from './identity.js';
+import { planStatefulSet, type Plan } from './plan.js';
+import { newRevision } from './revisions.js';
+import { computeStatus } from './status.js';
+
+export interface StatefulSetControllerOptions {
+  /** How soon to look again while the cache lags behind this controller's own writes. */
+  expectationRequeueMs: number;
+}
+
+export interface StatefulSetReconcilerDeps {
+  sets: Lister<StatefulSet>;
+  podsOwnedBy: (uid: string) => Pod[];
+  revisionsOwnedBy: (uid: string) => ControllerRevision[];
+  claimsIn: (namespace: string) => PersistentVolumeClaim[];
+  client: StatefulSetClient;
+  scale: ScaleExpectations;
+  resourceVersions: ResourceVersionExpectations;
+  events: EventRecording;
+  clock: Clock;
+  options: StatefulSetControllerOptions;
+}
+
+interface Revisions {
+  current: ControllerRevision;
+  update: ControllerRevision;
+  all: ControllerRevision[];
+}
+
+const controlledBy =
+  (uid: string) => (o: { metadata: { ownerReferences?: { controller?: boolean; uid: string }[] } }) =>
+    o.metadata.ownerReferences?.some((r) => r.controller && r.uid === uid) ?? false;
+
+/** The stored update revision (created, or an older equal one made the latest) and the current one. */
+async function syncRevisions(set: StatefulSet, deps: StatefulSetReconcilerDeps): Promise<Revisions> {
+  const uid = set.metadata?.uid ?? '';
+  const sorted = sortRevisions(deps.revisionsOwnedBy(uid).filter(controlledBy(uid)));
+  const candidate = newRevision(set, nextRevisionNumber(sorted), set.status?.collisionCount ?? 0);
+  const { bytes, ...body } = candidate;
+  const decision = decideUpdateRevision(sorted, bytes);
+  let update: ControllerRevision;
+  if (decision.kind === 'reuse') update = decision.revision;
+  else if (decision.kind === 'bump') {
+    update = await deps.client.updateRevision({ ...decision.revision, revision: decision.to });
+  } else {
+    try {
+      update = await deps.client.createRevision(body);
+    } catch (err) {
+      if (!isKubeStatus(err, 409)) throw err;
+      // Created meanwhile (or by OpenKruise before us): the same data means the same revision.
+      update = await deps.client.getRevision(body.metadata.namespace ?? '', body.metadata.name);
+      if (revisionBytes(update) !== bytes) {
+        throw new Error(`revision ${body.metadata.name} exists with other data`, { cause: err });
+      }
+    }
+  }
+  const all = [...sorted.filter((r) => r.metadata.name !== update.metadata.name), update];
+  return { update, current: findCurrentRevision(all, set.status?.currentRevision, update), all };
+}
+
+/** Builds the reconcile function of the Advanced StatefulSet controller. */
+export function statefulSetReconciler(deps: StatefulSetReconcilerDeps): Reconciler {
+  return async (key, ctx) => {
+    const cached = deps.sets.get(ctx.namespace, ctx.name);
+    if (!cached) {
+      deps.scale.delete(key);
+      deps.resourceVersions.delete(key);
+      return;
+    }
+    deps.resourceVersions.observed(cached);
+    if (!deps.scale.satisfied(key) || !deps.resourceVersions.isSatisfied(key)) {
+      return { requeueAfter: deps.options.expectationRequeueMs };
+    }
+    if (cached.metadata?.deletionTimestamp) return;
+    // Sets may be stored without the webhook's defaults; the controller reads them defaulted.
+    const set = defaultStatefulSet(cached);
+    const uid = set.metadata?.uid ?? '';
+    const pods = deps.podsOwnedBy(uid).filter(controlledBy(uid));
+    const revisions = await syncRevisions(set, deps);
+    const now = deps.clock.now();
+    const data = new Map(revisions.all.map((r) => [r.metadata.name, r.data]));
+    const refreshDelay = await refreshPods(key, set, pods, revisions.update.metadata.name, deps);
+    const plan = planStatefulSet({
+      set,
+      pods,
+      claims: new Set(deps.claimsIn(set.metadata?.namespace ?? '').map((c) => c.metadata.name)),
+      currentRevision: revisions.current.metadata.name,
+      updateRevision: revisions.update.metadata.name,
+      revisionData: (name) => data.get(name),
+      now,
+    });
+    const graceDelay = await carryOut({ key, set, revisions, deps, ctx }, plan);
+    await truncateHistory(set, pods, revisions, deps);
+    const status = computeStatus({
+      set: cached,
+      pods,
+      currentRevision: revisions.current.metadata.name,
+      updateRevision: revisions.update.metadata.name,
+      collisionCount: set.status?.collisionCount ?? 0,
+      now,
+    });
+    await writeStatus(key, cached, status, deps, ctx);
+    const delay = [refreshDelay, graceDelay].filter((d): d is number => d !== undefined);
+    return delay.length > 0 ? { requeueAfter: Math.max(1000, Math.min(...delay)) } : undefined;
+  };
+}
+
+interface Step {
+  key: string;
+  set: StatefulSet;
+  revisions: Revisions;
+  deps: StatefulSetReconcilerDeps;
+  ctx: ReconcileContext;
+}
+
+async function carryOut(step: Step, plan: Plan): Promise<number | undefined> {
+  const { key, set, revisions, deps, ctx } = step;
+  for (const claim of plan.createClaims) await deps.client.createClaim(claim);
+  const templates = new Map(revisions.all.map((r) => [r.metadata.name, templateOf(r)]));
+  for (const { ordinal, revision } of plan.create) {
+    const pod = newPod(set, templates.get(revision) ?? set.spec.template, revision, ordinal);
+    deps.scale.expectCreations(key, [pod.metadata.name]);
+    try {
+      await deps.client.createPod(pod);
+      deps.events.event(
+        set,
+        'Normal',
+        'SuccessfulCreate',
+        `create Pod ${pod.metadata.name} in StatefulSet ${ctx.name} successful`,
+      );
+    } catch (err) {
+      deps.scale.lowerExpectations(key, { creations: [pod.metadata.name] });
+      deps.events.event(
+        set,
+        'Warning',
+        'FailedCreate',
+        `create Pod ${pod.metadata.name} in StatefulSet ${ctx.name} failed error: ${errorMessage(err)}`,
+      );
+      throw err;
+    }
+  }
+  for (const pod of plan.delete) {
+    deps.scale.expectDeletions(key, [pod.metadata.name]);
+    await deps.client.deletePod(pod);
+    deps.events.event(
+      set,
+      'Normal',
+      'SuccessfulDelete',
+      `delete Pod ${pod.metadata.name} in StatefulSet ${ctx.name} successful`,
+    );
+  }
+  let delay: number | undefined;
+  for (const { pod, spec } of plan.inPlace) {
+    await updateInPlace(key, pod, spec, deps);
+    if (spec.graceSeconds) delay = Math.min(delay ?? Infinity, spec.graceSeconds * 1000);
+  }
+  for (const name of plan.deleteClaims) await deps.client.deleteClaim(set.metadata?.namespace ?? '', name);
+  if (plan.create.length + plan.delete.length + plan.inPlace.length > 0) {
+    ctx.log.info(
+      {
+        created: plan.create.map((c) => c.ordinal),
+        deleted: plan.delete.map((p) => p.metadata.name),
+        inPlace: plan.inPlace.map((u) => u.pod.metadata.name),
+      },
+      'synced pods',
+    );
+  }
+  return delay;
+}
+
+function templateOf(revision: ControllerRevision): StatefulSet['spec']['template'] | undefined {
+  return (revision.data as { spec?: { template?: StatefulSet['spec']['template'] } } | undefined)?.spec?.template;
+}
+
+/** Replaces the pod with `change(copy)`, reading it again on a conflict. */
+async function updatePod(
+  key: string,
+  pod: Pod,
+  deps: StatefulSetReconcilerDeps,
+  change: (copy: Pod) => void,
+): Promise<void> {
+  let current = pod;
+  for (let attempt = 0; ; attempt++) {
+    const copy = structuredClone(current);
+    change(copy);
+    try {
+      deps.resourceVersions.expectUpdated(key, await deps.client.updatePod(copy));
+      return;
+    } catch (err) {
+      if (!isKubeStatus(err, 409) || attempt >= 4) throw err;
+      current = await deps.client.getPod(pod.metadata.namespace ?? '', pod.metadata.name);
+    }
+  }
+}
+
+/** InPlaceUpdateReady=False first (the pod leaves its Services), then the new revision in one update. */
+async function updateInPlace(key: string, pod: Pod, spec: UpdateSpec, deps: StatefulSetReconcilerDeps): Promise<void> {
+  const now = deps.clock.now();
+  if (updateNeedsUnready(pod, spec)) {
+    const conditions = inPlaceReadyConditions(pod, false, now);
+    if (conditions.length > 0)
+      deps.resourceVersions.expectUpdated(key, await deps.client.patchPodConditions(pod, conditions));
+  }
+  await updatePod(key, pod, deps, (copy) => {
+    const labels = (copy.metadata.labels ??= {});
+    const annotations = (copy.metadata.annotations ??= {});
+    labels[LABEL_CONTROLLER_REVISION_HASH] = spec.revision;
+    const state: InPlaceUpdateState = {
+      revision: spec.revision,
+      updateTimestamp: formatTime(now),
+      lastContainerStatuses: null,
+      updateImages: Object.keys(spec.containerImages).length > 0,
+    };
+    if ((spec.graceSeconds ?? 0) > 0) {
+      annotations[ANNOTATION_INPLACE_UPDATE_STATE] = stateJson(state);
+      annotations[ANNOTATION_INPLACE_UPDATE_GRACE] = graceJson(spec);
+      return;
+    }
+    patchSpecToPod(copy, spec, state, now);
+    removeGrace(copy);
+  });
+}
+
+/** Pods in an in-place update: apply a pending spec once its grace is over, mark them ready when done. */
+async function refreshPods(
+  key: string,
+  set: StatefulSet,
+  pods: readonly Pod[],
+  updateRevision: string,
+  deps: StatefulSetReconcilerDeps,
+): Promise<number | undefined> {
+  const now = deps.clock.now();
+  let delay: number | undefined;
+  for (const pod of pods) {
+    if (pod.metadata.deletionTimestamp) continue;
+    const plan = planRefresh({ lifecycle: set.spec.lifecycle, pod, updateRevision, now });
+    if (plan.delayMs !== undefined) delay = Math.min(delay ?? Infinity, plan.delayMs);
+    if (plan.grace?.kind === 'drop') await updatePod(key, pod, deps, removeGrace);
+    const pending = plan.grace?.kind === 'apply' ? plan.grace.spec : plan.nextBatch;
+    if (pending) {
+      await updatePod(key, pod, deps, (copy) => {
+        const state = readState(copy) ?? {
+          revision: pending.revision,
+          updateTimestamp: formatTime(now),
+          lastContainerStatuses: null,
+        };
+        patchSpecToPod(copy, pending, state, now);
+        if (plan.grace?.kind === 'apply') removeGrace(copy);
+      });
+    }
+    if (plan.markReady) {
+      const conditions = inPlaceReadyConditions(pod, true, now);
+      if (conditions.length > 0)
+        deps.resourceVersions.expectUpdated(key, await deps.client.patchPodConditions(pod, conditions));
+    }
+  }
+  return delay;
+}
+
+/** Deletes unused revisions beyond revisionHistoryLimit, oldest first. */
+async function truncateHistory(
+  set: StatefulSet,
+  pods: readonly Pod[],
+  revisions: Revisions,
+  deps: StatefulSetReconcilerDeps,
+): Promise<void> {
+  const stale = revisionsToTruncate({
+    sorted: sortRevisions(revisions.all),
+    pods,
+    current: revisions.current.metadata.name,
+    update: revisions.update.metadata.name,
+    limit: set.spec.revisionHistoryLimit ?? 10,
+  });
+  for (const revision of stale) await deps.client.deleteRevision(revision);
+}
+
+async function writeStatus(
+  key: string,
+  cached: StatefulSet,
+  status: StatefulSet['status'],
+  deps: StatefulSetReconcilerDeps,
+  ctx: ReconcileContext,
+): Promise<void> {
+  if (!status || sameJson(cached.status, status)) return;
+  const updated = await deps.client.updateStatus(cached, status);
+  deps.resourceVersions.expectUpdated(key, updated);
+  ctx.log.debug({ status }, 'updated status');
+}

@@ -1,0 +1,187 @@
+import { defaultStatefulSet, type StatefulSet } from '@flotilla/api';
+import { describe, expect, it } from 'vitest';
+import type { Pod } from '../../kube/types.js';
+import { newPod } from './identity.js';
+import { planStatefulSet, wantedOrdinals, type PlanInput } from './plan.js';
+import { computeStatus } from './status.js';
+
+const NOW = Date.parse('2026-01-01T00:00:00Z');
+const OLD = 'web-old';
+const NEW = 'web-new';
+const template = (image: string): StatefulSet['spec']['template'] => ({
+  metadata: { labels: { app: 'web' } },
+  spec: { containers: [{ name: 'main', image }], readinessGates: [{ conditionType: 'InPlaceUpdateReady' }] },
+});
+
+function set(spec: Partial<StatefulSet['spec']> = {}): StatefulSet {
+  return defaultStatefulSet({
+    apiVersion: 'apps.kruise.io/v1beta1',
+    kind: 'StatefulSet',
+    metadata: { name: 'web', namespace: 'ns', uid: 'uid-1', generation: 2 },
+    spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template: template('nginx:2'), ...spec },
+  });
+}
+
+/** A running, ready pod of `ordinal` at `revision`. */
+function pod(s: StatefulSet, ordinal: number, revision = NEW, ready = true): Pod {
+  const p = newPod(s, template(revision === NEW ? 'nginx:2' : 'nginx:1'), revision, ordinal);
+  p.metadata.uid = `pod-${ordinal}`;
+  p.status = {
+    phase: 'Running',
+    conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
+  };
+  return p;
+}
+
+function input(s: StatefulSet, pods: Pod[], extra: Partial<PlanInput> = {}): PlanInput {
+  const data: Record<string, unknown> = {
+    [OLD]: { spec: { template: template('nginx:1') } },
+    [NEW]: { spec: { template: template('nginx:2') } },
+  };
+  return {
+    set: s,
+    pods,
+    claims: new Set(),
+    currentRevision: OLD,
+    updateRevision: NEW,
+    revisionData: (name) => data[name],
+    now: NOW,
+    ...extra,
+  };
+}
+
+describe('scaling', () => {
+  it('OrderedReady creates the lowest missing ordinal only once every lower pod is ready', () => {
+    const s = set();
+    expect(planStatefulSet(input(s, [])).create).toEqual([{ ordinal: 0, revision: NEW }]);
+    expect(planStatefulSet(input(s, [pod(s, 0, NEW, false)])).create).toEqual([]);
+    expect(planStatefulSet(input(s, [pod(s, 0)])).create).toEqual([{ ordinal: 1, revision: NEW }]);
+  });
+
+  it('Parallel creates every missing pod, within scaleStrategy.maxUnavailable', () => {
+    const s = set({ podManagementPolicy: 'Parallel', replicas: 4 });
+    expect(planStatefulSet(input(s, [])).create.map((c) => c.ordinal)).toEqual([0, 1, 2, 3]);
+    const limited = set({ podManagementPolicy: 'Parallel', replicas: 4, scaleStrategy: { maxUnavailable: 2 } });
+    expect(planStatefulSet(input(limited, [pod(limited, 0, NEW, false)])).create.map((c) => c.ordinal)).toEqual([1]);
+  });
+
+  it('skips reserved ordinals and condemns pods on them, highest first one at a time when ordered', () => {
+    const s = set({ reserveOrdinals: [1, '3-4'] });
+    expect(wantedOrdinals(s)).toEqual([0, 2, 5]);
+    const pods = [pod(s, 0), pod(s, 1), pod(s, 2), pod(s, 3), pod(s, 5)];
+    const plan = planStatefulSet(input(s, pods));
+    expect(plan.create).toEqual([]);
+    expect(plan.delete.map((p) => p.metadata.name)).toEqual(['web-3']);
+  });
+
+  it('gives new pods below the partition the current revision', () => {
+    const s = set({ podManagementPolicy: 'Parallel', updateStrategy: { rollingUpdate: { partition: 2 } } });
+    expect(planStatefulSet(input(s, [])).create).toEqual([
+      { ordinal: 0, revision: OLD },
+      { ordinal: 1, revision: OLD },
+      { ordinal: 2, revision: NEW },
+    ]);
+  });
+
+  it('creates the claims of new pods and, with whenScaled Delete, removes those of scaled-away ordinals', () => {
+    const s = set({
+      replicas: 1,
+      volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'] } }],
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Delete' },
+    });
+    const plan = planStatefulSet(input(s, [], { claims: new Set(['data-web-1', 'data-web-2', 'other-web-1']) }));
+    expect(plan.createClaims.map((c) => [c.metadata.name, c.metadata.ownerReferences?.[0]?.kind])).toEqual([
+      ['data-web-0', 'StatefulSet'],
+    ]);
+    expect(plan.deleteClaims).toEqual(['data-web-1', 'data-web-2']);
+    const retain = set({ replicas: 1, volumeClaimTemplates: s.spec.volumeClaimTemplates });
+    expect(planStatefulSet(input(retain, [], { claims: new Set(['data-web-1']) })).deleteClaims).toEqual([]);
+  });
+});
+
+describe('rolling update', () => {
+  it('recreates the highest outdated pod first, down to the partition', () => {
+    const s = set({ updateStrategy: { rollingUpdate: { partition: 1 } } });
+    const pods = [pod(s, 0, OLD), pod(s, 1, OLD), pod(s, 2, OLD)];
+    expect(planStatefulSet(input(s, pods)).delete.map((p) => p.metadata.name)).toEqual(['web-2']);
+    const done = [pod(s, 0, OLD), pod(s, 1, OLD), pod(s, 2)];
+    expect(planStatefulSet(input(s, done)).delete.map((p) => p.metadata.name)).toEqual(['web-1']);
+    const atPartition = [pod(s, 0, OLD), pod(s, 1), pod(s, 2)];
+    expect(planStatefulSet(input(s, atPartition)).delete).toEqual([]);
+  });
+
+  it('updates up to maxUnavailable pods at once with Parallel, counting pods already unavailable', () => {
+    const s = set({
+      podManagementPolicy: 'Parallel',
+      replicas: 5,
+      updateStrategy: { rollingUpdate: { maxUnavailable: 2 } },
+    });
+    const pods = [0, 1, 2, 3, 4].map((o) => pod(s, o, OLD));
+    expect(planStatefulSet(input(s, pods)).delete.map((p) => p.metadata.name)).toEqual(['web-4', 'web-3']);
+    pods[4] = pod(s, 4, NEW, false);
+    expect(planStatefulSet(input(s, pods)).delete.map((p) => p.metadata.name)).toEqual(['web-3']);
+  });
+
+  it('updates in place when only images changed, with the grace period, and pauses', () => {
+    const s = set({
+      updateStrategy: {
+        rollingUpdate: { podUpdatePolicy: 'InPlaceIfPossible', inPlaceUpdateStrategy: { gracePeriodSeconds: 5 } },
+      },
+    });
+    const plan = planStatefulSet(input(s, [pod(s, 0, OLD), pod(s, 1, OLD), pod(s, 2, OLD)]));
+    expect(plan.delete).toEqual([]);
+    expect(plan.inPlace.map((u) => [u.pod.metadata.name, u.spec.containerImages, u.spec.graceSeconds])).toEqual([
+      ['web-2', { main: 'nginx:2' }, 5],
+    ]);
+    const paused = set({ updateStrategy: { rollingUpdate: { paused: true } } });
+    expect(planStatefulSet(input(paused, [pod(paused, 0, OLD)], {})).delete).toEqual([]);
+  });
+
+  it('InPlaceOnly never recreates; OnDelete never updates', () => {
+    const s = set({ replicas: 1, updateStrategy: { rollingUpdate: { podUpdatePolicy: 'InPlaceOnly' } } });
+    const changed = {
+      spec: { template: { ...template('nginx:2'), spec: { containers: [{ name: 'x', image: 'y' }] } } },
+    };
+    const plan = planStatefulSet(
+      input(s, [pod(s, 0, OLD)], { revisionData: (n) => (n === NEW ? changed : undefined) }),
+    );
+    expect([plan.delete, plan.inPlace]).toEqual([[], []]);
+    const onDelete = set({ replicas: 1, updateStrategy: { type: 'OnDelete' } });
+    expect(planStatefulSet(input(onDelete, [pod(onDelete, 0, OLD)])).delete).toEqual([]);
+  });
+});
+
+describe('status', () => {
+  it('counts pods and moves the current revision once every pod runs the update revision and is ready', () => {
+    const s = set();
+    const mixed = computeStatus({
+      set: s,
+      pods: [pod(s, 0, OLD), pod(s, 1), pod(s, 2, NEW, false)],
+      currentRevision: OLD,
+      updateRevision: NEW,
+      collisionCount: 0,
+      now: NOW,
+    });
+    expect(mixed).toMatchObject({
+      observedGeneration: 2,
+      replicas: 3,
+      readyReplicas: 2,
+      availableReplicas: 2,
+      currentReplicas: 1,
+      updatedReplicas: 2,
+      updatedReadyReplicas: 1,
+      currentRevision: OLD,
+      updateRevision: NEW,
+      labelSelector: 'app=web',
+    });
+    const done = computeStatus({
+      set: s,
+      pods: [pod(s, 0), pod(s, 1), pod(s, 2)],
+      currentRevision: OLD,
+      updateRevision: NEW,
+      collisionCount: 0,
+      now: NOW,
+    });
+    expect([done.currentRevision, done.currentReplicas]).toEqual([NEW, 3]);
+  });
+});

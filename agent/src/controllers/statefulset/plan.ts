@@ -1,0 +1,234 @@
+/**
+ * The Advanced StatefulSet planner, pure: given the set (defaulted, v1beta1), its pods and
+ * claims, and its two revisions, what to create, delete and update in place now. The semantics
+ * are OpenKruise v1.9's (pkg/controller/statefulset/stateful_set_control.go), which are apps/v1's
+ * plus reserved ordinals, scaleStrategy.maxUnavailable and the rolling update's maxUnavailable,
+ * podUpdatePolicy and paused:
+ *
+ * - the wanted ordinals are the first `replicas` ordinals from 0 that are not reserved; pods on
+ *   other ordinals are condemned; a Failed pod is deleted and comes back on the next pass;
+ * - OrderedReady creates the lowest missing ordinal once every lower pod is running and ready,
+ *   and deletes condemned pods one at a time, highest first, while every other pod is healthy;
+ *   Parallel creates and deletes them all, creations limited by scaleStrategy.maxUnavailable;
+ * - a new pod whose index among the wanted ordinals is below the partition gets the current
+ *   revision, the others the update revision;
+ * - the rolling update goes from the highest ordinal down to the partition, keeping at most
+ *   maxUnavailable pods unavailable (an already unavailable pod is updated without using up
+ *   the budget); ReCreate deletes the pod, InPlaceIfPossible updates it in place when only
+ *   images (and template metadata) changed and deletes it otherwise, InPlaceOnly never deletes;
+ * - whenScaled: Delete removes the claims of ordinals no longer wanted once their pod is gone.
+ */
+import { CONDITION_INPLACE_UPDATE_READY, reservedOrdinals, scaledValue, type StatefulSet } from '@flotilla/api';
+import { podCondition } from '../../kube/pods.js';
+import type { PersistentVolumeClaim, Pod } from '../../kube/types.js';
+import { calculateInPlaceSpec, type UpdateSpec } from '../cloneset/inplace.js';
+import { hasRevision, isRunningAndAvailable } from '../cloneset/pods.js';
+import { claimsFor, ordinalOf } from './identity.js';
+
+export interface PlanInput {
+  set: StatefulSet;
+  /** Pods the set controls. */
+  pods: readonly Pod[];
+  /** Names of the claims that exist in the set's namespace. */
+  claims: ReadonlySet<string>;
+  currentRevision: string;
+  updateRevision: string;
+  /** Parsed data of a revision by name (to compute in-place changes). */
+  revisionData: (name: string) => unknown;
+  now: number;
+}
+
+export interface PodCreation {
+  ordinal: number;
+  revision: string;
+}
+
+export interface Plan {
+  /** Claims to create before the pods that mount them. */
+  createClaims: PersistentVolumeClaim[];
+  create: PodCreation[];
+  /** Pods to delete: condemned, failed, or replaced by the rolling update. */
+  delete: Pod[];
+  inPlace: { pod: Pod; spec: UpdateSpec }[];
+  /** Claims of ordinals no longer wanted (whenScaled: Delete), their pod gone. */
+  deleteClaims: string[];
+}
+
+/** The first `replicas` ordinals from 0 that are not reserved. */
+export function wantedOrdinals(set: StatefulSet): number[] {
+  const reserved = reservedOrdinals(set.spec.reserveOrdinals);
+  const out: number[] = [];
+  for (let i = 0; out.length < (set.spec.replicas ?? 1); i++) if (!reserved.has(i)) out.push(i);
+  return out;
+}
+
+const terminating = (pod: Pod): boolean => pod.metadata.deletionTimestamp !== undefined;
+const failed = (pod: Pod): boolean => pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded';
+
+/** Running, ready for minReadySeconds, and not in the middle of an in-place update. */
+export function isAvailable(pod: Pod, minReadySeconds: number, now: number): boolean {
+  if (terminating(pod) || !isRunningAndAvailable(pod, minReadySeconds, now)) return false;
+  return podCondition(pod, CONDITION_INPLACE_UPDATE_READY)?.status !== 'False';
+}
+
+/** Pods by ordinal; pods whose name carries no ordinal of this set are left out. */
+function byOrdinal(set: StatefulSet, pods: readonly Pod[]): Map<number, Pod> {
+  const out = new Map<number, Pod>();
+  for (const pod of pods) {
+    const ordinal = ordinalOf(set, pod);
+    if (ordinal >= 0) out.set(ordinal, pod);
+  }
+  return out;
+}
+
+function minReadySeconds(set: StatefulSet): number {
+  return set.spec.updateStrategy?.rollingUpdate?.minReadySeconds ?? 0;
+}
+
+/** An int-or-percent of replicas, rounded up, at least 1. */
+function atLeastOne(value: number | string | undefined, replicas: number): number {
+  return Math.max(1, scaledValue(value ?? 1, replicas, true) ?? 1);
+}
+
+interface Scaling {
+  create: PodCreation[];
+  delete: Pod[];
+}
+
+function revisionFor(input: PlanInput, index: number): string {
+  const partition = input.set.spec.updateStrategy?.rollingUpdate?.partition ?? 0;
+  const rolling = input.set.spec.updateStrategy?.type === 'RollingUpdate';
+  return rolling && index < partition ? input.currentRevision : input.updateRevision;
+}
+
+/** OrderedReady: one step at a time, each waiting for every lower pod to be running and ready. */
+function planOrdered(input: PlanInput, wanted: number[], pods: Map<number, Pod>, condemned: Pod[]): Scaling {
+  const minReady = 0;
+  for (const [index, ordinal] of wanted.entries()) {
+    const pod = pods.get(ordinal);
+    if (!pod) return { create: [{ ordinal, revision: revisionFor(input, index) }], delete: [] };
+    if (failed(pod)) return { create: [], delete: [pod] };
+    if (!isRunningAndAvailable(pod, minReady, input.now) || terminating(pod)) return { create: [], delete: [] };
+  }
+  const victim = condemned.find((p) => !terminating(p));
+  if (condemned.some(terminating) || !victim) return { create: [], delete: [] };
+  return { create: [], delete: [victim] };
+}
+
+/** Parallel: every missing pod at once (within scaleStrategy.maxUnavailable), every condemned one. */
+function planParallel(input: PlanInput, wanted: number[], pods: Map<number, Pod>, condemned: Pod[]): Scaling {
+  const replicas = wanted.length;
+  const limitValue = input.set.spec.scaleStrategy?.maxUnavailable;
+  const limit = limitValue === undefined ? Infinity : atLeastOne(limitValue, replicas);
+  let unavailable = wanted.filter((o) => {
+    const pod = pods.get(o);
+    return pod !== undefined && !isAvailable(pod, minReadySeconds(input.set), input.now);
+  }).length;
+  const create: PodCreation[] = [];
+  const del: Pod[] = [];
+  for (const [index, ordinal] of wanted.entries()) {
+    const pod = pods.get(ordinal);
+    if (pod && failed(pod) && !terminating(pod)) del.push(pod);
+    if (pod || unavailable >= limit) continue;
+    create.push({ ordinal, revision: revisionFor(input, index) });
+    unavailable++;
+  }
+  return { create, delete: [...del, ...condemned.filter((p) => !terminating(p))] };
+}
+
+type UpdateStep = { kind: 'delete'; pod: Pod } | { kind: 'inPlace'; pod: Pod; spec: UpdateSpec };
+
+/** How one outdated pod moves to the update revision; undefined when it cannot (InPlaceOnly). */
+function updateStep(input: PlanInput, pod: Pod): UpdateStep | undefined {
+  const rolling = input.set.spec.updateStrategy?.rollingUpdate;
+  const policy = rolling?.podUpdatePolicy ?? 'ReCreate';
+  if (policy === 'ReCreate') return { kind: 'delete', pod };
+  const own = pod.metadata.labels?.['controller-revision-hash'] ?? '';
+  const spec = calculateInPlaceSpec(
+    input.revisionData(own),
+    input.revisionData(input.updateRevision),
+    input.updateRevision,
+    rolling?.inPlaceUpdateStrategy?.gracePeriodSeconds ?? 0,
+  );
+  if (spec) return { kind: 'inPlace', pod, spec };
+  return policy === 'InPlaceIfPossible' ? { kind: 'delete', pod } : undefined;
+}
+
+/** maxUnavailable of the rolling update: 1 for OrderedReady, at least 1 for Parallel. */
+function updateMaxUnavailable(set: StatefulSet, replicas: number): number {
+  if (set.spec.podManagementPolicy !== 'Parallel') return 1;
+  return atLeastOne(set.spec.updateStrategy?.rollingUpdate?.maxUnavailable, replicas);
+}
+
+/** The rolling update: outdated pods from the highest ordinal down to the partition. */
+function planUpdate(input: PlanInput, wanted: number[], pods: Map<number, Pod>): UpdateStep[] {
+  const strategy = input.set.spec.updateStrategy;
+  if (strategy?.type !== 'RollingUpdate' || strategy.rollingUpdate?.paused) return [];
+  const partition = strategy.rollingUpdate?.partition ?? 0;
+  const available = (o: number): boolean => {
+    const pod = pods.get(o);
+    return pod !== undefined && isAvailable(pod, minReadySeconds(input.set), input.now);
+  };
+  let budget = updateMaxUnavailable(input.set, wanted.length) - wanted.filter((o) => !available(o)).length;
+  const steps: UpdateStep[] = [];
+  for (let index = wanted.length - 1; index >= partition; index--) {
+    const ordinal = wanted[index]!;
+    const pod = pods.get(ordinal);
+    if (!pod || terminating(pod) || hasRevision(pod, input.updateRevision)) continue;
+    const free = !available(ordinal);
+    if (!free && budget <= 0) break;
+    const step = updateStep(input, pod);
+    if (!step) continue;
+    steps.push(step);
+    if (!free) budget--;
+  }
+  return steps;
+}
+
+/** Claims of unwanted ordinals whose pod is gone, when whenScaled is Delete. */
+function claimsToDelete(input: PlanInput, wanted: number[], pods: Map<number, Pod>): string[] {
+  if (input.set.spec.persistentVolumeClaimRetentionPolicy?.whenScaled !== 'Delete') return [];
+  const keep = new Set(wanted);
+  const templates = (input.set.spec.volumeClaimTemplates ?? []).map((t) => t.metadata?.name ?? '');
+  const prefixes = templates.map((t) => `${t}-${input.set.metadata?.name ?? ''}-`);
+  const out: string[] = [];
+  for (const name of input.claims) {
+    const prefix = prefixes.find((p) => name.startsWith(p));
+    if (!prefix) continue;
+    const rest = name.slice(prefix.length);
+    if (!/^(0|[1-9][0-9]*)$/.test(rest)) continue;
+    const ordinal = Number(rest);
+    if (!keep.has(ordinal) && !pods.has(ordinal)) out.push(name);
+  }
+  return out.sort();
+}
+
+/** Everything the set needs done now. */
+export function planStatefulSet(input: PlanInput): Plan {
+  const wanted = wantedOrdinals(input.set);
+  const wantedSet = new Set(wanted);
+  const pods = byOrdinal(input.set, input.pods);
+  const condemned = [...pods.entries()]
+    .filter(([o]) => !wantedSet.has(o))
+    .sort(([a], [b]) => b - a)
+    .map(([, p]) => p);
+  const parallel = input.set.spec.podManagementPolicy === 'Parallel';
+  const scaling = parallel ? planParallel(input, wanted, pods, condemned) : planOrdered(input, wanted, pods, condemned);
+  const busy = scaling.create.length > 0 || scaling.delete.length > 0;
+  // OrderedReady updates only once scaling is done; Parallel does both in one pass.
+  const updates = busy && !parallel ? [] : planUpdate(input, wanted, pods);
+  const deleting = new Set(scaling.delete.map((p) => p.metadata.name));
+  const createClaims = scaling.create.flatMap(({ ordinal }) =>
+    claimsFor(input.set, ordinal).filter((c) => !input.claims.has(c.metadata.name)),
+  );
+  return {
+    createClaims,
+    create: scaling.create,
+    delete: [
+      ...scaling.delete,
+      ...updates.filter((u) => u.kind === 'delete' && !deleting.has(u.pod.metadata.name)).map((u) => u.pod),
+    ],
+    inPlace: updates.flatMap((u) => (u.kind === 'inPlace' ? [{ pod: u.pod, spec: u.spec }] : [])),
+    deleteClaims: claimsToDelete(input, wanted, pods),
+  };
+}
