@@ -7,6 +7,8 @@
 import type { AgentConfig } from './config.js';
 import { broadcastJobComponent } from './controllers/broadcastjob/component.js';
 import { cloneSetComponent } from './controllers/cloneset/component.js';
+import { daemonSetComponent } from './controllers/daemonset/component.js';
+import { containerRecreateRequestComponent } from './controllers/containerrecreaterequest/component.js';
 import { imagePullJobComponent } from './controllers/imagepulljob/component.js';
 import { nodeImageComponent } from './controllers/nodeimage/component.js';
 import { podUnavailableBudgetComponent } from './controllers/podunavailablebudget/component.js';
@@ -25,6 +27,8 @@ export const components: readonly Component<AgentConfig>[] = [
   sidecarSetComponent,
   broadcastJobComponent,
   statefulSetComponent,
+  daemonSetComponent,
+  containerRecreateRequestComponent,
   podUnavailableBudgetComponent,
   podReadinessComponent,
   webhookComponent,

@@ -66,6 +66,9 @@ export const Resources = {
   broadcastJobs: KruiseResources.BroadcastJob,
   /** Advanced StatefulSets at their storage version (v1beta1), which their controller reads and writes. */
   statefulSets: storedResourceOf('StatefulSet'),
+  /** Advanced DaemonSets at their storage version (v1beta1), which their controller reads and writes. */
+  daemonSets: storedResourceOf('DaemonSet'),
+  containerRecreateRequests: KruiseResources.ContainerRecreateRequest,
   podUnavailableBudgets: KruiseResources.PodUnavailableBudget,
 } as const satisfies Record<string, ResourceRef>;
 

@@ -16,7 +16,7 @@ import type { EventRecording } from '../../runtime/events.js';
 import type { ResourceVersionExpectations, ScaleExpectations } from '../../runtime/expectations.js';
 import { sameJson } from '../../runtime/kube-object.js';
 import type { BroadcastJobClient } from './client.js';
-import type { NodeLike } from './node-fit.js';
+import type { NodeLike } from '../../kube/node-fit.js';
 import { isJobFinished, planBroadcastJob, ttlLeftMs, type Plan } from './plan.js';
 import { podForNode } from './pod-template.js';
 

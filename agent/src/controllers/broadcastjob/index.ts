@@ -18,7 +18,7 @@ import { Resources } from '../../runtime/resource.js';
 import type { KubeRest } from '../../runtime/rest.js';
 import { kubeBroadcastJobClient, type BroadcastJobClient } from './client.js';
 import { broadcastJobReconciler, type BroadcastJobControllerOptions } from './controller.js';
-import type { NodeLike } from './node-fit.js';
+import type { NodeLike } from '../../kube/node-fit.js';
 import { assignedNode } from './pod-template.js';
 
 export type { BroadcastJobControllerOptions } from './controller.js';

@@ -1,7 +1,7 @@
 import { defaultBroadcastJob, type BroadcastJob } from '@flotilla/api';
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../kube/types.js';
-import type { NodeLike } from './node-fit.js';
+import type { NodeLike } from '../../kube/node-fit.js';
 import { isJobFinished, planBroadcastJob, ttlLeftMs, type PlanInput } from './plan.js';
 import { assignedNode, podForNode } from './pod-template.js';
 

@@ -16,7 +16,7 @@ import {
 import { isPodActive } from '../../kube/pods.js';
 import type { Pod } from '../../kube/types.js';
 import { formatTime, parseTime } from '../../runtime/kube-time.js';
-import { nodeFit, type NodeLike } from './node-fit.js';
+import { nodeFit, type NodeLike } from '../../kube/node-fit.js';
 import { assignedNode } from './pod-template.js';
 
 export interface JobEvent {

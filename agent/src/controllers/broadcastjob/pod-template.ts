@@ -12,7 +12,7 @@ import {
   type BroadcastJob,
 } from '@flotilla/api';
 import type { MutablePod, Pod } from '../../kube/types.js';
-import type { NodeSelectorTerm } from './node-fit.js';
+import type { NodeSelectorTerm } from '../../kube/node-fit.js';
 
 /** The labels every pod of the job carries; the controller lists the job's pods by them. */
 export function jobPodLabels(job: BroadcastJob): Record<string, string> {

@@ -1,9 +1,11 @@
 /**
- * Whether a BroadcastJob's pod fits a node, by the predicates OpenKruise's controller runs
- * (checkNodeFitness in pkg/controller/broadcastjob): the pod's nodeName, its required node
- * affinity (nodeSelector and requiredDuringScheduling terms), the node's NoSchedule/NoExecute
- * taints it does not tolerate, an unschedulable node, and requests beyond the node's allocatable
- * (against the node alone, not the pods already on it, as OpenKruise does). Pure.
+ * Whether a pod fits a node, by the scheduler predicates OpenKruise's node-placing controllers run.
+ * nodeFit is the BroadcastJob's (checkNodeFitness in pkg/controller/broadcastjob): the pod's
+ * nodeName, its required node affinity (nodeSelector and requiredDuringScheduling terms), the
+ * node's NoSchedule/NoExecute taints it does not tolerate, an unschedulable node, and requests
+ * beyond the node's allocatable (against the node alone, not the pods already on it, as OpenKruise
+ * does). The Advanced DaemonSet uses the affinity and taint parts alone (matchesRequiredAffinity,
+ * untoleratedTaint). Pure.
  */
 import { parseQuantityMilli } from '@flotilla/api';
 
@@ -63,9 +65,7 @@ export function nodeFit(spec: SchedulingSpec, node: NodeLike): Fit {
     return { fits: false, reason: "node(s) didn't match Pod's node affinity/selector" };
   }
   const tolerations = spec.tolerations ?? [];
-  const taint = (node.spec?.taints ?? []).find(
-    (t) => (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !tolerations.some((tol) => tolerates(tol, t)),
-  );
+  const taint = untoleratedTaint(node, tolerations, ['NoSchedule', 'NoExecute']);
   if (taint)
     return {
       fits: false,
@@ -92,8 +92,19 @@ export function tolerates(toleration: Toleration, taint: Taint): boolean {
   return false;
 }
 
+/** The node's first taint with one of these effects that no toleration tolerates. */
+export function untoleratedTaint(
+  node: NodeLike,
+  tolerations: readonly Toleration[],
+  effects: readonly string[],
+): Taint | undefined {
+  return (node.spec?.taints ?? []).find(
+    (t) => effects.includes(t.effect) && !tolerations.some((tol) => tolerates(tol, t)),
+  );
+}
+
 /** nodeSelector labels all present, and (when terms are given) one term matching. */
-function matchesRequiredAffinity(spec: SchedulingSpec, node: NodeLike): boolean {
+export function matchesRequiredAffinity(spec: SchedulingSpec, node: NodeLike): boolean {
   const labels = node.metadata?.labels ?? {};
   if (!Object.entries(spec.nodeSelector ?? {}).every(([k, v]) => labels[k] === v)) return false;
   const terms = spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
