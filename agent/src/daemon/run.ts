@@ -1,7 +1,8 @@
 /**
  * Wires `agent daemon --node NAME`: an informer on this node's NodeImage only (field selector
  * metadata.name=NAME, as kruise-daemon watches), the pull workers over the CRI ImageService, a
- * status writer and an event recorder, run by the runtime's Manager without leader election (one
+ * status writer and an event recorder; and the ContainerRecreateRequest worker over the CRI
+ * RuntimeService (crr/), informed of this node's active CRRs only; all run by the runtime's Manager without leader election (one
  * daemon per node). Nothing runs until start().
  */
 import type { KubeCredentials } from '../runtime/kubeconfig/index.js';
@@ -20,6 +21,9 @@ import { createKubeRest } from '../runtime/rest.js';
 import type { DaemonConfig } from './config.js';
 import { createGrpcImageService } from './cri/grpc-image-service.js';
 import type { ImageService } from './cri/image-service.js';
+import { createGrpcRuntimeService } from './cri/grpc-runtime-service.js';
+import type { RuntimeService } from './cri/runtime-service.js';
+import { kubeCrrStatusWriter, registerCrrDaemon } from './crr/index.js';
 import { resolveRuntimeSocket } from './cri/socket.js';
 import { Puller } from './puller.js';
 import { daemonReconciler } from './reconciler.js';
@@ -33,6 +37,8 @@ export interface DaemonDeps {
   registry: Registry;
   /** Defaults to gRPC on the runtime socket the config names or probing finds. */
   images?: ImageService;
+  /** The CRI RuntimeService for ContainerRecreateRequests; defaults like `images`. */
+  runtime?: RuntimeService;
   clock?: Clock;
   statusWriter?: StatusWriterOptions;
   /** Republish the status this often without changes; default 20 min, as kruise-daemon. */
@@ -52,11 +58,9 @@ export function createDaemon(deps: DaemonDeps): Daemon {
   const clock = deps.clock ?? systemClock;
   const log = logger.child({ component: 'daemon', node: config.nodeName });
   const rest = createKubeRest(kubeConfig);
-  const images =
-    deps.images ??
-    createGrpcImageService({
-      socketPath: resolveRuntimeSocket({ socketFile: config.socketFile, runDir: config.runDir }),
-    });
+  const socketPath = (): string => resolveRuntimeSocket({ socketFile: config.socketFile, runDir: config.runDir });
+  const images = deps.images ?? createGrpcImageService({ socketPath: socketPath() });
+  const runtime = deps.runtime ?? createGrpcRuntimeService({ socketPath: socketPath() });
   const manager = new Manager({
     logger: log,
     metrics: new RuntimeMetrics(registry),
@@ -96,6 +100,12 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     }),
   });
   holder.controller.watch(nodeImages);
+  registerCrrDaemon(manager, {
+    nodeName: config.nodeName,
+    runtime,
+    writer: kubeCrrStatusWriter(rest),
+    clock,
+  });
   manager.addReadinessCheck('cri', async () => {
     await images.listImages({ timeoutMs: 5000 });
     return true;
@@ -109,6 +119,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       await puller.stop();
       await events.flush();
       images.close();
+      runtime.close();
     },
   });
   return {
