@@ -77,12 +77,17 @@ export function validateNodeSelectorTerm(term: NodeSelectorTerm, path: string): 
     ...(term.matchExpressions ?? []).flatMap((e, i) =>
       validateExpression(e, indexPath(childPath(path, 'matchExpressions'), i)),
     ),
-    ...(term.matchFields ?? []).flatMap((e, i) => validateFieldExpression(e, indexPath(childPath(path, 'matchFields'), i))),
+    ...(term.matchFields ?? []).flatMap((e, i) =>
+      validateFieldExpression(e, indexPath(childPath(path, 'matchFields'), i)),
+    ),
   ];
 }
 
 /** Weights 1-100 and well-formed preferences. */
-export function validatePreferredSchedulingTerms(terms: readonly PreferredSchedulingTerm[], path: string): FieldError[] {
+export function validatePreferredSchedulingTerms(
+  terms: readonly PreferredSchedulingTerm[],
+  path: string,
+): FieldError[] {
   return terms.flatMap((term, i) => {
     const at = indexPath(path, i);
     const errors: FieldError[] = [];
@@ -93,42 +98,50 @@ export function validatePreferredSchedulingTerms(terms: readonly PreferredSchedu
   });
 }
 
+/** The key, or with no key the operator Exists; tolerationSeconds only with NoExecute. */
+function tolerationKeyErrors(toleration: Toleration, at: string): FieldError[] {
+  const errors: FieldError[] = [];
+  const { key = '', operator = '', effect = '' } = toleration;
+  if (key !== '') {
+    for (const m of qualifiedNameErrors(key)) errors.push(invalid(childPath(at, 'key'), key, m));
+  } else if (operator !== 'Exists') {
+    errors.push(
+      invalid(
+        childPath(at, 'operator'),
+        operator,
+        'operator must be Exists when `key` is empty, which means "match all values and all keys"',
+      ),
+    );
+  }
+  if (toleration.tolerationSeconds !== undefined && effect !== 'NoExecute') {
+    errors.push(invalid(childPath(at, 'effect'), effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"));
+  }
+  return errors;
+}
+
+/** Equal (or empty) takes a label value, Exists none; the effect one of the three. */
+function tolerationValueErrors(toleration: Toleration, at: string): FieldError[] {
+  const errors: FieldError[] = [];
+  const { operator = '', value = '', effect = '' } = toleration;
+  if (operator === '' || operator === 'Equal') {
+    for (const m of labelValueErrors(value)) errors.push(invalid(childPath(at, 'operator'), value, m));
+  } else if (operator === 'Exists') {
+    if (value !== '') {
+      errors.push(invalid(childPath(at, 'operator'), toleration, "value must be empty when `operator` is 'Exists'"));
+    }
+  } else {
+    errors.push(notSupported(childPath(at, 'operator'), operator, TOLERATION_OPERATORS));
+  }
+  if (effect !== '' && !(TAINT_EFFECTS as readonly string[]).includes(effect)) {
+    errors.push(notSupported(childPath(at, 'effect'), effect, TAINT_EFFECTS));
+  }
+  return errors;
+}
+
 /** Keys, operators, values and effects of tolerations, as kube-apiserver's pod validation. */
 export function validateTolerations(tolerations: readonly Toleration[], path: string): FieldError[] {
   return tolerations.flatMap((toleration, i) => {
     const at = indexPath(path, i);
-    const errors: FieldError[] = [];
-    const { key = '', operator = '', value = '', effect = '' } = toleration;
-    if (key !== '') {
-      for (const m of qualifiedNameErrors(key)) errors.push(invalid(childPath(at, 'key'), key, m));
-    } else if (operator !== 'Exists') {
-      errors.push(
-        invalid(
-          childPath(at, 'operator'),
-          operator,
-          'operator must be Exists when `key` is empty, which means "match all values and all keys"',
-        ),
-      );
-    }
-    if (toleration.tolerationSeconds !== undefined && effect !== 'NoExecute') {
-      errors.push(invalid(childPath(at, 'effect'), effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"));
-    }
-    switch (operator) {
-      case '':
-      case 'Equal':
-        for (const m of labelValueErrors(value)) errors.push(invalid(childPath(at, 'operator'), value, m));
-        break;
-      case 'Exists':
-        if (value !== '') {
-          errors.push(invalid(childPath(at, 'operator'), toleration, "value must be empty when `operator` is 'Exists'"));
-        }
-        break;
-      default:
-        errors.push(notSupported(childPath(at, 'operator'), operator, TOLERATION_OPERATORS));
-    }
-    if (effect !== '' && !(TAINT_EFFECTS as readonly string[]).includes(effect)) {
-      errors.push(notSupported(childPath(at, 'effect'), effect, TAINT_EFFECTS));
-    }
-    return errors;
+    return [...tolerationKeyErrors(toleration, at), ...tolerationValueErrors(toleration, at)];
   });
 }

@@ -38,35 +38,47 @@ function validateTargetRef(spec: WorkloadSpreadSpec): FieldError[] {
   return [];
 }
 
+interface MaxReplicasState {
+  firstType?: 'int' | 'percent';
+  percentSum: number;
+}
+
+/** One subset's maxReplicas against the ones before it; an error ends the checks (as v1.9). */
+function maxReplicasError(
+  spec: WorkloadSpreadSpec,
+  value: number | string,
+  at: string,
+  state: MaxReplicasState,
+): FieldError | undefined {
+  const type = typeof value === 'number' ? 'int' : 'percent';
+  state.firstType ??= type;
+  if (type !== state.firstType) return invalid(at, value, 'the maxReplicas type of all subsets must be the same');
+  if (spec.targetRef.kind === 'StatefulSet' && type !== 'int') {
+    return invalid(at, value, 'the maxReplicas type must be Int for StatefulSet');
+  }
+  const parsed = parseIntOrPercent(value);
+  if (parsed.kind === 'invalid' || parsed.value < 0) return invalid(at, value, 'maxReplicas is not valid for subset');
+  if (parsed.kind !== 'percent') return undefined;
+  state.percentSum += parsed.value;
+  return state.percentSum > 100
+    ? invalid(at, value, "the sum of all subset's maxReplicas exceeds 100% is no permitted")
+    : undefined;
+}
+
 /**
  * maxReplicas: one type for all subsets, a count for StatefulSets, never negative, percentages
  * summing to at most 100% (exactly 100% unless the last subset is unlimited). Like v1.9, the first
  * maxReplicas problem ends the subset checks.
  */
 function validateMaxReplicas(spec: WorkloadSpreadSpec, path: string): FieldError[] {
-  let firstType: 'int' | 'percent' | undefined;
-  let percentSum = 0;
+  const state: MaxReplicasState = { percentSum: 0 };
   for (const [i, subset] of spec.subsets.entries()) {
-    const value = subset.maxReplicas;
-    if (value === undefined) continue;
-    const at = childPath(indexPath(path, i), 'maxReplicas');
-    const type = typeof value === 'number' ? 'int' : 'percent';
-    firstType ??= type;
-    if (type !== firstType) return [invalid(at, value, 'the maxReplicas type of all subsets must be the same')];
-    if (spec.targetRef.kind === 'StatefulSet' && type !== 'int') {
-      return [invalid(at, value, 'the maxReplicas type must be Int for StatefulSet')];
-    }
-    const parsed = parseIntOrPercent(value);
-    if (parsed.kind === 'invalid' || parsed.value < 0) return [invalid(at, value, 'maxReplicas is not valid for subset')];
-    if (parsed.kind === 'percent') {
-      percentSum += parsed.value;
-      if (percentSum > 100) {
-        return [invalid(at, value, "the sum of all subset's maxReplicas exceeds 100% is no permitted")];
-      }
-    }
+    if (subset.maxReplicas === undefined) continue;
+    const error = maxReplicasError(spec, subset.maxReplicas, childPath(indexPath(path, i), 'maxReplicas'), state);
+    if (error) return [error];
   }
   const last = spec.subsets.at(-1);
-  if (firstType === 'percent' && percentSum < 100 && last?.maxReplicas !== undefined) {
+  if (state.firstType === 'percent' && state.percentSum < 100 && last?.maxReplicas !== undefined) {
     return [
       invalid(
         childPath(indexPath(path, 0), 'maxReplicas'),
@@ -92,11 +104,16 @@ function validateSubsets(spec: WorkloadSpreadSpec): FieldError[] {
     }
     names.add(subset.name);
     if (subset.requiredNodeSelectorTerm) {
-      errors.push(...validateNodeSelectorTerm(subset.requiredNodeSelectorTerm, childPath(at, 'requiredNodeSelectorTerm')));
+      errors.push(
+        ...validateNodeSelectorTerm(subset.requiredNodeSelectorTerm, childPath(at, 'requiredNodeSelectorTerm')),
+      );
     }
     if (subset.preferredNodeSelectorTerms) {
       errors.push(
-        ...validatePreferredSchedulingTerms(subset.preferredNodeSelectorTerms, childPath(at, 'preferredNodeSelectorTerms')),
+        ...validatePreferredSchedulingTerms(
+          subset.preferredNodeSelectorTerms,
+          childPath(at, 'preferredNodeSelectorTerms'),
+        ),
       );
     }
     if (subset.tolerations) errors.push(...validateTolerations(subset.tolerations, childPath(at, 'tolerations')));
@@ -176,10 +193,16 @@ export function validateWorkloadSpreadConflict(
     .filter((other) => other.metadata?.name !== ws.metadata?.name)
     .filter((other) => {
       const theirs = other.spec.targetRef;
-      return groupOf(theirs.apiVersion) === groupOf(ref.apiVersion) && theirs.kind === ref.kind && theirs.name === ref.name;
+      return (
+        groupOf(theirs.apiVersion) === groupOf(ref.apiVersion) && theirs.kind === ref.kind && theirs.name === ref.name
+      );
     })
     .map((other) =>
-      invalid('spec.targetRef', ref, `ws.spec.targetRef is in conflict with other WorkloadSpread ${other.metadata?.name ?? ''}`),
+      invalid(
+        'spec.targetRef',
+        ref,
+        `ws.spec.targetRef is in conflict with other WorkloadSpread ${other.metadata?.name ?? ''}`,
+      ),
     );
 }
 
