@@ -9,6 +9,7 @@ import {
   REVISION_ANNOTATION,
   WORKLOAD_ANNOTATION,
   broadcastJobHealth,
+  statefulSetHealth,
   cloneSetHealth,
   imagePullJobHealth,
   sidecarSetHealth,
@@ -33,6 +34,7 @@ function intAnnotation(obj: KubeObject, key: string): number {
 export function countsOf(kind: WorkloadKind, status: Record<string, unknown>): StatusCounts {
   switch (kind) {
     case 'CloneSet':
+    case 'StatefulSet':
       return {
         replicas: num(status['replicas']),
         readyReplicas: num(status['readyReplicas']),
@@ -70,6 +72,8 @@ function verdictOf(kind: WorkloadKind, obj: KubeObject): HealthVerdict {
       return imagePullJobHealth(obj as Parameters<typeof imagePullJobHealth>[0]);
     case 'BroadcastJob':
       return broadcastJobHealth(obj as Parameters<typeof broadcastJobHealth>[0]);
+    case 'StatefulSet':
+      return statefulSetHealth(obj as Parameters<typeof statefulSetHealth>[0]);
   }
 }
 

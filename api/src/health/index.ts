@@ -7,3 +7,5 @@ export type { ImagePullJobHealthInput } from './imagePullJobHealth.js';
 export { imagePullJobHealth } from './imagePullJobHealth.js';
 export type { BroadcastJobHealthInput } from './broadcastJobHealth.js';
 export { broadcastJobHealth } from './broadcastJobHealth.js';
+export type { StatefulSetHealthInput } from './statefulSetHealth.js';
+export { statefulSetHealth } from './statefulSetHealth.js';

@@ -109,6 +109,32 @@ describe('planDesired with rollout pins', () => {
     expect((changes[1]!.manifest as { spec: Record<string, unknown> }).spec.updateStrategy).toBeUndefined();
   });
 
+  it('gives an Advanced StatefulSet the partition as a count in rollingUpdate, a percentage rounded up', () => {
+    const sts = { ...identity, kind: 'StatefulSet' as const };
+    const target = {
+      revision: 2,
+      metadata: {},
+      spec: { replicas: 5, updateStrategy: { type: 'RollingUpdate' } },
+      overrides: {},
+    };
+    const pinned: LiveWorkload = {
+      ...live(1),
+      identity: sts,
+      pinned: new Map([['c1', { content: target, partition: '50%' }]]),
+    };
+    const changes = planDesired({
+      identity: sts,
+      live: pinned,
+      clusters: [cluster('c1', 'prod')],
+      current: new Map(),
+      lastRevision: 3,
+    });
+    expect(changes[0]!.manifest).toMatchObject({
+      kind: 'StatefulSet',
+      spec: { replicas: 5, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 3 } } },
+    });
+  });
+
   it('changes nothing for clusters whose pin renders what they already have', () => {
     const base = live(1);
     const pinned: LiveWorkload = { ...base, pinned: new Map([['c1', { content: base.content }]]) };

@@ -3,7 +3,7 @@
  * labels/state change. Pure: the caller loads the inputs inside a transaction and writes the
  * result (plus one outbox row per change) in the same transaction.
  */
-import type { LabelSelector } from '@flotilla/api';
+import { scaledValue, type LabelSelector } from '@flotilla/api';
 import { contentHash } from './canonical-json.js';
 import { matchesSelector, type Labels } from './label-selector.js';
 import { renderManifest, type RevisionContent, type WorkloadIdentity } from './manifest.js';
@@ -67,15 +67,26 @@ function targets(live: LiveWorkload | undefined, cluster: ClusterView): boolean 
   return live !== undefined && cluster.accepted && matchesSelector(cluster.labels, live.selector);
 }
 
-/** Sets spec.updateStrategy.partition of a CloneSet manifest (an in-cluster canary step). */
+/**
+ * Sets the partition of an in-cluster canary step: spec.updateStrategy.partition of a CloneSet,
+ * spec.updateStrategy.rollingUpdate.partition of an Advanced StatefulSet (a count there, so a
+ * percentage is resolved against spec.replicas, rounded up as CloneSet's is).
+ */
 function withPartition(
   manifest: Record<string, unknown>,
   partition: number | string | undefined,
 ): Record<string, unknown> {
-  if (partition === undefined || manifest.kind !== 'CloneSet') return manifest;
+  if (partition === undefined) return manifest;
   const spec = (manifest.spec ?? {}) as Record<string, unknown>;
   const strategy = (spec.updateStrategy ?? {}) as Record<string, unknown>;
-  return { ...manifest, spec: { ...spec, updateStrategy: { ...strategy, partition } } };
+  if (manifest.kind === 'CloneSet') {
+    return { ...manifest, spec: { ...spec, updateStrategy: { ...strategy, partition } } };
+  }
+  if (manifest.kind !== 'StatefulSet') return manifest;
+  const replicas = typeof spec.replicas === 'number' ? spec.replicas : 1;
+  const count = scaledValue(partition, replicas, true) ?? 0;
+  const rollingUpdate = { ...((strategy.rollingUpdate ?? {}) as Record<string, unknown>), partition: count };
+  return { ...manifest, spec: { ...spec, updateStrategy: { ...strategy, rollingUpdate } } };
 }
 
 /** Returns the changes in cluster-name order (a stable order keeps outbox ids predictable). */

@@ -264,6 +264,7 @@ export function workloadViolations(target: PolicyTarget, systemNamespaces: Reado
   const { spec } = target;
   switch (target.kind) {
     case 'CloneSet':
+    case 'StatefulSet':
     case 'BroadcastJob': {
       const template = field(spec, 'template');
       podAnnotationViolations(

@@ -21,6 +21,7 @@ import { NodeImageV1beta1Schema } from '../nodeimage/schema.js';
 import { SidecarSetV1beta1Schema } from '../sidecarset/schema.js';
 import { sidecarSetToV1alpha1, sidecarSetToV1beta1 } from './sidecarset.js';
 import { statefulSetToV1alpha1, statefulSetToV1beta1 } from './statefulset.js';
+import { StatefulSetSchema } from '../statefulset/schema.js';
 import { DaemonSetV1beta1Schema } from '../daemonset/schema.js';
 import { daemonSetToV1alpha1, daemonSetToV1beta1 } from './daemonset.js';
 
@@ -145,6 +146,7 @@ const V1BETA1_SCHEMAS: Readonly<Partial<Record<KruiseKindName, TSchema>>> = {
   [KruiseKind.ImagePullJob]: ImagePullJobSchema,
   [KruiseKind.NodeImage]: NodeImageV1beta1Schema,
   [KruiseKind.BroadcastJob]: BroadcastJobSchema,
+  [KruiseKind.StatefulSet]: StatefulSetSchema,
   [KruiseKind.DaemonSet]: DaemonSetV1beta1Schema,
 };
 
@@ -198,6 +200,7 @@ export function asV1alpha1Document(document: unknown): Validated {
   switch (document.kind) {
     case KruiseKind.DaemonSet:
       return daemonSetAsV1alpha1(document);
+    case KruiseKind.StatefulSet:
     case KruiseKind.SidecarSet: {
       const outcome = convertKruiseObject(document, KRUISE_API_VERSION);
       return outcome.ok ? { ok: true, document: outcome.object } : outcome;

@@ -6,6 +6,7 @@ import { SidecarSetSchema, SidecarSetV1beta1Schema } from '../sidecarset/schema.
 import {
   ANNOTATION_SIDECARSET_V1ALPHA1_PARTS,
   ANNOTATION_SIDECARSET_V1BETA1_PARTS,
+  CONVERTERS,
   convertKruiseObject,
   sidecarSetToV1alpha1,
   sidecarSetToV1beta1,
@@ -239,8 +240,11 @@ describe('convertKruiseObject', () => {
       return out.ok ? [] : out.errors.map((e) => `${e.path}: ${e.message}`);
     };
     expect(errors('x')).toEqual(['request.objects[0]: Invalid value: "x": must be of type object']);
+    const kinds = Object.keys(CONVERTERS)
+      .map((k) => `"${k}"`)
+      .join(', ');
     expect(errors({ ...alpha({}), kind: 'Deployment' })).toEqual([
-      'request.objects[0].kind: Unsupported value: "Deployment": supported values: "SidecarSet"',
+      `request.objects[0].kind: Unsupported value: "Deployment": supported values: ${kinds}`,
     ]);
     expect(errors({ ...alpha({}), kind: 'toString' })[0]).toMatch(/^request\.objects\[0\]\.kind: Unsupported value/);
     expect(errors({ ...alpha({}), apiVersion: 'apps/v1' })).toEqual([

@@ -14,6 +14,7 @@ import {
 import { childPath, type FieldError, forbidden, notSupported } from '../../validation/field-error.js';
 import { isRecord } from '../../validation/json.js';
 import { asV1alpha1Document } from './index.js';
+import { STATEFULSET_V1BETA1_ONLY_SPEC } from '../statefulset/schema.js';
 
 export interface TemplateLike {
   apiVersion?: string;
@@ -26,6 +27,8 @@ export interface TemplateLike {
 const V1BETA1_TEMPLATES: Readonly<Partial<Record<KruiseKindName, readonly string[]>>> = {
   [KruiseKind.SidecarSet]: ['customVersion', 'namespace'],
   [KruiseKind.ImagePullJob]: [],
+  // A v1beta1-only field travels in the v1alpha1 template's conversion annotation, not in its spec.
+  [KruiseKind.StatefulSet]: STATEFULSET_V1BETA1_ONLY_SPEC,
 };
 
 export type TemplateOutcome<T> = { ok: true; template: T } | { ok: false; errors: FieldError[] };

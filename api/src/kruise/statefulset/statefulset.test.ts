@@ -6,7 +6,7 @@ import {
   statefulSetToV1alpha1,
   statefulSetToV1beta1,
 } from '../conversion/statefulset.js';
-import { convertKruiseObject } from '../conversion/index.js';
+import { convertKruiseObject, templateAsV1alpha1 } from '../conversion/index.js';
 import { validateKruiseObject, validateKruiseObjectUpdate } from '../validate.js';
 import { defaultStatefulSet } from './defaults.js';
 import { reservedOrdinals } from './ordinals.js';
@@ -128,5 +128,28 @@ describe('reserveOrdinals', () => {
   it('expands numbers and inclusive ranges, and reserves nothing when an entry is invalid', () => {
     expect([...reservedOrdinals([1, '3-5'])].sort()).toEqual([1, 3, 4, 5]);
     expect(reservedOrdinals([1, 'x']).size).toBe(0);
+  });
+});
+
+describe('StatefulSet templates for the hub', () => {
+  it('store a v1beta1 template at v1alpha1 with the v1beta1-only fields in the conversion annotation', () => {
+    const spec = { ...set({ reserveOrdinals: [2] }).spec } as unknown as Record<string, unknown>;
+    const out = templateAsV1alpha1('StatefulSet', { apiVersion: KRUISE_V1BETA1_API_VERSION, spec });
+    expect(out.ok).toBe(true);
+    if (!out.ok) return;
+    expect(out.template.spec).not.toHaveProperty('reserveOrdinals');
+    expect(out.template.metadata?.annotations?.[ANNOTATION_STATEFULSET_V1BETA1_PARTS]).toBe('{"reserveOrdinals":[2]}');
+    const override = templateAsV1alpha1('StatefulSet', {
+      apiVersion: KRUISE_V1BETA1_API_VERSION,
+      spec,
+      overrides: { c1: { reserveOrdinals: [3] } },
+    });
+    expect(override.ok ? [] : override.errors.map((e) => e.path)).toEqual(['overrides.c1.reserveOrdinals']);
+  });
+
+  it('validate the annotation’s fields against the v1beta1 schema', () => {
+    const alpha = statefulSetToV1alpha1(set({ reserveOrdinals: [1] }), KRUISE_API_VERSION) as unknown as StatefulSet;
+    alpha.metadata!.annotations![ANNOTATION_STATEFULSET_V1BETA1_PARTS] = '{"reserveOrdinals":[true]}';
+    expect(validateKruiseObject(alpha).map((e) => e.path)).toContain('spec.reserveOrdinals[0]');
   });
 });

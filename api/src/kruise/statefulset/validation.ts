@@ -37,7 +37,13 @@ import {
   STATEFULSET_UPDATE_STRATEGY_TYPES,
 } from './constants.js';
 import { defaultStatefulSet } from './defaults.js';
-import { type StatefulSet, StatefulSetSchema, type StatefulSetSpec, StatefulSetV1alpha1Schema } from './schema.js';
+import {
+  STATEFULSET_V1BETA1_ONLY_SPEC,
+  type StatefulSet,
+  StatefulSetSchema,
+  type StatefulSetSpec,
+  StatefulSetV1alpha1Schema,
+} from './schema.js';
 import { parseReserveOrdinal } from './ordinals.js';
 
 const ROLLING = 'spec.updateStrategy.rollingUpdate';
@@ -233,7 +239,18 @@ function readStatefulSet(document: Record<string, unknown>): { set?: StatefulSet
   const schema = alpha ? StatefulSetV1alpha1Schema : StatefulSetSchema;
   errors.push(...checkSchema(schema, document));
   if (!isReadable(schema, document)) return { errors };
-  const beta = alpha ? statefulSetToV1beta1(document, KRUISE_V1BETA1_API_VERSION) : document;
+  if (!alpha) return { set: document as unknown as StatefulSet, errors };
+  // The v1beta1-only fields a v1alpha1 object carries in its conversion annotation are checked
+  // against the v1beta1 schema once restored.
+  const beta = statefulSetToV1beta1(document, KRUISE_V1BETA1_API_VERSION);
+  const restored = checkSchema(StatefulSetSchema, beta).filter((e) =>
+    STATEFULSET_V1BETA1_ONLY_SPEC.some(
+      (f) =>
+        e.path === `spec.${f}` || (/^[.[]/.test(e.path.slice(`spec.${f}`.length)) && e.path.startsWith(`spec.${f}`)),
+    ),
+  );
+  errors.push(...restored);
+  if (!isReadable(StatefulSetSchema, beta)) return { errors };
   return { set: beta as unknown as StatefulSet, errors };
 }
 
