@@ -15,6 +15,7 @@ import { WebhookServer, type TlsMaterial } from './server.js';
 import { AdmissionThread, type MirrorSource } from './thread/host.js';
 import { STORE_NAMES } from './thread/protocol.js';
 import type { DeletionInventory } from './validating/deletion-protection-handler.js';
+import type { PubGuard } from './validating/pub-guard.js';
 
 export interface AdmissionServer {
   setTls(tls: TlsMaterial): void | Promise<void>;
@@ -35,6 +36,8 @@ export interface AdmissionServerDeps {
   onConflicts: ConflictRecorder;
   /** Answers the admission thread's deletion-protection counts. */
   inventory: DeletionInventory;
+  /** Answers the admission thread's PodUnavailableBudget checks. */
+  pubGuard: PubGuard;
 }
 
 /** The server, and the admission thread when it is the server. */
@@ -55,6 +58,7 @@ export function createAdmissionServer(deps: AdmissionServerDeps): {
     metrics,
     onConflicts: deps.onConflicts,
     inventory: deps.inventory,
+    pubGuard: deps.pubGuard,
   });
   for (const name of STORE_NAMES) thread.mirror(name, deps.stores[name] as unknown as MirrorSource);
   registerThreadLoopMetric(registry, thread);

@@ -71,6 +71,19 @@ export interface WebhookConfig {
    * off, a Cascading CRD is never deleted. Off whenever resourcesDeletionProtection is.
    */
   crdCascadingDeletionProtection: boolean;
+  /**
+   * PodUnavailableBudgets guard pod deletions and evictions (OpenKruise's
+   * PodUnavailableBudgetDeleteGate, on by default there too): adds the pod DELETE and
+   * pods/eviction webhooks.
+   */
+  pubDeleteGate: boolean;
+  /** PodUnavailableBudgets guard pod updates and resizes (PodUnavailableBudgetUpdateGate, alpha, off). */
+  pubUpdateGate: boolean;
+  /**
+   * Pods resize in place (OpenKruise v1.9's InPlacePodVerticalScaling gate, off): a budget guarding
+   * UPDATE then no longer guards RESIZE unless its annotation lists it.
+   */
+  inPlacePodVerticalScaling: boolean;
   /** Narrow the covered namespaces / cluster-scoped objects (tests; multi-tenant clusters). */
   namespaceSelector?: LabelSelector;
   clusterScopedObjectSelector?: LabelSelector;
@@ -217,6 +230,27 @@ export const WEBHOOK_SETTINGS = {
     kind: bool(),
     default: false,
     help: "Cascading on a CRD refuses only while it has custom resources (OpenKruise's DeletionProtectionForCRDCascadingGate); off: always",
+  },
+  pubDeleteGate: {
+    flag: 'pub-delete-gate',
+    env: ['FLOTILLA_PUB_DELETE_GATE'],
+    kind: bool(),
+    default: true,
+    help: "PodUnavailableBudgets guard pod deletions and evictions (OpenKruise's PodUnavailableBudgetDeleteGate)",
+  },
+  pubUpdateGate: {
+    flag: 'pub-update-gate',
+    env: ['FLOTILLA_PUB_UPDATE_GATE'],
+    kind: bool(),
+    default: false,
+    help: "PodUnavailableBudgets guard pod updates and resizes (OpenKruise's PodUnavailableBudgetUpdateGate)",
+  },
+  inPlacePodVerticalScaling: {
+    flag: 'in-place-pod-vertical-scaling',
+    env: ['FLOTILLA_IN_PLACE_POD_VERTICAL_SCALING'],
+    kind: bool(),
+    default: false,
+    help: "pods resize in place, so budgets guarding UPDATE leave resizes alone (OpenKruise's InPlacePodVerticalScaling)",
   },
 } satisfies SettingsTable;
 

@@ -85,7 +85,8 @@ function webhookOf(def: WebhookDefinition, options: WebhookConfigurationOptions)
     t.kind === 'url'
       ? { url: `${t.baseUrl.replace(/\/$/, '')}${def.path}`, caBundle }
       : { service: { namespace: t.namespace, name: t.name, port: t.port, path: def.path }, caBundle };
-  const isPod = def.path === '/mutate-pod';
+  // Every pods webhook (pod creates, and the PodUnavailableBudget's pod updates and deletions).
+  const isPod = def.rule.resources.length === 1 && def.rule.resources[0] === 'pods';
   const objectSelector = isPod
     ? { matchExpressions: [{ key: LABEL_WEBHOOK_OPT_OUT, operator: 'NotIn', values: ['disabled'] }] }
     : mergeSelectors(def.objectSelector, def.clusterScoped ? options.clusterScopedObjectSelector : undefined);

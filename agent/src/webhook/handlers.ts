@@ -13,6 +13,7 @@ import { missingInjectionRevision } from '../controllers/sidecarset/inject-revis
 import type { ControllerRevision, Namespace } from '../kube/types.js';
 import type { WebhookConfig } from './config.js';
 import type { DeletionInventory } from './validating/deletion-protection-handler.js';
+import type { PubGuard } from './validating/pub-guard.js';
 import { webhookDefinitions, type WebhookDefinition } from './registry.js';
 import { containerConflicts, whitelistViolations } from './validating/sidecarset-rules.js';
 
@@ -41,10 +42,15 @@ export interface HandlerWiring {
     | 'sortSidecarContainersByName'
     | 'resourcesDeletionProtection'
     | 'crdCascadingDeletionProtection'
+    | 'pubDeleteGate'
+    | 'pubUpdateGate'
+    | 'inPlacePodVerticalScaling'
   >;
   logger: Logger;
   /** Counts what a protected deletion would take with it (read live, from the main thread). */
   inventory: DeletionInventory;
+  /** Decides (and pays for) disruptions of pods under a PodUnavailableBudget, from the main thread. */
+  pubGuard: PubGuard;
   /** Container-name clashes between SidecarSets met while injecting a pod (for a Warning event). */
   onConflicts(conflicts: readonly InjectionConflict[], namespace: string): void;
 }
@@ -60,6 +66,14 @@ export function wiredDefinitions(stores: WebhookStores, wiring: HandlerWiring): 
   };
   return webhookDefinitions({
     deletionProtection: config.resourcesDeletionProtection ? { gates, inventory: wiring.inventory } : undefined,
+    podBudget: {
+      gates: {
+        deleteGate: config.pubDeleteGate,
+        updateGate: config.pubUpdateGate,
+        inPlaceResize: config.inPlacePodVerticalScaling,
+      },
+      guard: wiring.pubGuard,
+    },
     pods: {
       sidecarSets: () => stores.sidecarSets.list(),
       namespaceLabels: (ns) => stores.namespaces.get(undefined, ns)?.metadata.labels,

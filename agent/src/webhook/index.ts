@@ -22,6 +22,9 @@ import { webhookInformers } from './informers.js';
 import { bundlePublisher } from './publish.js';
 import type { AdmissionThread } from './thread/host.js';
 import { kubeDeletionInventory } from './validating/deletion-inventory.js';
+import { pubGuard as createPubGuard } from './validating/pub-guard.js';
+import { kubePubStore } from './validating/pub-store.js';
+import { systemClock } from '../runtime/clock.js';
 
 export { WebhookServer } from './server.js';
 export { AdmissionThread } from './thread/host.js';
@@ -51,7 +54,14 @@ export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): Webhoo
   const onConflicts = conflictRecorder(informers.sidecarSets, ctx.events('sidecarset-injection'));
   // In thread mode these handlers only describe the webhooks (configurations); the thread runs its own.
   const inventory = kubeDeletionInventory(ctx.rest);
-  const definitions = wiredDefinitions(informers, { config, logger: log, onConflicts, inventory });
+  const podEvents = ctx.events('podunavailablebudget-webhook');
+  const pubGuard = createPubGuard({
+    store: kubePubStore(ctx.rest),
+    clock: systemClock,
+    inPlaceResize: config.inPlacePodVerticalScaling,
+    onDenied: (pod, reason, message) => podEvents.event(pod, 'Warning', reason, message),
+  });
+  const definitions = wiredDefinitions(informers, { config, logger: log, onConflicts, inventory, pubGuard });
   const { server, thread } = createAdmissionServer({
     config,
     logger: ctx.logger,
@@ -60,6 +70,7 @@ export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): Webhoo
     definitions,
     onConflicts,
     inventory,
+    pubGuard,
   });
   const certs = new CertManager({
     store: kubeSecretStore(ctx.rest, config.namespace, config.secretName),

@@ -11,6 +11,9 @@ import { podMutatingHandler, type PodMutationSources } from './mutating/pod.js';
 import { deletionProtectionHandler, type DeletionInventory } from './validating/deletion-protection-handler.js';
 import { LABEL_DELETE_PROTECTION, type ProtectedKind, type ProtectionGates } from './validating/deletion-protection.js';
 import { kruiseValidatingHandler, type ExtraValidation } from './validating/kruise-validation.js';
+import type { PubGates } from './validating/pub-decision.js';
+import type { PubGuard } from './validating/pub-guard.js';
+import { pubAdmissionHandler } from './validating/pub-handler.js';
 
 export interface WebhookDefinition {
   /** Name in the configuration, e.g. `mpod.kb.io`. */
@@ -33,6 +36,8 @@ export interface WebhookHandlerDeps {
   extraValidation?: Partial<Record<KruiseKindName, ExtraValidation>>;
   /** Deletion protection, registered only while its gate is on (as OpenKruise registers it). */
   deletionProtection?: { gates: ProtectionGates; inventory: DeletionInventory };
+  /** PodUnavailableBudget admission of pods; its webhooks exist only for the gates that are on. */
+  podBudget?: { gates: PubGates; guard: PubGuard };
 }
 
 /** The API versions the kind's CRD serves; its webhooks take requests at every one of them. */
@@ -137,6 +142,36 @@ function protectionDefinitions(protection: NonNullable<WebhookHandlerDeps['delet
 }
 
 /**
+ * OpenKruise v1.9's pod webhooks for PodUnavailableBudgets, both at `/validate-pod`: vpod (pod
+ * DELETE with the delete gate, UPDATE with the update gate) and vpodeviction (pods/eviction CREATE,
+ * delete gate).
+ */
+function podBudgetDefinitions(budget: NonNullable<WebhookHandlerDeps['podBudget']>): WebhookDefinition[] {
+  const handler = pubAdmissionHandler(budget.gates, budget.guard);
+  const operations: Operation[] = [
+    ...(budget.gates.updateGate ? (['UPDATE'] as const) : []),
+    ...(budget.gates.deleteGate ? (['DELETE'] as const) : []),
+  ];
+  const defs: WebhookDefinition[] = [];
+  const base = { type: 'validating', path: '/validate-pod', clusterScoped: false, handler } as const;
+  if (operations.length > 0) {
+    defs.push({
+      ...base,
+      name: 'vpod.kb.io',
+      rule: { apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], operations },
+    });
+  }
+  if (budget.gates.deleteGate) {
+    defs.push({
+      ...base,
+      name: 'vpodeviction.kb.io',
+      rule: { apiGroups: [''], apiVersions: ['v1'], resources: ['pods/eviction'], operations: ['CREATE'] },
+    });
+  }
+  return defs;
+}
+
+/**
  * The Kruise kind's validating handler; CloneSet's also takes DELETE for deletion protection, as
  * OpenKruise's (under the CloneSet webhook's own failurePolicy, with no label selector).
  */
@@ -189,5 +224,6 @@ export function webhookDefinitions(deps: WebhookHandlerDeps): WebhookDefinition[
     });
   }
   if (deps.deletionProtection) defs.push(...protectionDefinitions(deps.deletionProtection));
+  if (deps.podBudget) defs.push(...podBudgetDefinitions(deps.podBudget));
   return defs;
 }

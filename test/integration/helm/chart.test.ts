@@ -361,6 +361,11 @@ describe('helm template with the required values', () => {
       const defs = webhookDefinitions({
         pods: {} as PodMutationSources,
         ...(protection ? { deletionProtection: { gates, inventory } } : {}),
+        // The chart's default PodUnavailableBudget gates: delete on, update off.
+        podBudget: {
+          gates: { deleteGate: true, updateGate: false, inPlaceResize: false },
+          guard: { admit: () => Promise.resolve({ allowed: true }) },
+        },
       });
       const agent = buildWebhookConfigurations(defs, {
         mutatingName: 'flotilla-agent-mutating',

@@ -19,6 +19,7 @@ import type { WebhookServerMetrics } from '../metrics.js';
 import type { TlsMaterial } from '../server.js';
 import type { DeletionInventory } from '../validating/deletion-protection-handler.js';
 import type { InventoryQuery } from '../validating/deletion-protection.js';
+import type { PubGuard, PubQuery } from '../validating/pub-guard.js';
 import type { FromThread, LoopStats, StoreName, ThreadInit, ToThread } from './protocol.js';
 import { lowerCallingThread, osThreadPriority, type ThreadPriority } from './priority.js';
 
@@ -39,6 +40,8 @@ export interface AdmissionThreadOptions {
   onConflicts?(conflicts: readonly InjectionConflict[], namespace: string): void;
   /** Answers the thread's deletion-protection counts. */
   inventory?: DeletionInventory;
+  /** Answers the thread's PodUnavailableBudget admissions. */
+  pubGuard?: PubGuard;
   /** Metrics flush interval of the thread (ms); default 100. */
   flushMs?: number;
   /** Wait before restarting a thread that died (ms); default 1000. */
@@ -117,6 +120,9 @@ export class AdmissionThread {
         sortSidecarContainersByName: this.#o.config.sortSidecarContainersByName,
         resourcesDeletionProtection: this.#o.config.resourcesDeletionProtection,
         crdCascadingDeletionProtection: this.#o.config.crdCascadingDeletionProtection,
+        pubDeleteGate: this.#o.config.pubDeleteGate,
+        pubUpdateGate: this.#o.config.pubUpdateGate,
+        inPlacePodVerticalScaling: this.#o.config.inPlacePodVerticalScaling,
       },
       logLevel: this.#o.logger.level,
       flushMs: this.#o.flushMs ?? 100,
@@ -263,6 +269,21 @@ export class AdmissionThread {
       case 'count':
         void this.#count(msg.id, msg.query);
         return;
+      case 'pub':
+        void this.#pub(msg.id, msg.query);
+        return;
+    }
+  }
+
+  async #pub(id: number, query: PubQuery): Promise<void> {
+    const worker = this.#worker;
+    try {
+      if (!this.#o.pubGuard) throw new Error('no PodUnavailableBudget guard');
+      worker?.postMessage({ type: 'pubDecided', id, verdict: await this.#o.pubGuard.admit(query) } satisfies ToThread);
+    } catch (err) {
+      this.#log.warn({ err, pod: `${query.namespace}/${query.podName}` }, 'PodUnavailableBudget check failed');
+      const error = err instanceof Error ? err.message : String(err);
+      worker?.postMessage({ type: 'pubDecided', id, error } satisfies ToThread);
     }
   }
 

@@ -11,6 +11,7 @@ import type { WebhookConfig } from '../config.js';
 import type { TlsMaterial } from '../server.js';
 import type { HandlerWiring, WebhookStores } from '../handlers.js';
 import type { InventoryQuery } from '../validating/deletion-protection.js';
+import type { PubQuery, PubVerdict } from '../validating/pub-guard.js';
 
 /** The caches mirrored into the admission thread. */
 export type StoreName = keyof WebhookStores;
@@ -48,7 +49,9 @@ export type ToThread =
   /** Stops listening; `final` also ends the thread's timers and lets go of its port, so the thread can exit. */
   | { type: 'close'; id: number; final?: boolean }
   /** The answer to a `count` from the thread. */
-  | { type: 'counted'; id: number; count?: number; error?: string };
+  | { type: 'counted'; id: number; count?: number; error?: string }
+  /** The answer to a `pub` from the thread. */
+  | { type: 'pubDecided'; id: number; verdict?: PubVerdict; error?: string };
 
 export type FromThread =
   | { type: 'reply'; id: number; port?: number; error?: string; stats?: LoopStats }
@@ -56,4 +59,6 @@ export type FromThread =
   | { type: 'metrics'; observations: [string, boolean, number][]; connections: number; abandoned: number }
   | { type: 'conflicts'; conflicts: InjectionConflict[]; namespace: string }
   /** Deletion protection asks the main thread, which reads the apiserver, to count (answer: `counted`). */
-  | { type: 'count'; id: number; query: InventoryQuery };
+  | { type: 'count'; id: number; query: InventoryQuery }
+  /** A pod operation under a PodUnavailableBudget, for the main thread's guard (answer: `pubDecided`). */
+  | { type: 'pub'; id: number; query: PubQuery };

@@ -11,6 +11,7 @@ import { ObjectCache } from '../../runtime/cache.js';
 import { deepFreeze, type KubeObject } from '../../runtime/kube-object.js';
 import { wiredDefinitions, type WebhookStores } from '../handlers.js';
 import type { DeletionInventory } from '../validating/deletion-protection-handler.js';
+import type { PubGuard, PubVerdict } from '../validating/pub-guard.js';
 import type { WebhookServerMetrics } from '../metrics.js';
 import { WebhookServer } from '../server.js';
 import { STORE_NAMES, type FromThread, type StoreName, type ThreadInit, type ToThread } from './protocol.js';
@@ -52,6 +53,19 @@ class BatchedMetrics implements WebhookServerMetrics {
   }
 }
 
+/** Resolves the waiter of `id` with `value`, or rejects it with `error` when there is none. */
+function settle<T>(
+  waiters: Map<number, { resolve(v: T): void; reject(e: Error): void }>,
+  id: number,
+  value: T | undefined,
+  error: string,
+): void {
+  const waiter = waiters.get(id);
+  waiters.delete(id);
+  if (value !== undefined) waiter?.resolve(value);
+  else waiter?.reject(new Error(error));
+}
+
 /** Serves admissions on `port`'s instructions until told to close; returns the server (tests). */
 export function serveAdmissions(port: MessagePort, init: ThreadInit, logger: Logger): WebhookServer {
   const post = (msg: FromThread): void => port.postMessage(msg);
@@ -77,10 +91,21 @@ export function serveAdmissions(port: MessagePort, init: ThreadInit, logger: Log
         post({ type: 'count', id, query });
       }),
   };
+  const deciding = new Map<number, { resolve(v: PubVerdict): void; reject(e: Error): void }>();
+  // PodUnavailableBudget admissions read and write the budget from the main thread, too.
+  const pubGuard: PubGuard = {
+    admit: (query) =>
+      new Promise<PubVerdict>((resolve, reject) => {
+        const id = nextCount++;
+        deciding.set(id, { resolve, reject });
+        post({ type: 'pub', id, query });
+      }),
+  };
   const defs = wiredDefinitions(caches as unknown as WebhookStores, {
     config: init.config,
     logger,
     inventory,
+    pubGuard,
     onConflicts: (conflicts, namespace) => post({ type: 'conflicts', conflicts: [...conflicts], namespace }),
   });
   for (const def of defs) server.handle(def.path, def.handler);
@@ -112,6 +137,9 @@ export function serveAdmissions(port: MessagePort, init: ThreadInit, logger: Log
         else waiter?.resolve(msg.count ?? 0);
         return;
       }
+      case 'pubDecided':
+        settle(deciding, msg.id, msg.verdict, `PodUnavailableBudget check: ${msg.error ?? 'no answer'}`);
+        return;
       case 'tls':
         void reply(msg.id, () => {
           server.setTls(msg.tls);

@@ -1,0 +1,30 @@
+/** The PodUnavailableBudget guard's reads and writes over the apiserver (pub-guard.ts). */
+import type { PodUnavailableBudget } from '@flotilla/api';
+import { isKubeStatus } from '../../errors.js';
+import type { Pod } from '../../kube/types.js';
+import { resourcePath, Resources } from '../../runtime/resource.js';
+import type { KubeRest } from '../../runtime/rest.js';
+import type { PubStore } from './pub-guard.js';
+
+async function getOrUndefined<T>(rest: KubeRest, path: string): Promise<T | undefined> {
+  try {
+    return await rest.request<T>({ method: 'GET', path });
+  } catch (err) {
+    if (isKubeStatus(err, 404)) return undefined;
+    throw err;
+  }
+}
+
+export function kubePubStore(rest: KubeRest): PubStore {
+  const pubs = Resources.podUnavailableBudgets;
+  return {
+    getPod: (namespace, name) => getOrUndefined<Pod>(rest, resourcePath(Resources.pods, namespace, name)),
+    getPub: (namespace, name) => getOrUndefined<PodUnavailableBudget>(rest, resourcePath(pubs, namespace, name)),
+    updateStatus: (pub) =>
+      rest.request<PodUnavailableBudget>({
+        method: 'PUT',
+        path: resourcePath(pubs, pub.metadata?.namespace, pub.metadata?.name, 'status'),
+        body: pub,
+      }),
+  };
+}
