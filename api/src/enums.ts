@@ -16,6 +16,7 @@ export const WORKLOAD_KINDS = [
   'SidecarSet',
   'ImagePullJob',
   'BroadcastJob',
+  'DaemonSet',
   'StatefulSet',
 ] as const satisfies readonly WorkloadKind[];
 const _everyKind: Covers<WorkloadKind, typeof WORKLOAD_KINDS> = true;

@@ -9,6 +9,7 @@ import {
   REVISION_ANNOTATION,
   WORKLOAD_ANNOTATION,
   broadcastJobHealth,
+  daemonSetHealth,
   statefulSetHealth,
   cloneSetHealth,
   imagePullJobHealth,
@@ -42,6 +43,14 @@ export function countsOf(kind: WorkloadKind, status: Record<string, unknown>): S
         updatedReadyReplicas: num(status['updatedReadyReplicas']),
         availableReplicas: num(status['availableReplicas']),
       };
+    case 'DaemonSet':
+      return {
+        replicas: num(status['desiredNumberScheduled']),
+        readyReplicas: num(status['numberReady']),
+        updatedReplicas: num(status['updatedNumberScheduled']),
+        updatedReadyReplicas: Math.min(num(status['updatedNumberScheduled']), num(status['numberReady'])),
+        availableReplicas: num(status['numberAvailable']),
+      };
     case 'SidecarSet':
       return {
         replicas: num(status['matchedPods']),
@@ -72,6 +81,8 @@ function verdictOf(kind: WorkloadKind, obj: KubeObject): HealthVerdict {
       return imagePullJobHealth(obj as Parameters<typeof imagePullJobHealth>[0]);
     case 'BroadcastJob':
       return broadcastJobHealth(obj as Parameters<typeof broadcastJobHealth>[0]);
+    case 'DaemonSet':
+      return daemonSetHealth(obj as Parameters<typeof daemonSetHealth>[0]);
     case 'StatefulSet':
       return statefulSetHealth(obj as Parameters<typeof statefulSetHealth>[0]);
   }

@@ -7,5 +7,7 @@ export type { ImagePullJobHealthInput } from './imagePullJobHealth.js';
 export { imagePullJobHealth } from './imagePullJobHealth.js';
 export type { BroadcastJobHealthInput } from './broadcastJobHealth.js';
 export { broadcastJobHealth } from './broadcastJobHealth.js';
+export type { DaemonSetHealthInput } from './daemonSetHealth.js';
+export { daemonSetHealth } from './daemonSetHealth.js';
 export type { StatefulSetHealthInput } from './statefulSetHealth.js';
 export { statefulSetHealth } from './statefulSetHealth.js';

@@ -18,6 +18,7 @@ export const WorkloadKind = Type.Union([
   Type.Literal('SidecarSet'),
   Type.Literal('ImagePullJob'),
   Type.Literal('BroadcastJob'),
+  Type.Literal('DaemonSet'),
   Type.Literal('StatefulSet'),
 ]);
 export type WorkloadKind = Static<typeof WorkloadKind>;

@@ -265,7 +265,8 @@ export function workloadViolations(target: PolicyTarget, systemNamespaces: Reado
   switch (target.kind) {
     case 'CloneSet':
     case 'StatefulSet':
-    case 'BroadcastJob': {
+    case 'BroadcastJob':
+    case 'DaemonSet': {
       const template = field(spec, 'template');
       podAnnotationViolations(
         field(field(template, 'metadata'), 'annotations'),

@@ -54,7 +54,7 @@ describe('validateDaemonSet', () => {
 describe('validateDaemonSetUpdate', () => {
   it('lets the template and strategy change but not the selector', () => {
     const next = base({ partition: 3 });
-    next.spec.template.spec!.containers[0]!.image = 'nginx:2';
+    next.spec.template.spec!.containers![0]!.image = 'nginx:2';
     expect(validateDaemonSetUpdate(next, base())).toEqual([]);
     const moved = base();
     moved.spec.selector = { matchLabels: { app: 'agent', tier: 'x' } };
