@@ -6,6 +6,7 @@
  */
 import type { AgentConfig } from './config.js';
 import { broadcastJobComponent } from './controllers/broadcastjob/component.js';
+import { workloadSpreadComponent } from './controllers/workloadspread/component.js';
 import { cloneSetComponent } from './controllers/cloneset/component.js';
 import { daemonSetComponent } from './controllers/daemonset/component.js';
 import { containerRecreateRequestComponent } from './controllers/containerrecreaterequest/component.js';
@@ -26,6 +27,7 @@ export const components: readonly Component<AgentConfig>[] = [
   cloneSetComponent,
   sidecarSetComponent,
   broadcastJobComponent,
+  workloadSpreadComponent,
   statefulSetComponent,
   daemonSetComponent,
   containerRecreateRequestComponent,

@@ -64,6 +64,7 @@ export const Resources = {
   imagePullJobs: KruiseResources.ImagePullJob,
   nodeImages: KruiseResources.NodeImage,
   broadcastJobs: KruiseResources.BroadcastJob,
+  workloadSpreads: KruiseResources.WorkloadSpread,
   /** Advanced StatefulSets at their storage version (v1beta1), which their controller reads and writes. */
   statefulSets: storedResourceOf('StatefulSet'),
   /** Advanced DaemonSets at their storage version (v1beta1), which their controller reads and writes. */
