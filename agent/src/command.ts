@@ -25,18 +25,20 @@ export interface CommandBase<Config> {
 }
 
 /**
- * Reads the configuration with `load` and the apiserver credentials it names; undefined (exit
- * code 2, problems on stderr) when either is bad.
+ * Reads the configuration with `load` and the apiserver credentials it names (`env`: the
+ * process environment, for in-cluster credentials); undefined (exit code 2, problems on stderr)
+ * when either is bad.
  */
 export async function prepareCommand<Config extends ProcessConfig>(
   name: string,
   load: () => Config,
+  env: Readonly<Record<string, string | undefined>>,
 ): Promise<CommandBase<Config> | undefined> {
   let config: Config;
   let loaded: Awaited<ReturnType<typeof loadKubeCredentials>>;
   try {
     config = load();
-    loaded = await loadKubeCredentials(config.kubeconfig);
+    loaded = await loadKubeCredentials(config.kubeconfig, env);
   } catch (err) {
     process.stderr.write(`agent ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exitCode = 2;

@@ -14,7 +14,7 @@ import type { Flags } from './settings/reader.js';
 const HARD_EXIT_GRACE_MS = 10_000;
 
 async function runManager(flags: Flags): Promise<void> {
-  const base = await prepareCommand('manager', () => loadConfig(flags, process.env));
+  const base = await prepareCommand('manager', () => loadConfig(flags, process.env), process.env);
   if (!base) return;
   const { config, logger } = base;
   // Loaded here, so the daemon's process never loads the controllers, the webhook or the hub link.

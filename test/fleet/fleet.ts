@@ -12,9 +12,9 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { hubFetch } from '@flotilla/agent';
 import type { Rollout } from '@flotilla/api';
 import {
+  caFetch,
   createCa,
   createTestDatabase,
   freePort,
@@ -171,7 +171,7 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
     // The hub serves HTTPS; the agents and the fleet's own calls verify it with this CA.
     const hubCa = await createCa(path.join(o.dir, 'hub-pki'), 'flotilla-hub-ca');
     const hubCert = await issueServingCert(hubCa, 'hub', ['IP:127.0.0.1', 'DNS:localhost']);
-    const hubGet = hubFetch({ caPem: hubCa.caPem, insecure: false });
+    const hubGet = caFetch(hubCa.caPem);
     const tls = { hubCaFile: hubCa.caCert, natsCaFile: nats.cluster.caFile };
 
     const adminToken = secret('flt-admin');

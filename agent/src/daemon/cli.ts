@@ -19,7 +19,7 @@ export function daemonCommand(): Command {
 }
 
 async function runDaemon(flags: Flags): Promise<void> {
-  const base = await prepareCommand('daemon', () => loadDaemonConfig(flags, process.env));
+  const base = await prepareCommand('daemon', () => loadDaemonConfig(flags, process.env), process.env);
   if (!base) return;
   let daemon;
   try {

@@ -45,7 +45,7 @@ describe('createCredentialRenewal', () => {
     const renewal = createCredentialRenewal({
       hubUrl: 'https://hub.example',
       fetch: (input) => {
-        calls.push(input instanceof Request ? input.url : input.toString());
+        calls.push(input);
         return answer();
       },
       clusterName: 'c1',

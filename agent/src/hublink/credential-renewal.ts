@@ -13,6 +13,7 @@ import type { AgentCredentials } from '@flotilla/api';
 import type { Logger } from 'pino';
 import { backoffDelay, type BackoffOptions } from '../runtime/backoff.js';
 import { errorText } from './error-text.js';
+import type { HubFetch } from './hub-fetch.js';
 import type { HubLinkMetrics } from './metrics.js';
 import { postToHub, type CredentialStore } from './registration.js';
 import type { LinkTlsHealth } from './tls.js';
@@ -40,7 +41,7 @@ export function renewalDelayMs(jwt: string, nowMs: number): number {
 
 export interface CredentialRenewalDeps {
   hubUrl: string;
-  fetch: typeof fetch;
+  fetch: HubFetch;
   clusterName: string;
   store: CredentialStore;
   /** The link's credentials: `jwt` is replaced in place after a renewal. */

@@ -5,7 +5,8 @@ export { decideDesired, stampManifest, type DesiredDecision } from './desired-de
 export { statusReport, countsOf } from './object-status.js';
 export { hubLinkRunnable, type HubLinkRunnableDeps } from './runnable.js';
 export { secretCredentialStore } from './secret-store.js';
-export { createLinkTlsHealth, hubFetch, isCertificateError, natsConnector, type LinkTlsHealth } from './tls.js';
+export { hubFetch, type HubFetch } from './hub-fetch.js';
+export { createLinkTlsHealth, isCertificateError, natsConnector, type LinkTlsHealth } from './tls.js';
 export { probeNatsTls } from './nats-tls-probe.js';
 export {
   DEFAULT_HUBLINK_OPTIONS,

@@ -73,7 +73,7 @@ describe('joinFleet', () => {
       return Promise.resolve(new Response(JSON.stringify(body), { status: path.endsWith('/register') ? 201 : 200 }));
     };
     const store = memoryCredentialStore();
-    const joined = await joinFleet(base({ fetch: f as unknown as typeof fetch, store }));
+    const joined = await joinFleet(base({ fetch: f, store }));
     const { seed } = (await store.load())!;
     expect(joined.seed).toBe(seed);
     const publicKey = (JSON.parse(sent[0]!.body) as { publicKey: string }).publicKey;

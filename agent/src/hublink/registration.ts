@@ -17,6 +17,7 @@ import {
 } from '@flotilla/api';
 import type { Logger } from 'pino';
 import { RegistrationError } from '../errors.js';
+import { hubFetch, type HubFetch } from './hub-fetch.js';
 
 export interface JoinState {
   /** The seed of the cluster's user nkey: never logged, never sent. */
@@ -53,7 +54,7 @@ export interface JoinOptions {
   kubernetesVersion: string;
   store: CredentialStore;
   logger: Logger;
-  fetch?: typeof fetch;
+  fetch?: HubFetch;
   pollIntervalMs?: number;
   signal?: AbortSignal;
 }
@@ -70,7 +71,7 @@ export interface HubPost {
   bootstrapToken?: string;
   /** Signs the request (SIGNATURE_HEADER) when given. */
   seed?: string;
-  fetch?: typeof fetch;
+  fetch?: HubFetch;
   signal?: AbortSignal;
 }
 
@@ -80,12 +81,15 @@ export async function postToHub(o: HubPost, path: string, body: unknown): Promis
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (o.bootstrapToken) headers['authorization'] = `Bearer ${o.bootstrapToken}`;
   if (o.seed) headers[SIGNATURE_HEADER] = signRequest(o.seed, { method: 'POST', path: url, body }, Date.now());
-  const res = await (o.fetch ?? fetch)(`${o.hubUrl.replace(/\/$/, '')}${url}`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify(body),
-    ...(o.signal ? { signal: o.signal } : {}),
-  });
+  const res = await (o.fetch ?? hubFetch({ caPem: undefined, insecure: false }))(
+    `${o.hubUrl.replace(/\/$/, '')}${url}`,
+    {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+      ...(o.signal ? { signal: o.signal } : {}),
+    },
+  );
   const parsed: unknown = await res.json().catch(() => undefined);
   const code = (parsed as { error?: { code?: string } } | undefined)?.error?.code;
   return { status: res.status, code, body: parsed };

@@ -22,7 +22,8 @@ import type { HubLinkMetrics } from './metrics.js';
 import { probeNatsTls, watchNatsTls } from './nats-tls-probe.js';
 import { joinFleet, type CredentialStore } from './registration.js';
 import { secretCredentialStore } from './secret-store.js';
-import { hubFetch, natsConnector, type LinkTlsHealth } from './tls.js';
+import { hubFetch } from './hub-fetch.js';
+import { natsConnector, type LinkTlsHealth } from './tls.js';
 import type { HubLinkCredentials, HubLinkOptions, KubeApplier } from './types.js';
 
 export interface HubLinkRunnableDeps {

@@ -1,27 +1,15 @@
 /**
- * TLS towards the hub and NATS: a fetch that verifies the hub against its CA (--hub-ca-file), a
- * NATS connector that verifies the servers against theirs (--nats-ca-file), and the link's TLS
- * health. A certificate that does not verify is a configuration problem no retry fixes by itself:
+ * TLS towards NATS (the hub's REST API: hub-fetch.ts): a NATS connector that verifies the servers
+ * against their CA (--nats-ca-file), and the link's TLS health. A certificate that does not verify is a configuration problem no retry fixes by itself:
  * it is logged saying which setting to check, counted, and turns /readyz not ready until a
  * connection verifies again; the link keeps retrying with backoff (never a crash loop).
  */
 import { connect } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
-import { Agent } from 'undici';
-import type { HubConfig } from './config.js';
 import type { HubLinkMetrics } from './metrics.js';
 import type { NatsConnector } from './types.js';
 
 export type TlsPeer = 'hub' | 'nats';
-
-/** fetch for the hub's REST API: its CA, or no verification at all with --insecure. */
-export function hubFetch(hub: Pick<HubConfig, 'caPem' | 'insecure'>): typeof fetch {
-  if (hub.caPem === undefined && !hub.insecure) return fetch;
-  const dispatcher = new Agent({
-    connect: { ...(hub.caPem !== undefined ? { ca: hub.caPem } : {}), rejectUnauthorized: !hub.insecure },
-  });
-  return (input, init) => fetch(input, { ...init, dispatcher });
-}
 
 /**
  * The real NATS connector with the servers' CA. The first connection fails instead of waiting:

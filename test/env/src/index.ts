@@ -23,6 +23,7 @@ export { startProcess, stopAll, waitFor, readLogTail, type ManagedProcess } from
 export { freePort, assertPortFree } from './ports.js';
 export { startBalancer, type Balancer } from './balancer.js';
 export { readRssBytes } from './memory.js';
+export { caFetch } from './http.js';
 export {
   toolPath,
   hasTool,

@@ -16,9 +16,9 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { hubFetch } from '@flotilla/agent';
 import { newAgentKey, type AgentCredentials } from '@flotilla/api';
 import {
+  caFetch,
   createCa,
   createTestDatabase,
   freePort,
@@ -67,7 +67,7 @@ beforeAll(async () => {
   const ca = await createCa(path.join(dir, 'pki'), 'flotilla-hub-ca');
   caPem = ca.caPem;
   const cert = await issueServingCert(ca, 'hub', ['IP:127.0.0.1', 'DNS:localhost']);
-  https = hubFetch({ caPem, insecure: false });
+  https = caFetch(caPem);
   adminToken = `flt-admin-${crypto.randomUUID()}`;
   const objects: NamespaceObjects = {
     secrets: {

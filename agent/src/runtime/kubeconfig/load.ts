@@ -16,9 +16,10 @@ export interface LoadedCredentials {
   delegatedBecause?: string;
 }
 
+/** `env`: the process environment, read by the caller (KUBERNETES_SERVICE_HOST/PORT in a pod). */
 export async function loadKubeCredentials(
   kubeconfig: string | undefined,
-  env: Readonly<Record<string, string | undefined>> = process.env,
+  env: Readonly<Record<string, string | undefined>>,
 ): Promise<LoadedCredentials> {
   if (kubeconfig === undefined) {
     try {

@@ -150,7 +150,10 @@ function material(b: Doc, field: string, dir: string, source: string, at: string
   }
   if (data !== undefined) {
     const bytes = Buffer.from(data, 'base64');
-    if (bytes.length === 0 || bytes.toString('base64').replace(/=+$/, '') !== data.replace(/\s/g, '').replace(/=+$/, '')) {
+    if (
+      bytes.length === 0 ||
+      bytes.toString('base64').replace(/=+$/, '') !== data.replace(/\s/g, '').replace(/=+$/, '')
+    ) {
       throw kubeconfigError(source, `${at}.${field}-data`, 'not base64');
     }
     return { data: bytes };

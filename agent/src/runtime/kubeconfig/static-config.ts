@@ -56,9 +56,10 @@ export class StaticKubeConfig implements KubeCredentials {
     await this.applyAuthorizationHeader(opts);
   }
 
-  async applyAuthorizationHeader(opts: https.RequestOptions): Promise<void> {
+  applyAuthorizationHeader(opts: https.RequestOptions): Promise<void> {
     const token = this.#bearer();
     if (token !== undefined) opts.headers = { ...opts.headers, Authorization: `Bearer ${token}` };
+    return Promise.resolve();
   }
 
   #bearer(): string | undefined {
