@@ -71,12 +71,17 @@ export function testWebhookConfig(
   };
 }
 
+/** What a replica's components are set up with. */
+export type ReplicaContext = Parameters<typeof setupWebhook>[0];
+
 /** Starts one replica; resolves once it is ready (serving, bundle published, caches synced). */
 export async function startReplica(
   k: Kube,
   config: WebhookConfig,
   identity = 'replica-a',
   withSidecarSetController = false,
+  /** Registers more of the agent with the replica's manager before it starts (a controller, say). */
+  setup?: (ctx: ReplicaContext) => void,
 ): Promise<AgentReplica> {
   const rest = createKubeRest(k.kc);
   const logger = pino({ level: process.env.FLOTILLA_TEST_LOG ?? 'silent' }, pino.destination(2));
@@ -105,6 +110,7 @@ export async function startReplica(
   if (withSidecarSetController) {
     setupSidecarSetController(ctx, config.namespace, suite ? `${SUITE_LABEL}=${suite}` : undefined);
   }
+  setup?.(ctx);
   const running = manager.start();
   const deadline = Date.now() + 60_000;
   while (!webhook.isReady()) {
