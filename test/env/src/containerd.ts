@@ -120,6 +120,9 @@ function renderConfig(dir: string, socket: string, hostsDir: string): string {
     `  address = ${q(`${socket}.ttrpc`)}`,
     '[plugins."io.containerd.grpc.v1.cri"]',
     '  sandbox_image = "127.0.0.1:1/pause:3.9"',
+    // Sandboxes ask for oom_score_adj -998, which this machine refuses (runc then fails with
+    // "can't get final child's PID"); clamp to containerd's own, as rootless setups do.
+    '  restrict_oom_score_adj = true',
     '  [plugins."io.containerd.grpc.v1.cri".containerd]',
     '    snapshotter = "native"',
     '  [plugins."io.containerd.grpc.v1.cri".cni]',

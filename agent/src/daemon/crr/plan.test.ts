@@ -147,12 +147,12 @@ describe('planPodRecreation', () => {
   });
 
   it('does not stop an exited container (the kubelet restarts it) and writes nothing unchanged', () => {
-    const exited = { ...running('app'), state: 'CONTAINER_EXITED' as const };
-    const plan = planPodRecreation([crr('r')], [exited], T0);
+    const exited = [running('app'), running('side')].map((c) => ({ ...c, state: 'CONTAINER_EXITED' as const }));
+    const plan = planPodRecreation([crr('r')], exited, T0);
     expect(plan.kills).toEqual([]);
     const c = crr('r', {}, { phase: 'Recreating' });
     c.status!.containerRecreateStates = plan.statuses.get('r')!.containerRecreateStates;
-    expect(planPodRecreation([c], [exited], T0).statuses.size).toBe(0);
+    expect(planPodRecreation([c], exited, T0).statuses.size).toBe(0);
   });
 
   it('completes at once when a container failed under failurePolicy Fail', () => {
@@ -165,5 +165,15 @@ describe('planPodRecreation', () => {
       phase: 'Completed',
       message: 'app: stop failed',
     });
+  });
+
+  it('fails a container the runtime has never had, with a message', () => {
+    const plan = planPodRecreation([crr('r', { failurePolicy: 'Ignore' })], [running('side')], T0);
+    expect(plan.statuses.get('r')?.containerRecreateStates?.[0]).toEqual({
+      name: 'app',
+      phase: 'Failed',
+      message: "container app not found in the pod's runtime containers",
+    });
+    expect(plan.kills.map((k) => k.name)).toEqual(['side']);
   });
 });

@@ -144,6 +144,16 @@ function killOrder(c: CrrContainer, running: PodRuntimeContainer, crr: Container
 function stopStep(c: CrrContainer, prev: CrrContainerRecreateState | undefined, ctx: ContainerContext): Step {
   if (prev?.isKilled) return { state: { name: c.name, phase: 'Recreating', isKilled: true } };
   const running = ctx.runtime.get(c.name);
+  if (!running && !ctx.synced.has(c.name)) {
+    // The kubelet keeps a pod's last container of every name, so none at all means no such container.
+    return {
+      state: {
+        name: c.name,
+        phase: 'Failed',
+        message: `container ${c.name} not found in the pod's runtime containers`,
+      },
+    };
+  }
   if (!running || running.state !== 'CONTAINER_RUNNING') {
     // Exited (or not started yet): there is nothing to stop; the kubelet starts it again.
     return { state: { name: c.name, phase: 'Recreating' } };
