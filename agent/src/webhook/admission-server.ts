@@ -15,7 +15,7 @@ import { WebhookServer, type TlsMaterial } from './server.js';
 import { AdmissionThread, type MirrorSource } from './thread/host.js';
 import { STORE_NAMES } from './thread/protocol.js';
 import type { DeletionInventory } from './validating/deletion-protection-handler.js';
-import type { PubGuard } from './validating/pub-guard.js';
+import type { PubGuard } from '../controllers/podunavailablebudget/guard.js';
 
 export interface AdmissionServer {
   setTls(tls: TlsMaterial): void | Promise<void>;

@@ -13,7 +13,7 @@ import { missingInjectionRevision } from '../controllers/sidecarset/inject-revis
 import type { ControllerRevision, Namespace } from '../kube/types.js';
 import type { WebhookConfig } from './config.js';
 import type { DeletionInventory } from './validating/deletion-protection-handler.js';
-import type { PubGuard } from './validating/pub-guard.js';
+import type { PubGuard } from '../controllers/podunavailablebudget/guard.js';
 import { webhookDefinitions, type WebhookDefinition } from './registry.js';
 import { containerConflicts, whitelistViolations } from './validating/sidecarset-rules.js';
 

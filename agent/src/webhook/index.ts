@@ -22,8 +22,8 @@ import { webhookInformers } from './informers.js';
 import { bundlePublisher } from './publish.js';
 import type { AdmissionThread } from './thread/host.js';
 import { kubeDeletionInventory } from './validating/deletion-inventory.js';
-import { pubGuard as createPubGuard } from './validating/pub-guard.js';
-import { kubePubStore } from './validating/pub-store.js';
+import { pubGuard as createPubGuard } from '../controllers/podunavailablebudget/guard.js';
+import { kubePubStore } from '../controllers/podunavailablebudget/guard-store.js';
 import { systemClock } from '../runtime/clock.js';
 
 export { WebhookServer } from './server.js';

@@ -11,8 +11,8 @@ import { podMutatingHandler, type PodMutationSources } from './mutating/pod.js';
 import { deletionProtectionHandler, type DeletionInventory } from './validating/deletion-protection-handler.js';
 import { LABEL_DELETE_PROTECTION, type ProtectedKind, type ProtectionGates } from './validating/deletion-protection.js';
 import { kruiseValidatingHandler, type ExtraValidation } from './validating/kruise-validation.js';
-import type { PubGates } from './validating/pub-decision.js';
-import type { PubGuard } from './validating/pub-guard.js';
+import type { PubGates } from '../controllers/podunavailablebudget/decision.js';
+import type { PubGuard } from '../controllers/podunavailablebudget/guard.js';
 import { pubAdmissionHandler } from './validating/pub-handler.js';
 
 export interface WebhookDefinition {

@@ -13,6 +13,7 @@
  *    failures; prune podsToDelete; truncate the revision history;
  * 7. come back when a pod becomes available (minReadySeconds) or a grace period ends.
  */
+import type { PubGuard } from '../podunavailablebudget/guard.js';
 import { type CloneSetStatus, defaultCloneSet, validateCloneSetForController } from '@flotilla/api';
 import { BY_OWNER_UID } from '../../runtime/cache.js';
 import type { Clock } from '../../runtime/clock.js';
@@ -55,6 +56,8 @@ export interface CloneSetReconcilerDeps {
   clock: Clock;
   options: CloneSetControllerOptions;
   random?: () => number;
+  /** PodUnavailableBudgets pace in-place updates (PodUnavailableBudgetUpdateGate). */
+  pubGuard?: PubGuard;
 }
 
 type Failures = Partial<Record<CloneSetConditionType, string>>;
@@ -142,6 +145,7 @@ export function cloneSetReconciler(deps: CloneSetReconcilerDeps): Reconciler {
       now: deps.clock.now(),
       options: deps.options,
       inPlace: await inPlace(),
+      ...(deps.pubGuard ? { pubGuard: deps.pubGuard } : {}),
     };
     const problem = validation.problem(cached);
     if (problem !== undefined) return reportInvalid(deps, ctx, problem);

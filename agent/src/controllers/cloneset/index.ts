@@ -2,6 +2,7 @@
  * The CloneSet controller (apps.kruise.io/v1alpha1), OpenKruise-compatible: wiring of informers,
  * expectations and the reconcile into the manager. See controller.ts for the reconcile's steps.
  */
+import type { PubGuard } from '../podunavailablebudget/guard.js';
 import { KRUISE_GROUP } from '@flotilla/api';
 import { systemClock, type Clock } from '../../runtime/clock.js';
 import type { ComponentRegistrar } from '../../runtime/component.js';
@@ -43,6 +44,8 @@ export interface CloneSetControllerDeps {
   client?: CloneSetClient;
   /** Expectations timeout (ms); default 5 min as OpenKruise. */
   expectationTimeoutMs?: number;
+  /** PodUnavailableBudgets pace in-place updates (PodUnavailableBudgetUpdateGate). */
+  pubGuard?: PubGuard;
 }
 
 /** The CloneSet that controls `obj`, as a queue key. */
@@ -111,6 +114,7 @@ export function registerCloneSetController(manager: ComponentRegistrar, deps: Cl
       clock,
       options,
       random: deps.random,
+      pubGuard: deps.pubGuard,
     }),
   });
   // Observers first, so a reconcile woken by an event already sees the expectation met.

@@ -1,6 +1,7 @@
 /**
  * What the actors (scale.ts, update.ts, ...) share during one reconcile of one CloneSet.
  */
+import type { PubGuard } from '../podunavailablebudget/guard.js';
 import type { Logger } from 'pino';
 import type { EventRecorder } from '../../runtime/events.js';
 import type { ResourceVersionExpectations, ScaleExpectations } from '../../runtime/expectations.js';
@@ -41,6 +42,11 @@ export interface SyncContext {
   options: CloneSetControllerOptions;
   /** The in-place update's switches for this reconcile (the gate, whether pods/resize is served). */
   inPlace: InPlaceOptions;
+  /**
+   * With PodUnavailableBudgetUpdateGate: asked before each in-place update, which waits while the
+   * pod's budget has nothing left (OpenKruise's cloneset_update.go).
+   */
+  pubGuard?: PubGuard;
 }
 
 /** A copy of a cached (frozen) pod that may be modified. */

@@ -234,8 +234,29 @@ async function updateOne(ctx: SyncContext, input: UpdateInputs, pod: Pod): Promi
     case 'wait':
       return undefined;
     case 'inPlace':
+      if (!(await budgetAllows(ctx, pod))) return PUB_RETRY_MS;
       return inPlaceWithEvents(ctx, pod, decision.spec, target);
   }
+}
+
+/** How soon a pod its budget held back is tried again (OpenKruise: 1 s). */
+const PUB_RETRY_MS = 1000;
+
+/**
+ * Whether the pod's PodUnavailableBudget lets it go unavailable for an in-place update (UPDATE),
+ * taking one from the budget if so; always true without the update gate.
+ */
+async function budgetAllows(ctx: SyncContext, pod: Pod): Promise<boolean> {
+  if (!ctx.pubGuard) return true;
+  const verdict = await ctx.pubGuard.admit({
+    operation: 'UPDATE',
+    namespace: pod.metadata.namespace ?? '',
+    podName: pod.metadata.name,
+    pod,
+    dryRun: false,
+  });
+  if (!verdict.allowed) ctx.log.debug({ pod: pod.metadata.name, reason: verdict.message }, 'in-place update held back');
+  return verdict.allowed;
 }
 
 async function inPlaceWithEvents(

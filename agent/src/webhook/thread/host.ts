@@ -19,7 +19,7 @@ import type { WebhookServerMetrics } from '../metrics.js';
 import type { TlsMaterial } from '../server.js';
 import type { DeletionInventory } from '../validating/deletion-protection-handler.js';
 import type { InventoryQuery } from '../validating/deletion-protection.js';
-import type { PubGuard, PubQuery } from '../validating/pub-guard.js';
+import type { PubGuard, PubQuery } from '../../controllers/podunavailablebudget/guard.js';
 import type { FromThread, LoopStats, StoreName, ThreadInit, ToThread } from './protocol.js';
 import { lowerCallingThread, osThreadPriority, type ThreadPriority } from './priority.js';
 

@@ -11,7 +11,7 @@ import type { WebhookConfig } from '../config.js';
 import type { TlsMaterial } from '../server.js';
 import type { HandlerWiring, WebhookStores } from '../handlers.js';
 import type { InventoryQuery } from '../validating/deletion-protection.js';
-import type { PubQuery, PubVerdict } from '../validating/pub-guard.js';
+import type { PubQuery, PubVerdict } from '../../controllers/podunavailablebudget/guard.js';
 
 /** The caches mirrored into the admission thread. */
 export type StoreName = keyof WebhookStores;

@@ -11,7 +11,7 @@ import { ObjectCache } from '../../runtime/cache.js';
 import { deepFreeze, type KubeObject } from '../../runtime/kube-object.js';
 import { wiredDefinitions, type WebhookStores } from '../handlers.js';
 import type { DeletionInventory } from '../validating/deletion-protection-handler.js';
-import type { PubGuard, PubVerdict } from '../validating/pub-guard.js';
+import type { PubGuard, PubVerdict } from '../../controllers/podunavailablebudget/guard.js';
 import type { WebhookServerMetrics } from '../metrics.js';
 import { WebhookServer } from '../server.js';
 import { STORE_NAMES, type FromThread, type StoreName, type ThreadInit, type ToThread } from './protocol.js';

@@ -1,7 +1,7 @@
 /**
  * The pod webhook of PodUnavailableBudgets (OpenKruise's `/validate-pod`: vpod for pod DELETE
  * and UPDATE, vpodeviction for `pods/eviction` CREATE): turns the request into a guarded
- * operation (pub-decision.ts) and asks the guard, which runs where the apiserver client is (the
+ * operation (controllers/podunavailablebudget/decision.ts) and asks the guard, which runs where the apiserver client is (the
  * main thread; the admission thread asks it over its port). Requests that cannot concern a
  * budget — an unbound or unprotected pod, a change that takes nothing away, a gate off — are
  * answered here without asking.
@@ -9,8 +9,8 @@
 import type { Pod } from '../../kube/types.js';
 import { allow } from '../admission/review.js';
 import type { AdmissionDecision, AdmissionHandler, AdmissionRequest } from '../admission/types.js';
-import { mayConcernBudget, updateOperation, type PubGates } from './pub-decision.js';
-import type { PubGuard, PubQuery } from './pub-guard.js';
+import { mayConcernBudget, updateOperation, type PubGates } from '../../controllers/podunavailablebudget/decision.js';
+import type { PubGuard, PubQuery } from '../../controllers/podunavailablebudget/guard.js';
 
 function deleteQuery(request: AdmissionRequest, namespace: string, dryRun: boolean): PubQuery | undefined {
   const pod = request.oldObject as Pod | undefined;

@@ -1,9 +1,9 @@
 import type { PodUnavailableBudget } from '@flotilla/api';
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../kube/types.js';
-import type { AdmissionRequest } from '../admission/types.js';
-import { canResizeInPlace, decidePub, updateOperation } from './pub-decision.js';
-import { pubQueryOf } from './pub-handler.js';
+import type { AdmissionRequest } from '../../webhook/admission/types.js';
+import { canResizeInPlace, decidePub, updateOperation } from './decision.js';
+import { pubQueryOf } from '../../webhook/validating/pub-handler.js';
 
 const NOW = '2026-01-01T00:00:00Z';
 

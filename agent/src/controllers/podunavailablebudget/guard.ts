@@ -1,6 +1,6 @@
 /**
  * The acting side of PodUnavailableBudget admission, in the thread that talks to the apiserver:
- * reads the pod (evictions name it only) and the budget, lets pub-decision.ts decide, and writes
+ * reads the pod (evictions name it only) and the budget, lets decision.ts decide, and writes
  * the budget's status when the operation takes from it — one admission per budget at a time in
  * this process, a stale copy answered by the apiserver's 409 and retried on a fresh read (up to
  * four times), as OpenKruise's check-and-decrement does. Dry runs decide without writing. A
@@ -11,7 +11,7 @@ import { isKubeStatus } from '../../errors.js';
 import type { Pod } from '../../kube/types.js';
 import type { Clock } from '../../runtime/clock.js';
 import { formatTime } from '../../runtime/kube-time.js';
-import { decidePub, PUB_DENIAL_EVENT, relatedPub } from './pub-decision.js';
+import { decidePub, PUB_DENIAL_EVENT, relatedPub } from './decision.js';
 
 /** One guarded operation on a pod, as the admission handler hands it over. */
 export interface PubQuery {

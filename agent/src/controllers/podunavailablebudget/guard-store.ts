@@ -1,10 +1,11 @@
-/** The PodUnavailableBudget guard's reads and writes over the apiserver (pub-guard.ts). */
+/** The PodUnavailableBudget guard's reads and writes over the apiserver (guard.ts). */
 import type { PodUnavailableBudget } from '@flotilla/api';
 import { isKubeStatus } from '../../errors.js';
 import type { Pod } from '../../kube/types.js';
 import { resourcePath, Resources } from '../../runtime/resource.js';
 import type { KubeRest } from '../../runtime/rest.js';
-import type { PubStore } from './pub-guard.js';
+import { pubGuard, type PubGuard, type PubStore } from './guard.js';
+import { systemClock } from '../../runtime/clock.js';
 
 async function getOrUndefined<T>(rest: KubeRest, path: string): Promise<T | undefined> {
   try {
@@ -13,6 +14,14 @@ async function getOrUndefined<T>(rest: KubeRest, path: string): Promise<T | unde
     if (isKubeStatus(err, 404)) return undefined;
     throw err;
   }
+}
+
+/**
+ * The guard a controller consults before taking a pod down itself (CloneSet in-place updates,
+ * SidecarSet upgrades): the same check as the webhook's, without its denial event.
+ */
+export function controllerPubGuard(rest: KubeRest, inPlaceResize: boolean): PubGuard {
+  return pubGuard({ store: kubePubStore(rest), clock: systemClock, inPlaceResize, onDenied: () => undefined });
 }
 
 export function kubePubStore(rest: KubeRest): PubStore {

@@ -21,7 +21,7 @@ import {
   type PodUnavailableBudgetStatus,
   type PubOperation,
 } from '@flotilla/api';
-import { isPodAvailable, protectedOperations } from '../../controllers/podunavailablebudget/availability.js';
+import { isPodAvailable, protectedOperations } from './availability.js';
 import type { Pod } from '../../kube/types.js';
 
 /** OpenKruise's gates for it (PodUnavailableBudgetDeleteGate on, PodUnavailableBudgetUpdateGate off). */
