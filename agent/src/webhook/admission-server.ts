@@ -16,6 +16,7 @@ import { AdmissionThread, type MirrorSource } from './thread/host.js';
 import { STORE_NAMES } from './thread/protocol.js';
 import type { DeletionInventory } from './validating/deletion-protection-handler.js';
 import type { PubGuard } from '../controllers/podunavailablebudget/guard.js';
+import type { SpreadGuard } from '../controllers/workloadspread/admission.js';
 
 export interface AdmissionServer {
   setTls(tls: TlsMaterial): void | Promise<void>;
@@ -38,6 +39,8 @@ export interface AdmissionServerDeps {
   inventory: DeletionInventory;
   /** Answers the admission thread's PodUnavailableBudget checks. */
   pubGuard: PubGuard;
+  /** Answers the admission thread's WorkloadSpread assignments. */
+  spreadGuard: SpreadGuard;
 }
 
 /** The server, and the admission thread when it is the server. */
@@ -59,6 +62,7 @@ export function createAdmissionServer(deps: AdmissionServerDeps): {
     onConflicts: deps.onConflicts,
     inventory: deps.inventory,
     pubGuard: deps.pubGuard,
+    spreadGuard: deps.spreadGuard,
   });
   for (const name of STORE_NAMES) thread.mirror(name, deps.stores[name] as unknown as MirrorSource);
   registerThreadLoopMetric(registry, thread);

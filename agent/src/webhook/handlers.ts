@@ -14,6 +14,7 @@ import type { ControllerRevision, Namespace } from '../kube/types.js';
 import type { WebhookConfig } from './config.js';
 import type { DeletionInventory } from './validating/deletion-protection-handler.js';
 import type { PubGuard } from '../controllers/podunavailablebudget/guard.js';
+import type { SpreadGuard } from '../controllers/workloadspread/admission.js';
 import { webhookDefinitions, type WebhookDefinition } from './registry.js';
 import { containerConflicts, whitelistViolations } from './validating/sidecarset-rules.js';
 
@@ -51,6 +52,8 @@ export interface HandlerWiring {
   inventory: DeletionInventory;
   /** Decides (and pays for) disruptions of pods under a PodUnavailableBudget, from the main thread. */
   pubGuard: PubGuard;
+  /** Places new pods into WorkloadSpread subsets (recording them in its status), from the main thread. */
+  spreadGuard: SpreadGuard;
   /** Container-name clashes between SidecarSets met while injecting a pod (for a Warning event). */
   onConflicts(conflicts: readonly InjectionConflict[], namespace: string): void;
 }
@@ -80,6 +83,7 @@ export function wiredDefinitions(stores: WebhookStores, wiring: HandlerWiring): 
       revisions: revisionsOf,
       onConflicts: (conflicts, namespace) => wiring.onConflicts(conflicts, namespace),
       sortSidecarContainersByName: config.sortSidecarContainersByName,
+      spread: wiring.spreadGuard,
     },
     extraValidation: {
       SidecarSet: (object) => {

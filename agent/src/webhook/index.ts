@@ -20,6 +20,10 @@ import { conflictRecorder } from './conflicts.js';
 import { wiredDefinitions } from './handlers.js';
 import { webhookInformers } from './informers.js';
 import { bundlePublisher } from './publish.js';
+import { Resources } from '../runtime/resource.js';
+import type { WorkloadSpread } from '@flotilla/api';
+import { spreadGuard as createSpreadGuard } from '../controllers/workloadspread/admission.js';
+import { kubeSpreadStore } from '../controllers/workloadspread/spread-store.js';
 import type { AdmissionThread } from './thread/host.js';
 import { kubeDeletionInventory } from './validating/deletion-inventory.js';
 import { pubGuard as createPubGuard } from '../controllers/podunavailablebudget/guard.js';
@@ -61,7 +65,17 @@ export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): Webhoo
     inPlaceResize: config.inPlacePodVerticalScaling,
     onDenied: (pod, reason, message) => podEvents.event(pod, 'Warning', reason, message),
   });
-  const definitions = wiredDefinitions(informers, { config, logger: log, onConflicts, inventory, pubGuard });
+  // WorkloadSpread assignments read the namespace's WorkloadSpreads from this cache, then write live.
+  const spreads = ctx.manager.informer<WorkloadSpread>({ resource: Resources.workloadSpreads });
+  const spreadGuard = createSpreadGuard({ store: kubeSpreadStore(ctx.rest, spreads), now: () => systemClock.now() });
+  const definitions = wiredDefinitions(informers, {
+    spreadGuard,
+    config,
+    logger: log,
+    onConflicts,
+    inventory,
+    pubGuard,
+  });
   const { server, thread } = createAdmissionServer({
     config,
     logger: ctx.logger,
@@ -71,6 +85,7 @@ export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): Webhoo
     onConflicts,
     inventory,
     pubGuard,
+    spreadGuard,
   });
   const certs = new CertManager({
     store: kubeSecretStore(ctx.rest, config.namespace, config.secretName),

@@ -11,8 +11,11 @@ import { podMatchesSidecarSet } from '../../controllers/sidecarset/control/match
 import { injectSidecars, type InjectionConflict } from '../../controllers/sidecarset/inject.js';
 import { sidecarSetForNewPod } from '../../controllers/sidecarset/inject-revision.js';
 import type { ControllerRevision, MutablePod } from '../../kube/types.js';
+import type { SpreadGuard } from '../../controllers/workloadspread/admission.js';
+import { injectSubset } from '../../controllers/workloadspread/inject.js';
+import type { SpreadPod } from '../../controllers/workloadspread/subsets.js';
 import { allow, allowPatched, deny } from '../admission/review.js';
-import type { AdmissionHandler } from '../admission/types.js';
+import type { AdmissionDecision, AdmissionHandler } from '../admission/types.js';
 import { injectKruiseReadinessGate } from './readiness-gate.js';
 
 export interface PodMutationSources {
@@ -27,6 +30,8 @@ export interface PodMutationSources {
   random?(): number;
   /** OpenKruise's EnableSortSidecarContainerByName gate: sidecar containers sorted by name. */
   sortSidecarContainersByName?: boolean;
+  /** WorkloadSpread: the subset a new pod goes into (recorded in the WorkloadSpread's status). */
+  spread?: SpreadGuard;
 }
 
 const REFUSING_CODES = ['SIDECARSET_ERR_INJECTION_REVISION', 'SIDECARSET_ERR_RESOURCES_POLICY'] as const;
@@ -45,8 +50,35 @@ export function sidecarSetsForPod(pod: MutablePod, namespace: string, sources: P
     .map((ss) => sidecarSetForNewPod(ss, pod.metadata?.labels, sources.revisions(ss), random));
 }
 
+/**
+ * The pod placed into its WorkloadSpread subset, as OpenKruise injects it after the sidecars. The
+ * pod's name (or, without one, its generateName) identifies it; an assignment that cannot be
+ * recorded refuses the pod, so its workload retries.
+ */
+async function spreadPod(pod: MutablePod, namespace: string, dryRun: boolean, guard: SpreadGuard): Promise<MutablePod> {
+  const spread = { ...pod, metadata: { ...pod.metadata, name: pod.metadata?.name ?? '', namespace } } as SpreadPod;
+  const assignment = await guard.assign({ namespace, pod: spread, dryRun });
+  return assignment ? injectSubset(pod, assignment.subset, assignment.matched) : pod;
+}
+
+/** The answer for the mutated pod, once placed into its WorkloadSpread subset (when a guard is given). */
+async function placed(
+  original: MutablePod,
+  pod: MutablePod,
+  namespace: string,
+  dryRun: boolean,
+  guard: SpreadGuard | undefined,
+): Promise<AdmissionDecision> {
+  if (!guard) return allowPatched(original, pod);
+  try {
+    return allowPatched(original, await spreadPod(pod, namespace, dryRun, guard));
+  } catch (err) {
+    return deny(errorMessage(err), 500, 'InternalError');
+  }
+}
+
 export function podMutatingHandler(sources: PodMutationSources): AdmissionHandler {
-  return (request) => {
+  return async (request) => {
     if (request.operation !== 'CREATE' || request.subResource || request.resource.resource !== 'pods') return allow();
     const original = request.object as MutablePod | undefined;
     if (!original || typeof original !== 'object') return deny('the request has no pod', 400, 'BadRequest');
@@ -66,6 +98,6 @@ export function podMutatingHandler(sources: PodMutationSources): AdmissionHandle
       throw err;
     }
     if (result.conflicts.length > 0) sources.onConflicts?.(result.conflicts, namespace);
-    return allowPatched(original, result.pod);
+    return placed(original, result.pod, namespace, request.dryRun === true, sources.spread);
   };
 }

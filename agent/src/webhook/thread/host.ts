@@ -20,6 +20,7 @@ import type { TlsMaterial } from '../server.js';
 import type { DeletionInventory } from '../validating/deletion-protection-handler.js';
 import type { InventoryQuery } from '../validating/deletion-protection.js';
 import type { PubGuard, PubQuery } from '../../controllers/podunavailablebudget/guard.js';
+import type { SpreadGuard, SpreadQuery } from '../../controllers/workloadspread/admission.js';
 import type { FromThread, LoopStats, StoreName, ThreadInit, ToThread } from './protocol.js';
 import { lowerCallingThread, osThreadPriority, type ThreadPriority } from './priority.js';
 
@@ -42,6 +43,8 @@ export interface AdmissionThreadOptions {
   inventory?: DeletionInventory;
   /** Answers the thread's PodUnavailableBudget admissions. */
   pubGuard?: PubGuard;
+  /** Answers the thread's WorkloadSpread assignments. */
+  spreadGuard?: SpreadGuard;
   /** Metrics flush interval of the thread (ms); default 100. */
   flushMs?: number;
   /** Wait before restarting a thread that died (ms); default 1000. */
@@ -62,10 +65,19 @@ type Reply = Extract<FromThread, { type: 'reply' }>;
 function spawn(init: ThreadInit): Worker {
   const here = import.meta.url;
   if (!here.endsWith('.ts')) return new Worker(new URL('./worker.js', here), { workerData: init });
-  return new Worker(new URL('./source-bootstrap.mjs', here), {
-    workerData: init,
-    execArgv: [...process.execArgv.filter((a) => !a.startsWith('--conditions')), '--conditions=@flotilla/source'],
-  });
+  const source = (execArgv: string[]): Worker =>
+    new Worker(new URL('./source-bootstrap.mjs', here), {
+      workerData: init,
+      execArgv: [...execArgv.filter((a) => !a.startsWith('--conditions')), '--conditions=@flotilla/source'],
+    });
+  try {
+    return source(process.execArgv);
+  } catch (err) {
+    // Process-wide V8 flags (--heap-growing-percent, as the agent image sets) are refused in a
+    // thread's execArgv; the thread runs without them, as the compiled agent's thread does.
+    if ((err as { code?: string }).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw err;
+    return source([]);
+  }
 }
 
 export class AdmissionThread {
@@ -272,6 +284,22 @@ export class AdmissionThread {
       case 'pub':
         void this.#pub(msg.id, msg.query);
         return;
+      case 'spread':
+        void this.#spread(msg.id, msg.query);
+        return;
+    }
+  }
+
+  async #spread(id: number, query: SpreadQuery): Promise<void> {
+    const worker = this.#worker;
+    try {
+      if (!this.#o.spreadGuard) throw new Error('no WorkloadSpread guard');
+      const assignment = await this.#o.spreadGuard.assign(query);
+      worker?.postMessage({ type: 'spreadAssigned', id, assignment } satisfies ToThread);
+    } catch (err) {
+      this.#log.warn({ err, namespace: query.namespace }, 'WorkloadSpread assignment failed');
+      const error = err instanceof Error ? err.message : String(err);
+      worker?.postMessage({ type: 'spreadAssigned', id, error } satisfies ToThread);
     }
   }
 

@@ -7,6 +7,7 @@
  * applied before the server starts listening with it.
  */
 import type { InjectionConflict } from '../../controllers/sidecarset/inject.js';
+import type { SpreadAssignment, SpreadQuery } from '../../controllers/workloadspread/admission.js';
 import type { WebhookConfig } from '../config.js';
 import type { TlsMaterial } from '../server.js';
 import type { HandlerWiring, WebhookStores } from '../handlers.js';
@@ -51,7 +52,9 @@ export type ToThread =
   /** The answer to a `count` from the thread. */
   | { type: 'counted'; id: number; count?: number; error?: string }
   /** The answer to a `pub` from the thread. */
-  | { type: 'pubDecided'; id: number; verdict?: PubVerdict; error?: string };
+  | { type: 'pubDecided'; id: number; verdict?: PubVerdict; error?: string }
+  /** The answer to a `spread`: the subset to inject (none: leave the pod as it is). */
+  | { type: 'spreadAssigned'; id: number; assignment?: SpreadAssignment; error?: string };
 
 export type FromThread =
   | { type: 'reply'; id: number; port?: number; error?: string; stats?: LoopStats }
@@ -61,4 +64,6 @@ export type FromThread =
   /** Deletion protection asks the main thread, which reads the apiserver, to count (answer: `counted`). */
   | { type: 'count'; id: number; query: InventoryQuery }
   /** A pod operation under a PodUnavailableBudget, for the main thread's guard (answer: `pubDecided`). */
-  | { type: 'pub'; id: number; query: PubQuery };
+  | { type: 'pub'; id: number; query: PubQuery }
+  /** WorkloadSpread: the main thread records a new pod in its subset (answer: `spreadAssigned`). */
+  | { type: 'spread'; id: number; query: SpreadQuery };

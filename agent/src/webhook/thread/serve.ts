@@ -12,6 +12,7 @@ import { deepFreeze, type KubeObject } from '../../runtime/kube-object.js';
 import { wiredDefinitions, type WebhookStores } from '../handlers.js';
 import type { DeletionInventory } from '../validating/deletion-protection-handler.js';
 import type { PubGuard, PubVerdict } from '../../controllers/podunavailablebudget/guard.js';
+import type { SpreadAssignment, SpreadGuard } from '../../controllers/workloadspread/admission.js';
 import type { WebhookServerMetrics } from '../metrics.js';
 import { WebhookServer } from '../server.js';
 import { STORE_NAMES, type FromThread, type StoreName, type ThreadInit, type ToThread } from './protocol.js';
@@ -101,11 +102,22 @@ export function serveAdmissions(port: MessagePort, init: ThreadInit, logger: Log
         post({ type: 'pub', id, query });
       }),
   };
+  const assigning = new Map<number, { resolve(v: SpreadAssignment | undefined): void; reject(e: Error): void }>();
+  // WorkloadSpread assignments write the WorkloadSpread's status from the main thread.
+  const spreadGuard: SpreadGuard = {
+    assign: (query) =>
+      new Promise<SpreadAssignment | undefined>((resolve, reject) => {
+        const id = nextCount++;
+        assigning.set(id, { resolve, reject });
+        post({ type: 'spread', id, query });
+      }),
+  };
   const defs = wiredDefinitions(caches as unknown as WebhookStores, {
     config: init.config,
     logger,
     inventory,
     pubGuard,
+    spreadGuard,
     onConflicts: (conflicts, namespace) => post({ type: 'conflicts', conflicts: [...conflicts], namespace }),
   });
   for (const def of defs) server.handle(def.path, def.handler);
@@ -118,6 +130,14 @@ export function serveAdmissions(port: MessagePort, init: ThreadInit, logger: Log
       post({ type: 'reply', id, error: err instanceof Error ? err.message : String(err) });
     }
   };
+  // Assignments are answered on their own listener, apart from the cache and server messages.
+  port.on('message', (msg: ToThread) => {
+    if (msg.type !== 'spreadAssigned') return;
+    const waiter = assigning.get(msg.id);
+    assigning.delete(msg.id);
+    if (msg.error !== undefined) waiter?.reject(new Error(`WorkloadSpread assignment: ${msg.error}`));
+    else waiter?.resolve(msg.assignment);
+  });
   port.on('message', (msg: ToThread) => {
     switch (msg.type) {
       case 'upsert':
