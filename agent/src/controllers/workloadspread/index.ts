@@ -17,7 +17,7 @@ import type { KubeRest } from '../../runtime/rest.js';
 import { kubeWorkloadSpreadClient, type WorkloadSpreadClient } from './client.js';
 import { workloadSpreadReconciler } from './controller.js';
 import type { SpreadPod } from './subsets.js';
-import { deploymentLatestVersion, ReplicaSets, type Workload } from './targets.js';
+import { cloneSetLatestVersion, deploymentLatestVersion, ReplicaSets, type Workload } from './targets.js';
 
 export interface WorkloadSpreadControllerDeps {
   rest: KubeRest;
@@ -42,6 +42,8 @@ function podsOfTarget(
   const uid = workload.metadata.uid;
   const owned = (owner: string | undefined): SpreadPod[] =>
     owner ? (pods.byIndex(BY_OWNER_UID, owner).filter(controlledBy(owner)) as unknown as SpreadPod[]) : [];
+  if (ws.spec.targetRef.kind === 'CloneSet')
+    return { pods: owned(uid), latestVersion: cloneSetLatestVersion(workload) };
   if (ws.spec.targetRef.kind !== 'Deployment') return { pods: owned(uid) };
   const sets = uid ? replicaSets.byIndex(BY_OWNER_UID, uid).filter(controlledBy(uid)) : [];
   return {

@@ -43,6 +43,7 @@ export interface SpreadPod {
 
 /** Deployment's pod-template-hash and the controller revision hash, the labels versions come from. */
 const LABEL_POD_TEMPLATE_HASH = 'pod-template-hash';
+const LABEL_CONTROLLER_REVISION_HASH = 'controller-revision-hash';
 
 /** Not being deleted and not finished (kubecontroller.IsPodActive). */
 export function isPodActive(pod: SpreadPod): boolean {
@@ -77,22 +78,29 @@ export function hasPercentSubset(ws: WorkloadSpread): boolean {
   return ws.spec.subsets.some((s) => typeof s.maxReplicas === 'string');
 }
 
+/** Owner kinds whose pods get versioned statuses (v1.9's --ws-enabled-versioned-status, plus CloneSet). */
+const VERSIONED_OWNERS = new Set(['ReplicaSet', 'Deployment', 'CloneSet']);
+
+/** The short hash of a revision name: the text after its last '-'. */
+export function shortHash(revision: string): string {
+  return revision.slice(revision.lastIndexOf('-') + 1);
+}
+
 /**
- * Versioned statuses apply to Deployment and ReplicaSet pods (v1.9's default for
- * ws-enabled-versioned-status): each pod-template-hash gets its own subset statuses, so a rolling
- * update spreads its new pods afresh. Other workloads use one version, "versionIgnored".
+ * Versioned statuses (OpenKruise's v1.6 fix for rolling updates): each pod version gets its own
+ * subset statuses, so the new pods of a rolling update (surge pods included) are spread afresh
+ * instead of landing wherever the old pods left room. v1.9 does this by default for Deployments
+ * and ReplicaSets (pod-template-hash); Flotilla also turns it on for CloneSets (the short
+ * controller-revision-hash, as v1.9 does when the flag names cloneset). Other workloads use one
+ * version, "versionIgnored".
  */
 export function podVersion(pod: SpreadPod): string {
   const owner = pod.metadata.ownerReferences?.find((r) => r.controller);
-  const versioned = owner?.kind === 'ReplicaSet' || owner?.kind === 'Deployment';
-  if (!versioned) return WORKLOADSPREAD_VERSION_IGNORED;
-  return pod.metadata.labels?.[LABEL_POD_TEMPLATE_HASH] ?? WORKLOADSPREAD_VERSION_IGNORED;
-}
-
-/** Whether the WorkloadSpread's target keeps versioned statuses. */
-export function targetIsVersioned(ws: WorkloadSpread): boolean {
-  const kind = ws.spec.targetRef.kind;
-  return kind === 'Deployment' || kind === 'ReplicaSet';
+  if (!owner || !VERSIONED_OWNERS.has(owner.kind)) return WORKLOADSPREAD_VERSION_IGNORED;
+  const labels = pod.metadata.labels ?? {};
+  if (labels[LABEL_POD_TEMPLATE_HASH]) return labels[LABEL_POD_TEMPLATE_HASH];
+  const revision = labels[LABEL_CONTROLLER_REVISION_HASH];
+  return revision ? shortHash(revision) : WORKLOADSPREAD_VERSION_IGNORED;
 }
 
 /** The statuses a version starts from: every subset with its whole limit missing. */

@@ -5,6 +5,7 @@
 import { groupOf, type WorkloadSpread } from '@flotilla/api';
 import type { ResourceRef } from '../../runtime/resource.js';
 import { Resources } from '../../runtime/resource.js';
+import { shortHash } from './subsets.js';
 
 const apps = (plural: string, kind: string): ResourceRef => ({
   group: 'apps',
@@ -25,11 +26,13 @@ export interface Workload {
     name: string;
     namespace?: string;
     uid?: string;
+    generation?: number;
     annotations?: Record<string, string>;
     labels?: Record<string, string>;
     ownerReferences?: { uid: string; controller?: boolean }[];
   };
   spec?: { replicas?: number; parallelism?: number };
+  status?: { observedGeneration?: number; updateRevision?: string };
 }
 
 /** The resource a targetRef points at; undefined for kinds Flotilla does not spread. */
@@ -39,6 +42,14 @@ export function targetResource(ws: WorkloadSpread): ResourceRef | undefined {
   if (kind === 'CloneSet' && group === 'apps.kruise.io') return Resources.cloneSets;
   if (group !== 'apps' && !(group === 'batch' && kind === 'Job')) return undefined;
   return { Deployment: Deployments, ReplicaSet: ReplicaSets, StatefulSet: StatefulSets, Job: Jobs }[kind];
+}
+
+/** A CloneSet's update revision (short hash) once its controller has seen the latest spec. */
+export function cloneSetLatestVersion(cloneSet: Workload): string | undefined {
+  const revision = cloneSet.status?.updateRevision;
+  const observed = cloneSet.status?.observedGeneration ?? 0;
+  if (!revision || observed < (cloneSet.metadata.generation ?? 0)) return undefined;
+  return shortHash(revision);
 }
 
 /** spec.replicas (a Job's parallelism), defaulting to 1 as the apiserver does. */
