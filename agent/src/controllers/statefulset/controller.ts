@@ -9,7 +9,10 @@
 import {
   ANNOTATION_INPLACE_UPDATE_GRACE,
   ANNOTATION_INPLACE_UPDATE_STATE,
+  ANNOTATION_LIFECYCLE_TIMESTAMP,
   LABEL_CONTROLLER_REVISION_HASH,
+  LABEL_LIFECYCLE_STATE,
+  LifecycleState,
   defaultStatefulSet,
   type StatefulSet,
 } from '@flotilla/api';
@@ -112,14 +115,17 @@ export function statefulSetReconciler(deps: StatefulSetReconcilerDeps): Reconcil
       deps.resourceVersions.delete(key);
       return;
     }
-    deps.resourceVersions.observed(cached);
+    // The cache may already hold what a write returned (its event handled before the write's
+    // answer was recorded, or a write that changed nothing): that meets the expectation too.
+    const uid = cached.metadata?.uid ?? '';
+    for (const obj of [cached, ...deps.podsOwnedBy(uid)]) deps.resourceVersions.observed(obj);
     if (!deps.scale.satisfied(key) || !deps.resourceVersions.isSatisfied(key)) {
+      ctx.log.debug({ pods: deps.scale.pending(key) }, 'waiting for the cache to show our writes');
       return { requeueAfter: deps.options.expectationRequeueMs };
     }
     if (cached.metadata?.deletionTimestamp) return;
     // Sets may be stored without the webhook's defaults; the controller reads them defaulted.
     const set = defaultStatefulSet(cached);
-    const uid = set.metadata?.uid ?? '';
     const pods = deps.podsOwnedBy(uid).filter(controlledBy(uid));
     const revisions = await syncRevisions(set, deps);
     const now = deps.clock.now();
@@ -194,18 +200,23 @@ async function carryOut(step: Step, plan: Plan): Promise<number | undefined> {
       `delete Pod ${pod.metadata.name} in StatefulSet ${ctx.name} successful`,
     );
   }
+  for (const { pod, state } of plan.prepare) {
+    await setLifecycleState(key, pod, state, deps);
+    deps.events.event(set, 'Normal', 'LifecycleHook', `pod ${pod.metadata.name} waits in ${state} for its hook`);
+  }
   let delay: number | undefined;
   for (const { pod, spec } of plan.inPlace) {
     await updateInPlace(key, pod, spec, deps);
     if (spec.graceSeconds) delay = Math.min(delay ?? Infinity, spec.graceSeconds * 1000);
   }
   for (const name of plan.deleteClaims) await deps.client.deleteClaim(set.metadata?.namespace ?? '', name);
-  if (plan.create.length + plan.delete.length + plan.inPlace.length > 0) {
+  if (plan.create.length + plan.delete.length + plan.inPlace.length + plan.prepare.length > 0) {
     ctx.log.info(
       {
         created: plan.create.map((c) => c.ordinal),
         deleted: plan.delete.map((p) => p.metadata.name),
         inPlace: plan.inPlace.map((u) => u.pod.metadata.name),
+        prepared: plan.prepare.map((p) => `${p.pod.metadata.name}:${p.state}`),
       },
       'synced pods',
     );
@@ -250,6 +261,11 @@ async function updateInPlace(key: string, pod: Pod, spec: UpdateSpec, deps: Stat
     const labels = (copy.metadata.labels ??= {});
     const annotations = (copy.metadata.annotations ??= {});
     labels[LABEL_CONTROLLER_REVISION_HASH] = spec.revision;
+    // A pod with a lifecycle state shows the update running (OpenKruise: only when one is set).
+    if (labels[LABEL_LIFECYCLE_STATE]) {
+      labels[LABEL_LIFECYCLE_STATE] = LifecycleState.Updating;
+      annotations[ANNOTATION_LIFECYCLE_TIMESTAMP] = formatTime(now);
+    }
     const state: InPlaceUpdateState = {
       revision: spec.revision,
       updateTimestamp: formatTime(now),
@@ -293,6 +309,7 @@ async function refreshPods(
         if (plan.grace?.kind === 'apply') removeGrace(copy);
       });
     }
+    if (plan.lifecycle !== undefined) await setLifecycleState(key, pod, plan.lifecycle, deps);
     if (plan.markReady) {
       const conditions = inPlaceReadyConditions(pod, true, now);
       if (conditions.length > 0)
@@ -300,6 +317,15 @@ async function refreshPods(
     }
   }
   return delay;
+}
+
+/** Moves the pod to a lifecycle state: the state label and its timestamp annotation. */
+async function setLifecycleState(key: string, pod: Pod, state: string, deps: StatefulSetReconcilerDeps): Promise<void> {
+  if ((pod.metadata.labels?.[LABEL_LIFECYCLE_STATE] ?? '') === state) return;
+  await updatePod(key, pod, deps, (copy) => {
+    (copy.metadata.labels ??= {})[LABEL_LIFECYCLE_STATE] = state;
+    (copy.metadata.annotations ??= {})[ANNOTATION_LIFECYCLE_TIMESTAMP] = formatTime(deps.clock.now());
+  });
 }
 
 /** Deletes unused revisions beyond revisionHistoryLimit, oldest first. */

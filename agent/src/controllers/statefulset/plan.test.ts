@@ -185,3 +185,36 @@ describe('status', () => {
     expect([done.currentRevision, done.currentReplicas]).toEqual([NEW, 3]);
   });
 });
+
+describe('lifecycle hooks', () => {
+  it('hold a pod the preDelete hook names in PreparingDelete, and delete it once released', () => {
+    const s = set({ replicas: 1, lifecycle: { preDelete: { labelsHandler: { hold: 'true' } } } });
+    const hooked = pod(s, 1);
+    hooked.metadata.labels!.hold = 'true';
+    const plan = planStatefulSet(input(s, [pod(s, 0), hooked]));
+    expect([plan.delete, plan.prepare.map((p) => [p.pod.metadata.name, p.state])]).toEqual([
+      [],
+      [['web-1', 'PreparingDelete']],
+    ]);
+    hooked.metadata.labels!['lifecycle.apps.kruise.io/state'] = 'PreparingDelete';
+    expect(planStatefulSet(input(s, [pod(s, 0), hooked])).prepare).toEqual([]);
+    delete hooked.metadata.labels!.hold;
+    expect(planStatefulSet(input(s, [pod(s, 0), hooked])).delete.map((p) => p.metadata.name)).toEqual(['web-1']);
+  });
+
+  it('hold an in-place update the inPlaceUpdate hook names in PreparingUpdate', () => {
+    const s = set({
+      replicas: 1,
+      lifecycle: { inPlaceUpdate: { finalizersHandler: ['example.com/drain'] } },
+      updateStrategy: { rollingUpdate: { podUpdatePolicy: 'InPlaceIfPossible' } },
+    });
+    const hooked = pod(s, 0, OLD);
+    hooked.metadata.finalizers = ['example.com/drain'];
+    const plan = planStatefulSet(input(s, [hooked]));
+    expect([plan.inPlace, plan.prepare.map((p) => p.state)]).toEqual([[], ['PreparingUpdate']]);
+    hooked.metadata.labels!['lifecycle.apps.kruise.io/state'] = 'PreparingUpdate';
+    expect(planStatefulSet(input(s, [hooked])).inPlace).toEqual([]);
+    hooked.metadata.finalizers = [];
+    expect(planStatefulSet(input(s, [hooked])).inPlace.map((u) => u.pod.metadata.name)).toEqual(['web-0']);
+  });
+});

@@ -16,13 +16,17 @@
  *   maxUnavailable pods unavailable (an already unavailable pod is updated without using up
  *   the budget); ReCreate deletes the pod, InPlaceIfPossible updates it in place when only
  *   images (and template metadata) changed and deletes it otherwise, InPlaceOnly never deletes;
- * - whenScaled: Delete removes the claims of ordinals no longer wanted once their pod is gone.
+ * - whenScaled: Delete removes the claims of ordinals no longer wanted once their pod is gone;
+ * - lifecycle hooks: a pod the preDelete hook holds (any of its labels or finalizers on the pod)
+ *   moves to PreparingDelete instead of being deleted, and is deleted once released; a pod the
+ *   inPlaceUpdate hook holds moves to PreparingUpdate and waits likewise before its update.
  */
 import { CONDITION_INPLACE_UPDATE_READY, reservedOrdinals, scaledValue, type StatefulSet } from '@flotilla/api';
 import { podCondition } from '../../kube/pods.js';
 import type { PersistentVolumeClaim, Pod } from '../../kube/types.js';
 import { calculateInPlaceSpec, type UpdateSpec } from '../cloneset/inplace.js';
-import { hasRevision, isRunningAndAvailable } from '../cloneset/pods.js';
+import { isPodHooked } from '../cloneset/lifecycle.js';
+import { hasRevision, isRunningAndAvailable, lifecycleState } from '../cloneset/pods.js';
 import { claimsFor, ordinalOf } from './identity.js';
 
 export interface PlanInput {
@@ -50,6 +54,8 @@ export interface Plan {
   /** Pods to delete: condemned, failed, or replaced by the rolling update. */
   delete: Pod[];
   inPlace: { pod: Pod; spec: UpdateSpec }[];
+  /** Pods to move to a lifecycle state first (PreparingDelete, PreparingUpdate), held by a hook. */
+  prepare: { pod: Pod; state: 'PreparingDelete' | 'PreparingUpdate' }[];
   /** Claims of ordinals no longer wanted (whenScaled: Delete), their pod gone. */
   deleteClaims: string[];
 }
@@ -203,6 +209,31 @@ function claimsToDelete(input: PlanInput, wanted: number[], pods: Map<number, Po
   return out.sort();
 }
 
+/** What the preDelete and inPlaceUpdate hooks let through now, and the pods they hold. */
+function holdByHooks(
+  set: StatefulSet,
+  toDelete: Pod[],
+  updates: UpdateStep[],
+): Pick<Plan, 'delete' | 'inPlace' | 'prepare'> {
+  const hooks = set.spec.lifecycle;
+  const out: Pick<Plan, 'delete' | 'inPlace' | 'prepare'> = { delete: [], inPlace: [], prepare: [] };
+  for (const pod of toDelete) {
+    if (!isPodHooked(hooks?.preDelete, pod)) out.delete.push(pod);
+    else if (lifecycleState(pod) !== 'PreparingDelete') out.prepare.push({ pod, state: 'PreparingDelete' });
+  }
+  for (const u of updates) {
+    if (u.kind !== 'inPlace') continue;
+    const state = lifecycleState(u.pod);
+    const hooked = isPodHooked(hooks?.inPlaceUpdate, u.pod);
+    if (hooked && (state === '' || state === 'PreparingNormal' || state === 'Normal' || state === 'Updated')) {
+      out.prepare.push({ pod: u.pod, state: 'PreparingUpdate' });
+    } else if (!(hooked && state === 'PreparingUpdate')) {
+      out.inPlace.push({ pod: u.pod, spec: u.spec });
+    }
+  }
+  return out;
+}
+
 /** Everything the set needs done now. */
 export function planStatefulSet(input: PlanInput): Plan {
   const wanted = wantedOrdinals(input.set);
@@ -218,17 +249,20 @@ export function planStatefulSet(input: PlanInput): Plan {
   // OrderedReady updates only once scaling is done; Parallel does both in one pass.
   const updates = busy && !parallel ? [] : planUpdate(input, wanted, pods);
   const deleting = new Set(scaling.delete.map((p) => p.metadata.name));
+  const toDelete = [
+    ...scaling.delete,
+    ...updates.filter((u) => u.kind === 'delete' && !deleting.has(u.pod.metadata.name)).map((u) => u.pod),
+  ];
+  const held = holdByHooks(input.set, toDelete, updates);
   const createClaims = scaling.create.flatMap(({ ordinal }) =>
     claimsFor(input.set, ordinal).filter((c) => !input.claims.has(c.metadata.name)),
   );
   return {
     createClaims,
     create: scaling.create,
-    delete: [
-      ...scaling.delete,
-      ...updates.filter((u) => u.kind === 'delete' && !deleting.has(u.pod.metadata.name)).map((u) => u.pod),
-    ],
-    inPlace: updates.flatMap((u) => (u.kind === 'inPlace' ? [{ pod: u.pod, spec: u.spec }] : [])),
+    delete: held.delete,
+    inPlace: held.inPlace,
+    prepare: held.prepare,
     deleteClaims: claimsToDelete(input, wanted, pods),
   };
 }
