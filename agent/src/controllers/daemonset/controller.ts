@@ -19,8 +19,8 @@ import {
   type DaemonSetV1beta1,
 } from '@flotilla/api';
 import { errorMessage, isKubeStatus } from '../../errors.js';
-import type { NodeLike } from '../../kube/node-fit.js';
 import { podCondition } from '../../kube/pods.js';
+import type { NodeLike } from '../../kube/node-fit.js';
 import type { ControllerRevision, Pod } from '../../kube/types.js';
 import type { Lister } from '../../runtime/cache.js';
 import type { Clock } from '../../runtime/clock.js';
@@ -28,7 +28,7 @@ import type { ReconcileContext, Reconciler } from '../../runtime/controller.js';
 import type { EventRecording } from '../../runtime/events.js';
 import type { ResourceVersionExpectations, ScaleExpectations } from '../../runtime/expectations.js';
 import { formatTime } from '../../runtime/kube-time.js';
-import { sameJson } from '../../runtime/kube-object.js';
+import { sameJson, type KubeObject } from '../../runtime/kube-object.js';
 import {
   calculateInPlaceSpec,
   inPlaceUpdateIncomplete,
@@ -81,6 +81,23 @@ const controlledBy =
   (uid: string) => (o: { metadata: { ownerReferences?: { controller?: boolean; uid: string }[] } }) =>
     o.metadata.ownerReferences?.some((r) => r.controller === true && r.uid === uid) ?? false;
 
+/**
+ * Records a write's result as expected in the cache, then checks the cache at once: its event may
+ * have arrived before the write returned, and nothing later would clear the expectation then.
+ */
+function expectWritten(round: Round, written: KubeObject): void {
+  const { deps, key } = round;
+  deps.resourceVersions.expectUpdated(key, written);
+  const uid = written.metadata?.uid;
+  const owner = round.cached.metadata?.uid ?? '';
+  const same = (o: KubeObject): boolean => o.metadata?.uid === uid;
+  const cached =
+    [deps.daemonSets.get(round.ctx.namespace, round.ctx.name)].find((o) => o !== undefined && same(o)) ??
+    deps.revisionsOwnedBy(owner).find(same) ??
+    deps.podsOwnedBy(owner).find(same);
+  if (cached) deps.resourceVersions.observed(cached);
+}
+
 /** Builds the reconcile function of the Advanced DaemonSet controller. */
 export function daemonSetReconciler(deps: DaemonSetReconcilerDeps): Reconciler {
   return async (key, ctx) => {
@@ -93,6 +110,7 @@ export function daemonSetReconciler(deps: DaemonSetReconcilerDeps): Reconciler {
     if (cached.metadata?.deletionTimestamp) return;
     deps.resourceVersions.observed(cached);
     if (!deps.scale.satisfied(key) || !deps.resourceVersions.isSatisfied(key)) {
+      ctx.log.debug({ pending: deps.scale.pending(key) }, 'waiting for the cache to show own writes');
       return { requeueAfter: deps.options.expectationRequeueMs };
     }
     const round: Round = { key, ds: defaulted(cached), cached, deps, ctx, now: deps.clock.now() };
@@ -102,8 +120,18 @@ export function daemonSetReconciler(deps: DaemonSetReconcilerDeps): Reconciler {
     const current = await storeUpdateRevision(round, revisions);
     if (!current) return { requeueAfter: deps.options.expectationRequeueMs };
     const hash = revisionHash(current);
-    if (await markFinishedInPlaceUpdates(round, pods, hash)) return;
+    // The plan below reads the cache as it was; a pod just marked ready counts from the next round.
+    await markInPlaceReady(round, pods);
     const plan = planDaemonSet({ ds: round.ds, nodes: deps.nodes(), pods, hash, nowMs: round.now });
+    ctx.log.debug(
+      {
+        hash,
+        create: plan.create,
+        delete: plan.delete.map((p) => p.metadata.name),
+        replace: plan.replace.map((p) => p.metadata.name),
+      },
+      'planned',
+    );
     await carryOut(round, plan, current, revisions, hash);
     await pruneHistory(round, revisions, current, pods);
     await writeStatus(round, plan.status);
@@ -122,13 +150,13 @@ async function storeUpdateRevision(
   if (decision.kind === 'reuse') return decision.revision;
   if (decision.kind === 'bump') {
     const updated = await deps.client.updateRevision({ ...decision.revision, revision: decision.to });
-    deps.resourceVersions.expectUpdated(round.key, updated);
+    expectWritten(round, updated);
     return updated;
   }
   const revision = newDaemonSetRevision(ds, data, sorted);
   try {
     const created = await deps.client.createRevision(revision);
-    deps.resourceVersions.expectUpdated(round.key, created);
+    expectWritten(round, created);
     return created;
   } catch (err) {
     if (!isKubeStatus(err, 409)) throw err;
@@ -151,20 +179,21 @@ function emptyStatus(): NonNullable<DaemonSetV1beta1['status']> {
   };
 }
 
-/** InPlaceUpdateReady back to True on pods whose in-place update has finished. True if any write. */
-async function markFinishedInPlaceUpdates(round: Round, pods: readonly Pod[], hash: string): Promise<boolean> {
-  let wrote = false;
+/**
+ * InPlaceUpdateReady to True on gated pods without an in-place update running or whose update
+ * has finished (inplaceupdate Refresh).
+ */
+async function markInPlaceReady(round: Round, pods: readonly Pod[]): Promise<void> {
   for (const pod of pods) {
-    if (podCondition(pod, CONDITION_INPLACE_UPDATE_READY)?.status !== 'False') continue;
-    if (pod.metadata.labels?.[LABEL_CONTROLLER_REVISION_HASH] !== hash || !readState(pod)) continue;
-    if (inPlaceUpdateIncomplete(pod) !== undefined) continue;
+    if (pod.metadata.deletionTimestamp) continue;
+    if (readState(pod) && inPlaceUpdateIncomplete(pod) !== undefined) continue;
+    // Status alone decides: a merge patch keeps the reason of the False it replaces.
+    if (podCondition(pod, CONDITION_INPLACE_UPDATE_READY)?.status === 'True') continue;
     const conditions = inPlaceReadyConditions(pod, true, round.now);
     if (conditions.length === 0) continue;
     const written = await round.deps.client.patchPodConditions(pod, conditions);
-    round.deps.resourceVersions.expectUpdated(round.key, written);
-    wrote = true;
+    expectWritten(round, written);
   }
-  return wrote;
 }
 
 async function carryOut(
@@ -216,7 +245,7 @@ async function updateInPlace(
     patchSpecToPod(copy, spec, state, round.now);
     copy.metadata.labels = { ...copy.metadata.labels, [LABEL_CONTROLLER_REVISION_HASH]: hash };
     const written = await deps.client.updatePod(copy);
-    deps.resourceVersions.expectUpdated(round.key, written);
+    expectWritten(round, written);
     deps.events.event(
       round.cached,
       'Normal',
@@ -254,7 +283,7 @@ async function deletePods(round: Round, pods: readonly Pod[]): Promise<void> {
       labels: { [LABEL_LIFECYCLE_STATE]: LifecycleState.PreparingDelete },
       annotations: { [ANNOTATION_LIFECYCLE_TIMESTAMP]: formatTime(round.now) },
     });
-    deps.resourceVersions.expectUpdated(key, written);
+    expectWritten(round, written);
   }
   if (now.length === 0) return;
   const names = now.map((p) => p.metadata.name);
@@ -282,9 +311,10 @@ async function createPods(round: Round, nodes: readonly string[], hash: string):
     );
     start += batch.length;
     const failed = batch.filter((_, i) => results[i]!.status === 'rejected');
-    for (const r of results) {
+    for (const [i, r] of results.entries()) {
       if (r.status === 'rejected') {
         deps.events.event(round.cached, 'Warning', 'FailedCreate', `Error creating: ${errorMessage(r.reason)}`);
+        round.ctx.log.warn({ node: batch[i], err: errorMessage(r.reason) }, 'creating a pod failed');
       }
     }
     if (failed.length > 0) {
@@ -310,6 +340,6 @@ async function pruneHistory(
 async function writeStatus(round: Round, status: DaemonSetV1beta1['status']): Promise<void> {
   if (sameJson(round.cached.status, status)) return;
   const updated = await round.deps.client.updateStatus({ ...round.cached, status });
-  round.deps.resourceVersions.expectUpdated(round.key, updated);
+  expectWritten(round, updated);
   round.ctx.log.debug({ status }, 'updated status');
 }
