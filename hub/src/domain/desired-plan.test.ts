@@ -135,6 +135,32 @@ describe('planDesired with rollout pins', () => {
     });
   });
 
+  it('gives an Advanced DaemonSet the partition in rollingUpdate as it is', () => {
+    const ds = { ...identity, kind: 'DaemonSet' as const };
+    const target = {
+      revision: 2,
+      metadata: {},
+      spec: { updateStrategy: { rollingUpdate: { maxUnavailable: 2 } } },
+      overrides: {},
+    };
+    const pinned: LiveWorkload = {
+      ...live(1),
+      identity: ds,
+      pinned: new Map([['c1', { content: target, partition: '90%' }]]),
+    };
+    const changes = planDesired({
+      identity: ds,
+      live: pinned,
+      clusters: [cluster('c1', 'prod')],
+      current: new Map(),
+      lastRevision: 3,
+    });
+    expect(changes[0]!.manifest).toMatchObject({
+      kind: 'DaemonSet',
+      spec: { updateStrategy: { rollingUpdate: { maxUnavailable: 2, partition: '90%' } } },
+    });
+  });
+
   it('changes nothing for clusters whose pin renders what they already have', () => {
     const base = live(1);
     const pinned: LiveWorkload = { ...base, pinned: new Map([['c1', { content: base.content }]]) };

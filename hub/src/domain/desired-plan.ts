@@ -70,7 +70,9 @@ function targets(live: LiveWorkload | undefined, cluster: ClusterView): boolean 
 /**
  * Sets the partition of an in-cluster canary step: spec.updateStrategy.partition of a CloneSet,
  * spec.updateStrategy.rollingUpdate.partition of an Advanced StatefulSet (a count there, so a
- * percentage is resolved against spec.replicas, rounded up as CloneSet's is).
+ * percentage is resolved against spec.replicas, rounded up as CloneSet's is) and of an Advanced
+ * DaemonSet (an int-or-percent there, so it goes as it is; the controller takes a percentage of
+ * the nodes that should run the pod, rounded down).
  */
 function withPartition(
   manifest: Record<string, unknown>,
@@ -81,6 +83,10 @@ function withPartition(
   const strategy = (spec.updateStrategy ?? {}) as Record<string, unknown>;
   if (manifest.kind === 'CloneSet') {
     return { ...manifest, spec: { ...spec, updateStrategy: { ...strategy, partition } } };
+  }
+  if (manifest.kind === 'DaemonSet') {
+    const rollingUpdate = { ...((strategy.rollingUpdate ?? {}) as Record<string, unknown>), partition };
+    return { ...manifest, spec: { ...spec, updateStrategy: { ...strategy, rollingUpdate } } };
   }
   if (manifest.kind !== 'StatefulSet') return manifest;
   const replicas = typeof spec.replicas === 'number' ? spec.replicas : 1;
