@@ -8,7 +8,11 @@ const service = { kind: 'service' as const, namespace: 'flotilla-system', name: 
 
 describe('conversion clientConfig of the CRDs', () => {
   it('covers the CRDs OpenKruise v1.9 converts by webhook among ours', () => {
-    expect(CONVERTED_CRDS).toEqual(['sidecarsets.apps.kruise.io']);
+    expect(CONVERTED_CRDS).toEqual([
+      'sidecarsets.apps.kruise.io',
+      'statefulsets.apps.kruise.io',
+      'daemonsets.apps.kruise.io',
+    ]);
   });
 
   it('writes the Service, /convert and the bundle, clearing a URL', () => {

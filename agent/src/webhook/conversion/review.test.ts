@@ -57,7 +57,7 @@ describe('ConversionReview', () => {
     expect(response.result.status).toBe('Failure');
     expect(response.result.message).toBe(
       'request.objects[1].spec.namespace: Invalid value: 5: must be of type string; ' +
-        'request.objects[2].kind: Unsupported value: "Widget": supported values: "SidecarSet"',
+        'request.objects[2].kind: Unsupported value: "Widget": supported values: "SidecarSet", "StatefulSet", "DaemonSet"',
     );
     expect(response.convertedObjects).toBeUndefined();
   });
