@@ -10,14 +10,12 @@ import {
   indexPath,
   invalid,
   notSupported,
-  required,
 } from '../../validation/field-error.js';
 import { scaledValue } from '../../validation/intstr.js';
-import { isEmptySelector, selectorMatches, validateLabelSelector } from '../../validation/labels.js';
-import { dns1123LabelErrors } from '../../validation/names.js';
 import { CLONESET_UPDATE_ON_DELETE, CLONESET_UPDATE_STRATEGY_TYPES, KruiseKind } from '../constants.js';
 import { validateMetadata } from '../common/metadata-validation.js';
 import { validatePodTemplate } from '../common/pod-validation.js';
+import { validateClaimTemplates, validateWorkloadSelector } from '../common/workload-validation.js';
 import {
   validateIntOrPercent,
   validateLifecycle,
@@ -27,38 +25,6 @@ import {
 import { type KindRules, validateObject } from '../common/validate-object.js';
 import { defaultCloneSet } from './defaults.js';
 import { type CloneSet, CloneSetSchema, type CloneSetSpec } from './schema.js';
-
-/** A non-empty selector that selects the template's own labels. */
-function validateSelector(spec: CloneSetSpec): FieldError[] {
-  const errors = validateLabelSelector(spec.selector, 'spec.selector');
-  if (isEmptySelector(spec.selector)) {
-    errors.push(invalid('spec.selector', spec.selector, 'empty selector is invalid for cloneset'));
-  } else if (errors.length === 0 && !selectorMatches(spec.selector, spec.template.metadata?.labels ?? {})) {
-    errors.push(
-      invalid(
-        'spec.template.metadata.labels',
-        spec.template.metadata?.labels ?? {},
-        '`selector` does not match template `labels`',
-      ),
-    );
-  }
-  return errors;
-}
-
-/** Claim templates become pod volumes, so their names follow volume-name rules. */
-function validateClaimTemplates(spec: CloneSetSpec): { errors: FieldError[]; names: string[] } {
-  const errors: FieldError[] = [];
-  const names: string[] = [];
-  (spec.volumeClaimTemplates ?? []).forEach((claim, i) => {
-    const at = `spec.volumeClaimTemplates[${i}].metadata.name`;
-    const name = claim.metadata?.name ?? '';
-    if (name === '') errors.push(required(at, 'every claim template needs a name'));
-    else for (const m of dns1123LabelErrors(name)) errors.push(invalid(at, name, m));
-    if (names.includes(name)) errors.push(duplicate(at, name));
-    names.push(name);
-  });
-  return { errors, names };
-}
 
 function validateTemplate(spec: CloneSetSpec, claimNames: string[]): FieldError[] {
   const errors = validatePodTemplate(spec.template, 'spec.template', claimNames);
@@ -167,10 +133,10 @@ function validateProgressDeadline(spec: CloneSetSpec): FieldError[] {
  */
 export function validateDefaultedCloneSet(cloneSet: CloneSet, allowOnDelete = false): FieldError[] {
   const { spec } = cloneSet;
-  const claims = validateClaimTemplates(spec);
+  const claims = validateClaimTemplates(spec.volumeClaimTemplates);
   return [
     ...validateMetadata(cloneSet.metadata),
-    ...validateSelector(spec),
+    ...validateWorkloadSelector(spec, 'cloneset'),
     ...claims.errors,
     ...validateTemplate(spec, claims.names),
     ...validateScaleStrategy(spec),

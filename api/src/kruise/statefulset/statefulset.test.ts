@@ -6,7 +6,7 @@ import {
   statefulSetToV1alpha1,
   statefulSetToV1beta1,
 } from '../conversion/statefulset.js';
-import { convertKruiseObject, templateAsV1alpha1 } from '../conversion/index.js';
+import { convertKruiseObject, templateAsV1alpha1, type TemplateLike } from '../conversion/index.js';
 import { validateKruiseObject, validateKruiseObjectUpdate } from '../validate.js';
 import { defaultStatefulSet } from './defaults.js';
 import { reservedOrdinals } from './ordinals.js';
@@ -134,7 +134,8 @@ describe('reserveOrdinals', () => {
 describe('StatefulSet templates for the hub', () => {
   it('store a v1beta1 template at v1alpha1 with the v1beta1-only fields in the conversion annotation', () => {
     const spec = { ...set({ reserveOrdinals: [2] }).spec } as unknown as Record<string, unknown>;
-    const out = templateAsV1alpha1('StatefulSet', { apiVersion: KRUISE_V1BETA1_API_VERSION, spec });
+    const input: TemplateLike = { apiVersion: KRUISE_V1BETA1_API_VERSION, spec };
+    const out = templateAsV1alpha1('StatefulSet', input);
     expect(out.ok).toBe(true);
     if (!out.ok) return;
     expect(out.template.spec).not.toHaveProperty('reserveOrdinals');

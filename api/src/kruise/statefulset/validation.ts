@@ -6,7 +6,6 @@
  */
 import {
   childPath,
-  duplicate,
   type FieldError,
   forbidden,
   invalid,
@@ -16,7 +15,6 @@ import {
 } from '../../validation/field-error.js';
 import { parseIntOrPercent, scaledValue, type IntOrString } from '../../validation/intstr.js';
 import { isRecord } from '../../validation/json.js';
-import { isEmptySelector, selectorMatches, validateLabelSelector } from '../../validation/labels.js';
 import { dns1123LabelErrors } from '../../validation/names.js';
 import {
   CONDITION_INPLACE_UPDATE_READY,
@@ -26,6 +24,7 @@ import {
 } from '../constants.js';
 import { validateMetadata } from '../common/metadata-validation.js';
 import { validatePodTemplate } from '../common/pod-validation.js';
+import { validateClaimTemplates, validateWorkloadSelector } from '../common/workload-validation.js';
 import { validateLifecycle, validatePriorityStrategy } from '../common/strategy-validation.js';
 import { checkSchema, isReadable } from '../common/validate-object.js';
 import { statefulSetToV1beta1 } from '../conversion/statefulset.js';
@@ -154,38 +153,6 @@ function validateRetention(spec: StatefulSetSpec): FieldError[] {
   return errors;
 }
 
-/** A non-empty selector that selects the template's own labels. */
-function validateSelector(spec: StatefulSetSpec): FieldError[] {
-  const errors = validateLabelSelector(spec.selector, 'spec.selector');
-  if (isEmptySelector(spec.selector)) {
-    errors.push(invalid('spec.selector', spec.selector, 'empty selector is invalid for statefulset'));
-  } else if (errors.length === 0 && !selectorMatches(spec.selector, spec.template.metadata?.labels ?? {})) {
-    errors.push(
-      invalid(
-        'spec.template.metadata.labels',
-        spec.template.metadata?.labels ?? {},
-        '`selector` does not match template `labels`',
-      ),
-    );
-  }
-  return errors;
-}
-
-/** Claim templates become pod volumes: named, DNS labels, unique. */
-function validateClaimTemplates(spec: StatefulSetSpec): { errors: FieldError[]; names: string[] } {
-  const errors: FieldError[] = [];
-  const names: string[] = [];
-  (spec.volumeClaimTemplates ?? []).forEach((claim, i) => {
-    const at = `spec.volumeClaimTemplates[${i}].metadata.name`;
-    const name = claim.metadata?.name ?? '';
-    if (name === '') errors.push(required(at, 'every claim template needs a name'));
-    else for (const m of dns1123LabelErrors(name)) errors.push(invalid(at, name, m));
-    if (names.includes(name)) errors.push(duplicate(at, name));
-    names.push(name);
-  });
-  return { errors, names };
-}
-
 function validateTemplate(spec: StatefulSetSpec, claimNames: string[]): FieldError[] {
   const errors = validatePodTemplate(spec.template, 'spec.template', claimNames);
   const podSpec = spec.template.spec ?? {};
@@ -203,7 +170,7 @@ function validateTemplate(spec: StatefulSetSpec, claimNames: string[]): FieldErr
 /** The semantic rules, on a v1beta1 StatefulSet that passed the schema and was defaulted. */
 export function validateDefaultedStatefulSet(set: StatefulSet): FieldError[] {
   const { spec } = set;
-  const claims = validateClaimTemplates(spec);
+  const claims = validateClaimTemplates(spec.volumeClaimTemplates);
   const scaleMax = spec.scaleStrategy?.maxUnavailable;
   return [
     ...validateMetadata(set.metadata, { nameRules: dns1123LabelErrors }),
@@ -212,7 +179,7 @@ export function validateDefaultedStatefulSet(set: StatefulSet): FieldError[] {
     ...(scaleMax === undefined ? [] : validateMaxUnavailable(scaleMax, spec, 'spec.scaleStrategy.maxUnavailable')),
     ...validateUpdateStrategy(spec),
     ...validateRetention(spec),
-    ...validateSelector(spec),
+    ...validateWorkloadSelector(spec, 'statefulset'),
     ...claims.errors,
     ...validateTemplate(spec, claims.names),
     ...validateLifecycle(spec.lifecycle, 'spec.lifecycle'),
