@@ -11,6 +11,7 @@ import {
   broadcastJobHealth,
   daemonSetHealth,
   statefulSetHealth,
+  workloadSpreadHealth,
   cloneSetHealth,
   imagePullJobHealth,
   sidecarSetHealth,
@@ -68,6 +69,20 @@ export function countsOf(kind: WorkloadKind, status: Record<string, unknown>): S
         updatedReadyReplicas: num(status['succeeded']),
         availableReplicas: num(status['succeeded']),
       };
+    case 'WorkloadSpread': {
+      // The pods placed in its subsets; a WorkloadSpread makes no pods of its own.
+      const subsets = Array.isArray(status['subsetStatuses'])
+        ? (status['subsetStatuses'] as Record<string, unknown>[])
+        : [];
+      const placed = subsets.reduce((n, s) => n + num(s['replicas']), 0);
+      return {
+        replicas: placed,
+        readyReplicas: placed,
+        updatedReplicas: placed,
+        updatedReadyReplicas: placed,
+        availableReplicas: placed,
+      };
+    }
   }
 }
 
@@ -85,6 +100,8 @@ function verdictOf(kind: WorkloadKind, obj: KubeObject): HealthVerdict {
       return daemonSetHealth(obj as Parameters<typeof daemonSetHealth>[0]);
     case 'StatefulSet':
       return statefulSetHealth(obj as Parameters<typeof statefulSetHealth>[0]);
+    case 'WorkloadSpread':
+      return workloadSpreadHealth(obj as Parameters<typeof workloadSpreadHealth>[0]);
   }
 }
 

@@ -11,3 +11,5 @@ export type { DaemonSetHealthInput } from './daemonSetHealth.js';
 export { daemonSetHealth } from './daemonSetHealth.js';
 export type { StatefulSetHealthInput } from './statefulSetHealth.js';
 export { statefulSetHealth } from './statefulSetHealth.js';
+export type { WorkloadSpreadHealthInput } from './workloadSpreadHealth.js';
+export { workloadSpreadHealth } from './workloadSpreadHealth.js';
