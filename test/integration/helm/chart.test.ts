@@ -201,6 +201,9 @@ describe('helm template with the required values', () => {
       ),
       rule(['apps.kruise.io'], ['clonesets/status', 'broadcastjobs/status', 'imagepulljobs/status'], ['update']),
       rule(['apps.kruise.io'], ['sidecarsets/status'], ['patch']),
+      rule(['policy.kruise.io'], ['podunavailablebudgets'], ['get', 'list', 'watch', 'create', 'patch', 'delete']),
+      rule(['policy.kruise.io'], ['podunavailablebudgets/status'], ['update']),
+      rule(['apps'], ['deployments', 'replicasets', 'statefulsets'], ['get']),
       rule(
         ['apps.kruise.io'],
         ['clonesets/finalizers', 'sidecarsets/finalizers', 'broadcastjobs/finalizers'],
@@ -231,6 +234,7 @@ describe('helm template with the required values', () => {
         ['get', 'patch'],
         [
           'clonesets.apps.kruise.io',
+          'podunavailablebudgets.policy.kruise.io',
           'sidecarsets.apps.kruise.io',
           'imagepulljobs.apps.kruise.io',
           'nodeimages.apps.kruise.io',
@@ -296,6 +300,9 @@ describe('helm template with the required values', () => {
       FLOTILLA_DELETION_PROTECTION: 'false',
       FLOTILLA_DELETION_PROTECTION_CRD_CASCADING: 'false',
       FLOTILLA_INPLACE_WORKLOAD_VERTICAL_SCALING: 'false',
+      FLOTILLA_PUB_DELETE_GATE: 'true',
+      FLOTILLA_PUB_UPDATE_GATE: 'false',
+      FLOTILLA_IN_PLACE_POD_VERTICAL_SCALING: 'false',
       FLOTILLA_IMAGEPULLJOB_SECRET_NAMESPACES: '',
       FLOTILLA_WEBHOOK_PORT: '9876',
       FLOTILLA_WEBHOOK_SERVICE_NAME: 'flotilla-agent-webhook',

@@ -7,7 +7,10 @@
  */
 import type { PodUnavailableBudget } from '@flotilla/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerCloneSetController } from '../../../agent/src/controllers/cloneset/index.js';
+import { controllerPubGuard } from '../../../agent/src/controllers/podunavailablebudget/guard-store.js';
 import { registerPubController } from '../../../agent/src/controllers/podunavailablebudget/index.js';
+import { setupPodReadinessController } from '../../../agent/src/controllers/podreadiness/index.js';
 import { createKubeRest, type KubeRest } from '../../../agent/src/runtime/index.js';
 import { cluster } from '../helpers/context.js';
 import { installCrds } from '../helpers/crds.js';
@@ -26,6 +29,7 @@ const rest: KubeRest = createKubeRest(k.kc);
 const suite = `pub-${Math.random().toString(36).slice(2, 7)}`;
 const NEGATIVE = 'is forbidden: pub unavailable allowed is negative';
 const IMAGE = 'registry.local/app:v1';
+const V2 = 'registry.local/app:v2';
 let ns: string;
 let replica: AgentReplica;
 let config: ReturnType<typeof testWebhookConfig>;
@@ -143,7 +147,8 @@ describe('PodUnavailableBudget', () => {
     await installCrds(k);
     const agentNs = await testNamespace(k, 'agent', { [SUITE_LABEL]: suite });
     ns = await testNamespace(k, 'pub', { [SUITE_LABEL]: suite });
-    config = testWebhookConfig(suite, agentNs, await freePort());
+    // Both gates on: budgets also guard pod updates, and the CloneSet asks before in-place updates.
+    config = { ...testWebhookConfig(suite, agentNs, await freePort()), pubUpdateGate: true };
     replica = await startReplica(k, config, 'replica-a', false, (ctx) => {
       registerPubController(ctx.manager, {
         rest: ctx.rest,
@@ -151,6 +156,14 @@ describe('PodUnavailableBudget', () => {
         namespace: ns,
         podEventDelayMs: 50,
       });
+      registerCloneSetController(ctx.manager, {
+        rest: ctx.rest,
+        events: ctx.events('cloneset'),
+        namespace: ns,
+        pubGuard: controllerPubGuard(ctx.rest, false),
+      });
+      // The pod webhook gives CloneSet pods the KruisePodReady gate, which this controller opens.
+      setupPodReadinessController(ctx, { namespace: ns });
     });
     // The configuration takes effect asynchronously: wait until a budget with nothing left refuses
     // a dry-run eviction (which it would not charge if it let it through).
@@ -256,6 +269,55 @@ describe('PodUnavailableBudget', () => {
       ),
     );
   });
+
+  it('paces an in-place CloneSet update: never more pods unavailable than the budget allows', async () => {
+    const clonesets = `/apis/apps.kruise.io/v1alpha1/namespaces/${ns}/clonesets`;
+    await rest.request({
+      method: 'POST',
+      path: clonesets,
+      body: {
+        apiVersion: 'apps.kruise.io/v1alpha1',
+        kind: 'CloneSet',
+        metadata: { name: 'paced' },
+        spec: {
+          replicas: 3,
+          selector: { matchLabels: { app: 'paced' } },
+          template: { metadata: { labels: { app: 'paced' } }, spec: { containers: [{ name: 'main', image: IMAGE }] } },
+          // The CloneSet alone would update every pod at once.
+          updateStrategy: { type: 'InPlaceIfPossible', maxUnavailable: '100%' },
+        },
+      },
+      discardBody: true,
+    });
+    await eventually('3 paced pods ready', async () => (await podsOf('paced')).filter(isReady).length === 3);
+    await createPub('paced', {
+      targetRef: { apiVersion: 'apps.kruise.io/v1alpha1', kind: 'CloneSet', name: 'paced' },
+      maxUnavailable: 1,
+    });
+    await armed('paced', 'paced', 1);
+    expect((await getPub('paced')).status).toMatchObject({ totalReplicas: 3, desiredAvailable: 2 });
+
+    await rest.request({
+      method: 'PATCH',
+      path: `${clonesets}/paced`,
+      contentType: 'application/merge-patch+json',
+      body: { spec: { template: { spec: { containers: [{ name: 'main', image: V2 }] } } } },
+      discardBody: true,
+    });
+    type Seen = Pod & { spec: { containers: { image: string }[] } };
+    let mostUnready = 0;
+    await eventually(
+      'every paced pod updated in place and Ready',
+      async () => {
+        const pods = (await podsOf('paced')) as Seen[];
+        mostUnready = Math.max(mostUnready, pods.filter((p) => !isReady(p)).length);
+        return pods.length === 3 && pods.every((p) => isReady(p) && p.spec.containers[0]!.image === V2);
+      },
+      90_000,
+      100,
+    );
+    expect(mostUnready).toBe(1);
+  }, 120_000);
 
   it('refuses a deletion when nothing is left, and does not charge a dry run', async () => {
     const [a, b] = await readyPods('keep', 2);
