@@ -16,6 +16,7 @@ import { AdmissionThread, type MirrorSource } from './thread/host.js';
 import { STORE_NAMES } from './thread/protocol.js';
 import type { DeletionInventory } from './validating/deletion-protection-handler.js';
 import type { PubGuard } from '../controllers/podunavailablebudget/guard.js';
+import type { CrrPodReader } from './mutating/crr-defaults.js';
 import type { SpreadGuard } from '../controllers/workloadspread/admission.js';
 
 export interface AdmissionServer {
@@ -37,6 +38,8 @@ export interface AdmissionServerDeps {
   onConflicts: ConflictRecorder;
   /** Answers the admission thread's deletion-protection counts. */
   inventory: DeletionInventory;
+  /** Answers the admission thread's CRR pod reads. */
+  crrPods?: CrrPodReader;
   /** Answers the admission thread's PodUnavailableBudget checks. */
   pubGuard: PubGuard;
   /** Answers the admission thread's WorkloadSpread assignments. */
@@ -61,6 +64,7 @@ export function createAdmissionServer(deps: AdmissionServerDeps): {
     metrics,
     onConflicts: deps.onConflicts,
     inventory: deps.inventory,
+    crrPods: deps.crrPods,
     pubGuard: deps.pubGuard,
     spreadGuard: deps.spreadGuard,
   });

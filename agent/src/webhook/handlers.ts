@@ -16,6 +16,7 @@ import type { DeletionInventory } from './validating/deletion-protection-handler
 import type { PubGuard } from '../controllers/podunavailablebudget/guard.js';
 import type { SpreadGuard } from '../controllers/workloadspread/admission.js';
 import { webhookDefinitions, type WebhookDefinition } from './registry.js';
+import type { CrrPodReader } from './mutating/crr-defaults.js';
 import { containerConflicts, whitelistViolations } from './validating/sidecarset-rules.js';
 
 export interface ConfigMapLike {
@@ -50,6 +51,8 @@ export interface HandlerWiring {
   logger: Logger;
   /** Counts what a protected deletion would take with it (read live, from the main thread). */
   inventory: DeletionInventory;
+  /** Reads a CRR's pod and node (live, from the main thread). */
+  crrPods?: CrrPodReader;
   /** Decides (and pays for) disruptions of pods under a PodUnavailableBudget, from the main thread. */
   pubGuard: PubGuard;
   /** Places new pods into WorkloadSpread subsets (recording them in its status), from the main thread. */
@@ -68,6 +71,7 @@ export function wiredDefinitions(stores: WebhookStores, wiring: HandlerWiring): 
     crdCascading: config.crdCascadingDeletionProtection,
   };
   return webhookDefinitions({
+    crrPods: wiring.crrPods,
     deletionProtection: config.resourcesDeletionProtection ? { gates, inventory: wiring.inventory } : undefined,
     podBudget: {
       gates: {

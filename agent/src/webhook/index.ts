@@ -20,14 +20,15 @@ import { conflictRecorder } from './conflicts.js';
 import { wiredDefinitions } from './handlers.js';
 import { webhookInformers } from './informers.js';
 import { bundlePublisher } from './publish.js';
-import { Resources } from '../runtime/resource.js';
-import type { WorkloadSpread } from '@flotilla/api';
-import { spreadGuard as createSpreadGuard } from '../controllers/workloadspread/admission.js';
-import { kubeSpreadStore } from '../controllers/workloadspread/spread-store.js';
 import type { AdmissionThread } from './thread/host.js';
 import { kubeDeletionInventory } from './validating/deletion-inventory.js';
+import { kubeCrrPodReader } from './mutating/crr-pod-reader.js';
 import { pubGuard as createPubGuard } from '../controllers/podunavailablebudget/guard.js';
 import { kubePubStore } from '../controllers/podunavailablebudget/guard-store.js';
+import { spreadGuard as createSpreadGuard } from '../controllers/workloadspread/admission.js';
+import { kubeSpreadStore } from '../controllers/workloadspread/spread-store.js';
+import { Resources } from '../runtime/resource.js';
+import type { WorkloadSpread } from '@flotilla/api';
 import { systemClock } from '../runtime/clock.js';
 
 export { WebhookServer } from './server.js';
@@ -58,6 +59,7 @@ export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): Webhoo
   const onConflicts = conflictRecorder(informers.sidecarSets, ctx.events('sidecarset-injection'));
   // In thread mode these handlers only describe the webhooks (configurations); the thread runs its own.
   const inventory = kubeDeletionInventory(ctx.rest);
+  const crrPods = kubeCrrPodReader(ctx.rest);
   const podEvents = ctx.events('podunavailablebudget-webhook');
   const pubGuard = createPubGuard({
     store: kubePubStore(ctx.rest),
@@ -69,12 +71,13 @@ export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): Webhoo
   const spreads = ctx.manager.informer<WorkloadSpread>({ resource: Resources.workloadSpreads });
   const spreadGuard = createSpreadGuard({ store: kubeSpreadStore(ctx.rest, spreads), now: () => systemClock.now() });
   const definitions = wiredDefinitions(informers, {
-    spreadGuard,
     config,
     logger: log,
     onConflicts,
     inventory,
+    crrPods,
     pubGuard,
+    spreadGuard,
   });
   const { server, thread } = createAdmissionServer({
     config,
@@ -84,6 +87,7 @@ export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): Webhoo
     definitions,
     onConflicts,
     inventory,
+    crrPods,
     pubGuard,
     spreadGuard,
   });

@@ -7,6 +7,7 @@ import { CRD_DEFINITIONS, KRUISE_KINDS, KruiseKind, KruiseResources, type Kruise
 import type { LabelSelector } from '../runtime/label-selector.js';
 import type { AdmissionHandler, Operation } from './admission/types.js';
 import { kruiseDefaultingHandler } from './mutating/kruise-defaults.js';
+import { crrDefaultingHandler, type CrrPodReader } from './mutating/crr-defaults.js';
 import { podMutatingHandler, type PodMutationSources } from './mutating/pod.js';
 import { deletionProtectionHandler, type DeletionInventory } from './validating/deletion-protection-handler.js';
 import { LABEL_DELETE_PROTECTION, type ProtectedKind, type ProtectionGates } from './validating/deletion-protection.js';
@@ -31,6 +32,8 @@ export interface WebhookDefinition {
 }
 
 export interface WebhookHandlerDeps {
+  /** Reads a CRR's pod and node for the CRR defaulting webhook (CREATE). */
+  crrPods?: CrrPodReader;
   pods: PodMutationSources;
   /** Cluster-dependent validation per kind (SidecarSet name clashes, patch whitelist). */
   extraValidation?: Partial<Record<KruiseKindName, ExtraValidation>>;
@@ -183,6 +186,14 @@ function kruiseValidation(kind: KruiseKindName, deps: WebhookHandlerDeps): { han
   return { handler: (request) => (request.operation === 'DELETE' ? protect(request) : validate(request)), del: true };
 }
 
+/** The Kruise kind's defaulting handler; CRRs also take what their pod says, when it can be read. */
+function kruiseMutation(kind: KruiseKindName, deps: WebhookHandlerDeps): AdmissionHandler {
+  const defaults = kruiseDefaultingHandler(kind);
+  return kind === KruiseKind.ContainerRecreateRequest && deps.crrPods
+    ? crrDefaultingHandler(deps.crrPods, defaults)
+    : defaults;
+}
+
 export function webhookDefinitions(deps: WebhookHandlerDeps): WebhookDefinition[] {
   const defs: WebhookDefinition[] = [
     {
@@ -211,7 +222,7 @@ export function webhookDefinitions(deps: WebhookHandlerDeps): WebhookDefinition[
         path: kruisePath('mutate', kind),
         rule,
         clusterScoped,
-        handler: kruiseDefaultingHandler(kind),
+        handler: kruiseMutation(kind, deps),
       });
     }
     defs.push({

@@ -18,6 +18,7 @@ import { AgentError } from '../../errors.js';
 import type { WebhookServerMetrics } from '../metrics.js';
 import type { TlsMaterial } from '../server.js';
 import type { DeletionInventory } from '../validating/deletion-protection-handler.js';
+import type { CrrPodReader } from '../mutating/crr-defaults.js';
 import type { InventoryQuery } from '../validating/deletion-protection.js';
 import type { PubGuard, PubQuery } from '../../controllers/podunavailablebudget/guard.js';
 import type { SpreadGuard, SpreadQuery } from '../../controllers/workloadspread/admission.js';
@@ -41,6 +42,8 @@ export interface AdmissionThreadOptions {
   onConflicts?(conflicts: readonly InjectionConflict[], namespace: string): void;
   /** Answers the thread's deletion-protection counts. */
   inventory?: DeletionInventory;
+  /** Reads CRR pods for the thread's CRR defaulting webhook. */
+  crrPods?: CrrPodReader;
   /** Answers the thread's PodUnavailableBudget admissions. */
   pubGuard?: PubGuard;
   /** Answers the thread's WorkloadSpread assignments. */
@@ -156,6 +159,10 @@ export class AdmissionThread {
       );
     }
     worker.on('message', (msg: FromThread) => this.#receive(msg));
+    // CRR pod reads are answered on their own listener, apart from the other messages.
+    worker.on('message', (msg: FromThread) => {
+      if (msg.type === 'crrPod') void this.#crrPod(msg.id, msg.namespace, msg.pod);
+    });
     worker.on('error', (err) => this.#log.error({ err }, 'admission thread failed'));
     worker.on('exit', (code) => this.#exited(worker, code));
     // The copy and the live changes after it are posted from this thread in order, so the thread's
@@ -312,6 +319,22 @@ export class AdmissionThread {
       this.#log.warn({ err, pod: `${query.namespace}/${query.podName}` }, 'PodUnavailableBudget check failed');
       const error = err instanceof Error ? err.message : String(err);
       worker?.postMessage({ type: 'pubDecided', id, error } satisfies ToThread);
+    }
+  }
+
+  async #crrPod(id: number, namespace: string, pod: string): Promise<void> {
+    const worker = this.#worker;
+    try {
+      if (!this.#o.crrPods) throw new Error('no CRR pod reader');
+      worker?.postMessage({
+        type: 'crrPodRead',
+        id,
+        lookup: await this.#o.crrPods.read(namespace, pod),
+      } satisfies ToThread);
+    } catch (err) {
+      this.#log.warn({ err, pod: `${namespace}/${pod}` }, 'reading the pod of a ContainerRecreateRequest failed');
+      const error = err instanceof Error ? err.message : String(err);
+      worker?.postMessage({ type: 'crrPodRead', id, error } satisfies ToThread);
     }
   }
 

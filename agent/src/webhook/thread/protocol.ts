@@ -12,6 +12,7 @@ import type { WebhookConfig } from '../config.js';
 import type { TlsMaterial } from '../server.js';
 import type { HandlerWiring, WebhookStores } from '../handlers.js';
 import type { InventoryQuery } from '../validating/deletion-protection.js';
+import type { CrrPodLookup } from '../mutating/crr-defaults.js';
 import type { PubQuery, PubVerdict } from '../../controllers/podunavailablebudget/guard.js';
 
 /** The caches mirrored into the admission thread. */
@@ -51,6 +52,8 @@ export type ToThread =
   | { type: 'close'; id: number; final?: boolean }
   /** The answer to a `count` from the thread. */
   | { type: 'counted'; id: number; count?: number; error?: string }
+  /** The answer to a `crrPod` from the thread. */
+  | { type: 'crrPodRead'; id: number; lookup?: CrrPodLookup; error?: string }
   /** The answer to a `pub` from the thread. */
   | { type: 'pubDecided'; id: number; verdict?: PubVerdict; error?: string }
   /** The answer to a `spread`: the subset to inject (none: leave the pod as it is). */
@@ -63,6 +66,8 @@ export type FromThread =
   | { type: 'conflicts'; conflicts: InjectionConflict[]; namespace: string }
   /** Deletion protection asks the main thread, which reads the apiserver, to count (answer: `counted`). */
   | { type: 'count'; id: number; query: InventoryQuery }
+  /** The CRR defaulting webhook asks the main thread for a pod and its node (answer: `crrPodRead`). */
+  | { type: 'crrPod'; id: number; namespace: string; pod: string }
   /** A pod operation under a PodUnavailableBudget, for the main thread's guard (answer: `pubDecided`). */
   | { type: 'pub'; id: number; query: PubQuery }
   /** WorkloadSpread: the main thread records a new pod in its subset (answer: `spreadAssigned`). */

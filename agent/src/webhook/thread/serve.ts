@@ -11,6 +11,7 @@ import { ObjectCache } from '../../runtime/cache.js';
 import { deepFreeze, type KubeObject } from '../../runtime/kube-object.js';
 import { wiredDefinitions, type WebhookStores } from '../handlers.js';
 import type { DeletionInventory } from '../validating/deletion-protection-handler.js';
+import type { CrrPodLookup, CrrPodReader } from '../mutating/crr-defaults.js';
 import type { PubGuard, PubVerdict } from '../../controllers/podunavailablebudget/guard.js';
 import type { SpreadAssignment, SpreadGuard } from '../../controllers/workloadspread/admission.js';
 import type { WebhookServerMetrics } from '../metrics.js';
@@ -112,10 +113,21 @@ export function serveAdmissions(port: MessagePort, init: ThreadInit, logger: Log
         post({ type: 'spread', id, query });
       }),
   };
+  const reading = new Map<number, { resolve(v: CrrPodLookup): void; reject(e: Error): void }>();
+  // The CRR defaulting webhook reads the pod and node through the main thread.
+  const crrPods: CrrPodReader = {
+    read: (namespace, pod) =>
+      new Promise<CrrPodLookup>((resolve, reject) => {
+        const id = nextCount++;
+        reading.set(id, { resolve, reject });
+        post({ type: 'crrPod', id, namespace, pod });
+      }),
+  };
   const defs = wiredDefinitions(caches as unknown as WebhookStores, {
     config: init.config,
     logger,
     inventory,
+    crrPods,
     pubGuard,
     spreadGuard,
     onConflicts: (conflicts, namespace) => post({ type: 'conflicts', conflicts: [...conflicts], namespace }),
@@ -130,6 +142,10 @@ export function serveAdmissions(port: MessagePort, init: ThreadInit, logger: Log
       post({ type: 'reply', id, error: err instanceof Error ? err.message : String(err) });
     }
   };
+  port.on('message', (msg: ToThread) => {
+    if (msg.type === 'crrPodRead')
+      settle(reading, msg.id, msg.lookup, `reading the CRR's pod: ${msg.error ?? 'no answer'}`);
+  });
   // Assignments are answered on their own listener, apart from the cache and server messages.
   port.on('message', (msg: ToThread) => {
     if (msg.type !== 'spreadAssigned') return;
