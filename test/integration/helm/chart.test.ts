@@ -99,6 +99,7 @@ describe('helm template with the required values', () => {
         'ClusterRoleBinding/flotilla-agent-manager',
         'CustomResourceDefinition/broadcastjobs.apps.kruise.io',
         'CustomResourceDefinition/clonesets.apps.kruise.io',
+        'CustomResourceDefinition/containerrecreaterequests.apps.kruise.io',
         'CustomResourceDefinition/imagepulljobs.apps.kruise.io',
         'CustomResourceDefinition/nodeimages.apps.kruise.io',
         'CustomResourceDefinition/sidecarsets.apps.kruise.io',
@@ -174,6 +175,8 @@ describe('helm template with the required values', () => {
     const daemon = clusterRole(ms, 'flotilla-agent-daemon');
     expect(grants(daemon.rules, 'apps.kruise.io', 'nodeimages', 'update')).toBe(false);
     expect(grants(daemon.rules, 'apps.kruise.io', 'nodeimages/status', 'patch')).toBe(true);
+    expect(grants(daemon.rules, 'apps.kruise.io', 'containerrecreaterequests', 'watch')).toBe(true);
+    expect(grants(daemon.rules, 'apps.kruise.io', 'containerrecreaterequests/status', 'patch')).toBe(true);
   });
 
   it('grants the manager exactly the rules its code uses (each one is explained in rbac-manager.yaml)', async () => {
@@ -190,7 +193,7 @@ describe('helm template with the required values', () => {
       rule([''], ['pods/status'], ['patch']),
       rule([''], ['pods/resize'], ['patch']),
       rule([''], ['persistentvolumeclaims'], ['list', 'watch', 'create', 'update', 'delete']),
-      rule([''], ['nodes'], ['list', 'watch']),
+      rule([''], ['nodes'], ['get', 'list', 'watch']),
       rule([''], ['namespaces'], ['get', 'list', 'watch']),
       rule([''], ['events'], ['create', 'patch']),
       rule(['apps'], ['controllerrevisions'], rw),
@@ -201,6 +204,8 @@ describe('helm template with the required values', () => {
       ),
       rule(['apps.kruise.io'], ['clonesets/status', 'broadcastjobs/status', 'imagepulljobs/status'], ['update']),
       rule(['apps.kruise.io'], ['sidecarsets/status'], ['patch']),
+      rule(['apps.kruise.io'], ['containerrecreaterequests'], ['get', 'list', 'watch', 'patch', 'delete']),
+      rule(['apps.kruise.io'], ['containerrecreaterequests/status'], ['patch']),
       rule(['policy.kruise.io'], ['podunavailablebudgets'], ['get', 'list', 'watch', 'create', 'patch', 'delete']),
       rule(['policy.kruise.io'], ['podunavailablebudgets/status'], ['update']),
       rule(['apps'], ['deployments', 'replicasets', 'statefulsets'], ['get']),

@@ -104,6 +104,10 @@ under an unversioned path, and ImagePullJob's names end in -v1beta1.
   clusterScoped: {{ $clusterScoped }}
 {{- end }}
 {{- end }}
+{{- /* ContainerRecreateRequest: served at v1alpha1 only, so its paths keep the version. */}}
+{{- range $type := list "mutating" "validating" }}
+- {name: {{ substr 0 1 $type }}containerrecreaterequest.kb.io, type: {{ $type }}, path: /{{ ternary "mutate" "validate" (eq $type "mutating") }}-apps-kruise-io-v1alpha1-containerrecreaterequest, group: apps.kruise.io, versions: [v1alpha1], resource: containerrecreaterequests, operations: [CREATE, UPDATE], clusterScoped: false}
+{{- end }}
 {{- /* WorkloadSpread: validated only (v1.9 has no defaulting webhook for it). */}}
 - {name: vworkloadspread.kb.io, type: validating, path: /validate-apps-kruise-io-v1alpha1-workloadspread, group: apps.kruise.io, versions: [v1alpha1], resource: workloadspreads, operations: [CREATE, UPDATE], clusterScoped: false}
 {{- /* PodUnavailableBudget: validated only, at an unversioned path though served at v1alpha1 alone. */}}
