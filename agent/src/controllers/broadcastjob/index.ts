@@ -12,14 +12,13 @@ import type { Controller } from '../../runtime/controller.js';
 import type { EventRecording } from '../../runtime/events.js';
 import { ResourceVersionExpectations, ScaleExpectations } from '../../runtime/expectations.js';
 import { enqueueOwner } from '../../runtime/handlers.js';
-import type { Informer } from '../../runtime/informer.js';
-import { controllerRef, namespacedKey, type KubeObject } from '../../runtime/kube-object.js';
+import { namespacedKey, type KubeObject } from '../../runtime/kube-object.js';
 import { Resources } from '../../runtime/resource.js';
 import type { KubeRest } from '../../runtime/rest.js';
 import { kubeBroadcastJobClient, type BroadcastJobClient } from './client.js';
 import { broadcastJobReconciler, type BroadcastJobControllerOptions } from './controller.js';
 import type { NodeLike } from '../../kube/node-fit.js';
-import { assignedNode } from './pod-template.js';
+import { observeNodePods } from '../../kube/node-pods.js';
 
 export type { BroadcastJobControllerOptions } from './controller.js';
 
@@ -68,7 +67,7 @@ export function registerBroadcastJobController(
     }),
   });
   // Observers first, so a reconcile woken by an event already sees the expectation met.
-  observePods(scale, pods);
+  observeNodePods(scale, pods, 'BroadcastJob');
   jobs.addEventHandler({
     onAdd: (obj) => resourceVersions.observed(obj),
     onUpdate: (_old, obj) => resourceVersions.observed(obj),
@@ -78,26 +77,4 @@ export function registerBroadcastJobController(
   controller.watch(pods, enqueueOwner({ group: KRUISE_GROUP, kind: 'BroadcastJob' }));
   controller.watch(nodes, () => jobs.list().map((j) => namespacedKey(j.metadata?.namespace, j.metadata?.name ?? '')));
   return controller;
-}
-
-/** A job's pod appearing meets the creation expected for its node; one going, its deletion. */
-function observePods(expectations: ScaleExpectations, pods: Informer<Pod>): void {
-  const jobKey = (pod: Pod): string | undefined => {
-    const ref = controllerRef(pod);
-    return ref?.kind === 'BroadcastJob' ? namespacedKey(pod.metadata.namespace, ref.name) : undefined;
-  };
-  const gone = (pod: Pod): void => {
-    const key = jobKey(pod);
-    if (key) expectations.deletionObserved(key, pod.metadata.name);
-  };
-  pods.addEventHandler({
-    onAdd: (pod) => {
-      const key = jobKey(pod);
-      if (key) expectations.creationObserved(key, assignedNode(pod));
-    },
-    onUpdate: (_old, pod) => {
-      if (pod.metadata.deletionTimestamp) gone(pod);
-    },
-    onDelete: gone,
-  });
 }

@@ -11,7 +11,7 @@ import {
   LABEL_BROADCASTJOB_NAME,
   type BroadcastJob,
 } from '@flotilla/api';
-import type { MutablePod, Pod } from '../../kube/types.js';
+import type { MutablePod } from '../../kube/types.js';
 import type { NodeSelectorTerm } from '../../kube/node-fit.js';
 
 /** The labels every pod of the job carries; the controller lists the job's pods by them. */
@@ -59,22 +59,4 @@ export function podForNode(job: BroadcastJob, nodeName: string): MutablePod {
   };
 }
 
-/**
- * The node a pod of the job is bound to: its nodeName, else the single name of a required
- * `metadata.name In [node]` field term (getAssignedNode); '' when neither.
- */
-export function assignedNode(pod: Pod): string {
-  if (pod.spec.nodeName) return pod.spec.nodeName;
-  const spec = pod.spec as {
-    affinity?: {
-      nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: NodeSelectorTerm[] } };
-    };
-  };
-  const terms = spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
-  for (const term of terms) {
-    for (const req of term.matchFields ?? []) {
-      if (req.key === 'metadata.name' && req.operator === 'In' && req.values?.length === 1) return req.values[0]!;
-    }
-  }
-  return '';
-}
+export { assignedNode } from '../../kube/node-pods.js';

@@ -15,10 +15,10 @@ import type { EventRecording } from '../../runtime/events.js';
 import { ResourceVersionExpectations, ScaleExpectations } from '../../runtime/expectations.js';
 import { enqueueOwner } from '../../runtime/handlers.js';
 import type { Informer } from '../../runtime/informer.js';
-import { controllerRef, namespacedKey, type KubeObject } from '../../runtime/kube-object.js';
+import { namespacedKey, type KubeObject } from '../../runtime/kube-object.js';
 import { Resources } from '../../runtime/resource.js';
 import type { KubeRest } from '../../runtime/rest.js';
-import { assignedNode } from '../broadcastjob/pod-template.js';
+import { observeNodePods } from '../../kube/node-pods.js';
 import { kubeDaemonSetClient, type DaemonSetClient } from './client.js';
 import { daemonSetReconciler, type DaemonSetControllerOptions } from './controller.js';
 
@@ -68,7 +68,7 @@ export function registerDaemonSetController(manager: ComponentRegistrar, deps: D
     }),
   });
   // Observers first, so a reconcile woken by an event already sees the expectation met.
-  observePods(scale, pods);
+  observeNodePods(scale, pods, 'DaemonSet');
   for (const informer of [sets, pods, revisions] as unknown as Informer<KubeObject>[]) {
     informer.addEventHandler({
       onAdd: (obj) => resourceVersions.observed(obj),
@@ -82,28 +82,4 @@ export function registerDaemonSetController(manager: ComponentRegistrar, deps: D
   controller.watch(revisions, owner);
   controller.watch(nodes, () => sets.list().map((s) => namespacedKey(s.metadata?.namespace, s.metadata?.name ?? '')));
   return controller;
-}
-
-/** A set's pod appearing meets the creation expected for its node; one going, its deletion. */
-function observePods(expectations: ScaleExpectations, pods: Informer<Pod>): void {
-  const setKey = (pod: Pod): string | undefined => {
-    const ref = controllerRef(pod);
-    return ref?.kind === 'DaemonSet' && ref.apiVersion.startsWith(`${KRUISE_GROUP}/`)
-      ? namespacedKey(pod.metadata.namespace, ref.name)
-      : undefined;
-  };
-  const gone = (pod: Pod): void => {
-    const key = setKey(pod);
-    if (key) expectations.deletionObserved(key, pod.metadata.name);
-  };
-  pods.addEventHandler({
-    onAdd: (pod) => {
-      const key = setKey(pod);
-      if (key) expectations.creationObserved(key, assignedNode(pod));
-    },
-    onUpdate: (_old, pod) => {
-      if (pod.metadata.deletionTimestamp) gone(pod);
-    },
-    onDelete: gone,
-  });
 }

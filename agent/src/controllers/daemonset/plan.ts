@@ -34,7 +34,7 @@ import type { NodeLike } from '../../kube/node-fit.js';
 import { creationTime, isPodReady, podCondition, podReadySince } from '../../kube/pods.js';
 import type { Pod } from '../../kube/types.js';
 import { labelSelectorMatcher } from '../../runtime/label-selector.js';
-import { assignedNode } from '../broadcastjob/pod-template.js';
+import { assignedNode } from '../../kube/node-pods.js';
 import { nodePlacement, templateGeneration } from './daemon-pod.js';
 
 export interface DaemonSetPlanInput {
