@@ -174,7 +174,7 @@ describe('Advanced StatefulSet', () => {
     expect(mostUnavailable).toBeLessThanOrEqual(2);
   });
 
-  it('creates a claim per ordinal, and on scale-in deletes it with whenScaled Delete, keeps it with Retain', async () => {
+  it('creates a claim per ordinal, owned by the set with whenDeleted Delete; scale-in deletes it with whenScaled Delete, keeps it with Retain', async () => {
     const ns = await setUp('asts-pvc');
     const volumeClaimTemplates = [
       {
@@ -189,7 +189,7 @@ describe('Advanced StatefulSet', () => {
         podManagementPolicy: 'Parallel',
         replicas: 2,
         volumeClaimTemplates,
-        persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Delete' },
+        persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Delete' },
       }),
     );
     await createSet(e, ns, statefulSet('keep', { podManagementPolicy: 'Parallel', replicas: 2, volumeClaimTemplates }));
@@ -211,6 +211,11 @@ describe('Advanced StatefulSet', () => {
     );
     await eventually('data-del-1 deleted', async () => !(await live()).includes('data-del-1'));
     expect(await live()).toEqual(['data-del-0', 'data-keep-0', 'data-keep-1']);
+    // whenDeleted: Delete makes the set an owner of its claims; Retain leaves them unowned.
+    const owners = Object.fromEntries(
+      (await claims(e, ns)).map((c) => [c.metadata.name, (c.metadata.ownerReferences ?? []).map((r) => r.kind)]),
+    );
+    expect(owners).toEqual({ 'data-del-0': ['StatefulSet'], 'data-keep-0': [], 'data-keep-1': [] });
   });
 
   it('holds a pod the preDelete hook names in PreparingDelete, and deletes it once the hook is released', async () => {

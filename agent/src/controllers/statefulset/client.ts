@@ -5,6 +5,7 @@
  */
 import type { StatefulSet, StatefulSetStatus } from '@flotilla/api';
 import { isKubeStatus } from '../../errors.js';
+import type { OwnerReference } from '../../runtime/kube-object.js';
 import type { ControllerRevision, PersistentVolumeClaim, Pod, PodCondition } from '../../kube/types.js';
 import { resourcePath, Resources, type ResourceRef } from '../../runtime/resource.js';
 import { PatchType, type KubeRest } from '../../runtime/rest.js';
@@ -20,6 +21,8 @@ export interface StatefulSetClient {
   deletePod(pod: Pod): Promise<void>;
   /** Creates the claim; one of that name existing already is fine. */
   createClaim(claim: PersistentVolumeClaim): Promise<void>;
+  /** Replaces the claim's owner references (guarded by its resourceVersion). */
+  setClaimOwners(claim: PersistentVolumeClaim, ownerReferences: OwnerReference[]): Promise<void>;
   /** Deletes the claim of that name; gone already is fine. */
   deleteClaim(namespace: string, name: string): Promise<void>;
   createRevision(revision: ControllerRevision): Promise<ControllerRevision>;
@@ -74,6 +77,14 @@ export function kubeStatefulSetClient(rest: KubeRest): StatefulSetClient {
       } catch (err) {
         if (!isKubeStatus(err, 409)) throw err;
       }
+    },
+    setClaimOwners: async (claim, ownerReferences) => {
+      await rest.request({
+        method: 'PATCH',
+        path: at(pvcs, claim),
+        contentType: PatchType.merge,
+        body: { metadata: { resourceVersion: claim.metadata.resourceVersion, ownerReferences } },
+      });
     },
     deleteClaim: (namespace, name) => deleteIfSame(rest, resourcePath(pvcs, namespace, name), undefined),
     createRevision: (revision) =>

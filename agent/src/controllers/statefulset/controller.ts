@@ -134,7 +134,7 @@ export function statefulSetReconciler(deps: StatefulSetReconcilerDeps): Reconcil
     const plan = planStatefulSet({
       set,
       pods,
-      claims: new Set(deps.claimsIn(set.metadata?.namespace ?? '').map((c) => c.metadata.name)),
+      claims: deps.claimsIn(set.metadata?.namespace ?? ''),
       currentRevision: revisions.current.metadata.name,
       updateRevision: revisions.update.metadata.name,
       revisionData: (name) => data.get(name),
@@ -208,6 +208,9 @@ async function carryOut(step: Step, plan: Plan): Promise<number | undefined> {
   for (const { pod, spec } of plan.inPlace) {
     await updateInPlace(key, pod, spec, deps);
     if (spec.graceSeconds) delay = Math.min(delay ?? Infinity, spec.graceSeconds * 1000);
+  }
+  for (const { claim, ownerReferences } of plan.claimOwners) {
+    await deps.client.setClaimOwners(claim, ownerReferences);
   }
   for (const name of plan.deleteClaims) await deps.client.deleteClaim(set.metadata?.namespace ?? '', name);
   if (plan.create.length + plan.delete.length + plan.inPlace.length + plan.prepare.length > 0) {

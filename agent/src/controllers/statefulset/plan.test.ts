@@ -1,6 +1,6 @@
 import { defaultStatefulSet, type StatefulSet } from '@flotilla/api';
 import { describe, expect, it } from 'vitest';
-import type { Pod } from '../../kube/types.js';
+import type { PersistentVolumeClaim, Pod } from '../../kube/types.js';
 import { newPod } from './identity.js';
 import { planStatefulSet, wantedOrdinals, type PlanInput } from './plan.js';
 import { computeStatus } from './status.js';
@@ -33,6 +33,9 @@ function pod(s: StatefulSet, ordinal: number, revision = NEW, ready = true): Pod
   return p;
 }
 
+const claims = (...names: string[]): PersistentVolumeClaim[] =>
+  names.map((name) => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name, namespace: 'ns' } }));
+
 function input(s: StatefulSet, pods: Pod[], extra: Partial<PlanInput> = {}): PlanInput {
   const data: Record<string, unknown> = {
     [OLD]: { spec: { template: template('nginx:1') } },
@@ -41,7 +44,7 @@ function input(s: StatefulSet, pods: Pod[], extra: Partial<PlanInput> = {}): Pla
   return {
     set: s,
     pods,
-    claims: new Set(),
+    claims: [],
     currentRevision: OLD,
     updateRevision: NEW,
     revisionData: (name) => data[name],
@@ -89,13 +92,13 @@ describe('scaling', () => {
       volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'] } }],
       persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Delete' },
     });
-    const plan = planStatefulSet(input(s, [], { claims: new Set(['data-web-1', 'data-web-2', 'other-web-1']) }));
+    const plan = planStatefulSet(input(s, [], { claims: claims('data-web-1', 'data-web-2', 'other-web-1') }));
     expect(plan.createClaims.map((c) => [c.metadata.name, c.metadata.ownerReferences?.[0]?.kind])).toEqual([
       ['data-web-0', 'StatefulSet'],
     ]);
     expect(plan.deleteClaims).toEqual(['data-web-1', 'data-web-2']);
     const retain = set({ replicas: 1, volumeClaimTemplates: s.spec.volumeClaimTemplates });
-    expect(planStatefulSet(input(retain, [], { claims: new Set(['data-web-1']) })).deleteClaims).toEqual([]);
+    expect(planStatefulSet(input(retain, [], { claims: claims('data-web-1') })).deleteClaims).toEqual([]);
   });
 });
 
@@ -216,5 +219,34 @@ describe('lifecycle hooks', () => {
     expect(planStatefulSet(input(s, [hooked])).inPlace).toEqual([]);
     hooked.metadata.finalizers = [];
     expect(planStatefulSet(input(s, [hooked])).inPlace.map((u) => u.pod.metadata.name)).toEqual(['web-0']);
+  });
+});
+
+describe('claim owner references', () => {
+  const data = [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'] } }];
+
+  it('follow the retention policy: the set with whenDeleted Delete, a condemned pod with whenScaled Delete', () => {
+    const s = set({
+      replicas: 1,
+      volumeClaimTemplates: data,
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Delete' },
+    });
+    const plan = planStatefulSet(input(s, [pod(s, 0), pod(s, 1)], { claims: claims('data-web-0', 'data-web-1') }));
+    expect(plan.claimOwners.map((u) => [u.claim.metadata.name, u.ownerReferences.map((r) => r.kind)])).toEqual([
+      ['data-web-0', ['StatefulSet']],
+      ['data-web-1', ['StatefulSet', 'Pod']],
+    ]);
+  });
+
+  it('take our references away when the policy goes back to Retain, keeping others', () => {
+    const s = set({ replicas: 1, volumeClaimTemplates: data });
+    const [claim] = claims('data-web-0');
+    claim!.metadata.ownerReferences = [
+      { apiVersion: 'apps.kruise.io/v1beta1', kind: 'StatefulSet', name: 'web', uid: 'uid-1' },
+      { apiVersion: 'v1', kind: 'ConfigMap', name: 'keep', uid: 'other' },
+    ];
+    const plan = planStatefulSet(input(s, [pod(s, 0)], { claims: [claim!] }));
+    expect(plan.claimOwners.map((u) => u.ownerReferences.map((r) => r.uid))).toEqual([['other']]);
+    expect(planStatefulSet(input(s, [pod(s, 0)], { claims: claims('data-web-0') })).claimOwners).toEqual([]);
   });
 });

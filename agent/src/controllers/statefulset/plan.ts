@@ -16,7 +16,7 @@
  *   maxUnavailable pods unavailable (an already unavailable pod is updated without using up
  *   the budget); ReCreate deletes the pod, InPlaceIfPossible updates it in place when only
  *   images (and template metadata) changed and deletes it otherwise, InPlaceOnly never deletes;
- * - whenScaled: Delete removes the claims of ordinals no longer wanted once their pod is gone;
+ * - the claims follow persistentVolumeClaimRetentionPolicy (claims.ts);
  * - lifecycle hooks: a pod the preDelete hook holds (any of its labels or finalizers on the pod)
  *   moves to PreparingDelete instead of being deleted, and is deleted once released; a pod the
  *   inPlaceUpdate hook holds moves to PreparingUpdate and waits likewise before its update.
@@ -27,14 +27,15 @@ import type { PersistentVolumeClaim, Pod } from '../../kube/types.js';
 import { calculateInPlaceSpec, type UpdateSpec } from '../cloneset/inplace.js';
 import { isPodHooked } from '../cloneset/lifecycle.js';
 import { hasRevision, isRunningAndAvailable, lifecycleState } from '../cloneset/pods.js';
+import { claimOwnerUpdates, claimsToDelete, type ClaimOwnerUpdate } from './claims.js';
 import { claimsFor, ordinalOf } from './identity.js';
 
 export interface PlanInput {
   set: StatefulSet;
   /** Pods the set controls. */
   pods: readonly Pod[];
-  /** Names of the claims that exist in the set's namespace. */
-  claims: ReadonlySet<string>;
+  /** The claims in the set's namespace. */
+  claims: readonly PersistentVolumeClaim[];
   currentRevision: string;
   updateRevision: string;
   /** Parsed data of a revision by name (to compute in-place changes). */
@@ -58,6 +59,8 @@ export interface Plan {
   prepare: { pod: Pod; state: 'PreparingDelete' | 'PreparingUpdate' }[];
   /** Claims of ordinals no longer wanted (whenScaled: Delete), their pod gone. */
   deleteClaims: string[];
+  /** Claims whose owner references must follow the retention policy. */
+  claimOwners: ClaimOwnerUpdate[];
 }
 
 /** The first `replicas` ordinals from 0 that are not reserved. */
@@ -191,24 +194,6 @@ function planUpdate(input: PlanInput, wanted: number[], pods: Map<number, Pod>):
   return steps;
 }
 
-/** Claims of unwanted ordinals whose pod is gone, when whenScaled is Delete. */
-function claimsToDelete(input: PlanInput, wanted: number[], pods: Map<number, Pod>): string[] {
-  if (input.set.spec.persistentVolumeClaimRetentionPolicy?.whenScaled !== 'Delete') return [];
-  const keep = new Set(wanted);
-  const templates = (input.set.spec.volumeClaimTemplates ?? []).map((t) => t.metadata?.name ?? '');
-  const prefixes = templates.map((t) => `${t}-${input.set.metadata?.name ?? ''}-`);
-  const out: string[] = [];
-  for (const name of input.claims) {
-    const prefix = prefixes.find((p) => name.startsWith(p));
-    if (!prefix) continue;
-    const rest = name.slice(prefix.length);
-    if (!/^(0|[1-9][0-9]*)$/.test(rest)) continue;
-    const ordinal = Number(rest);
-    if (!keep.has(ordinal) && !pods.has(ordinal)) out.push(name);
-  }
-  return out.sort();
-}
-
 /** What the preDelete and inPlaceUpdate hooks let through now, and the pods they hold. */
 function holdByHooks(
   set: StatefulSet,
@@ -254,8 +239,9 @@ export function planStatefulSet(input: PlanInput): Plan {
     ...updates.filter((u) => u.kind === 'delete' && !deleting.has(u.pod.metadata.name)).map((u) => u.pod),
   ];
   const held = holdByHooks(input.set, toDelete, updates);
+  const existing = new Set(input.claims.map((c) => c.metadata.name));
   const createClaims = scaling.create.flatMap(({ ordinal }) =>
-    claimsFor(input.set, ordinal).filter((c) => !input.claims.has(c.metadata.name)),
+    claimsFor(input.set, ordinal).filter((c) => !existing.has(c.metadata.name)),
   );
   return {
     createClaims,
@@ -263,6 +249,7 @@ export function planStatefulSet(input: PlanInput): Plan {
     delete: held.delete,
     inPlace: held.inPlace,
     prepare: held.prepare,
-    deleteClaims: claimsToDelete(input, wanted, pods),
+    deleteClaims: claimsToDelete(input.set, input.claims, wantedSet, pods),
+    claimOwners: claimOwnerUpdates(input.set, input.claims, wantedSet, pods),
   };
 }
