@@ -45,6 +45,19 @@ describe('statusReport', () => {
     });
   });
 
+  it('reports an Advanced StatefulSet as a set of replicas and judges its partition step', () => {
+    const set = {
+      metadata: { generation: 2 },
+      spec: { replicas: 3, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 2 } } },
+      status: { observedGeneration: 2, replicas: 3, readyReplicas: 3, availableReplicas: 3, updatedReplicas: 1 },
+    };
+    const report = statusReport('c1', { kind: 'StatefulSet', namespace: 'db', name: 'web' }, set, new Date());
+    expect(report).toMatchObject({
+      counts: { replicas: 3, readyReplicas: 3, updatedReplicas: 1, availableReplicas: 3 },
+      health: 'Healthy',
+    });
+  });
+
   it('reports a CloneSet no controller has looked at as Progressing, not Healthy', () => {
     const report = statusReport('c1', ref, { metadata: { generation: 1 }, spec: { replicas: 2 } }, new Date());
     expect(report.health).toBe('Progressing');
