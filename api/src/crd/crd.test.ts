@@ -72,9 +72,12 @@ describe('generated CRDs', () => {
         ],
       ]),
       ['PodUnavailableBudget', [['v1alpha1', true, true]]],
+      ['ContainerRecreateRequest', [['v1alpha1', true, true]]],
     ]);
     for (const crd of crds) {
-      expect(crd.spec.group).toBe(crd.spec.names.kind === 'PodUnavailableBudget' ? 'policy.kruise.io' : 'apps.kruise.io');
+      expect(crd.spec.group).toBe(
+        crd.spec.names.kind === 'PodUnavailableBudget' ? 'policy.kruise.io' : 'apps.kruise.io',
+      );
       for (const version of crd.spec.versions) expect(version.subresources.status).toEqual({});
     }
   });
@@ -129,6 +132,7 @@ describe('generated CRDs', () => {
       ['statefulsets.apps.kruise.io', 'Namespaced', 'StatefulSetList', ['sts', 'asts']],
       ['daemonsets.apps.kruise.io', 'Namespaced', 'DaemonSetList', ['daemon', 'ads']],
       ['podunavailablebudgets.policy.kruise.io', 'Namespaced', 'PodUnavailableBudgetList', ['pub']],
+      ['containerrecreaterequests.apps.kruise.io', 'Namespaced', 'ContainerRecreateRequestList', ['crr']],
     ]);
   });
 
