@@ -18,6 +18,14 @@ afterAll(async () => {
   await env?.stop();
 }, 60_000);
 
+/** Creates a CRR as it stands, bypassing the webhook (as a client would without the agent's webhook). */
+const postCrr = (name: string, labels: Record<string, string>, spec: Record<string, unknown>) =>
+  env.rest.request({
+    method: 'POST',
+    path: `/apis/apps.kruise.io/v1alpha1/namespaces/${env.ns}/containerrecreaterequests`,
+    body: { apiVersion: 'apps.kruise.io/v1alpha1', kind: 'ContainerRecreateRequest', metadata: { name, labels }, spec },
+  });
+
 const finished = (name: string) =>
   eventually(`CRR ${name} finished`, async () => {
     const crr = await env.getCrr(name);
@@ -64,16 +72,11 @@ describe('ContainerRecreateRequest', () => {
         spec: { nodeName: 'no-such-node', containers: [{ name: 'app', image: 'x' }] },
       },
     });
-    await env.rest.request({
-      method: 'POST',
-      path: `/apis/apps.kruise.io/v1alpha1/namespaces/${env.ns}/containerrecreaterequests`,
-      body: {
-        apiVersion: 'apps.kruise.io/v1alpha1',
-        kind: 'ContainerRecreateRequest',
-        metadata: { name: 'stranded', labels: { 'crr.apps.kruise.io/node-name': 'no-such-node' } },
-        spec: { podName: 'stranded', containers: [{ name: 'app' }], ttlSecondsAfterFinished: 2 },
-      },
-    });
+    await postCrr(
+      'stranded',
+      { 'crr.apps.kruise.io/node-name': 'no-such-node' },
+      { podName: 'stranded', containers: [{ name: 'app' }], ttlSecondsAfterFinished: 2 },
+    );
     const crr = await finished('stranded');
     expect(crr.status).toMatchObject({ phase: 'Failed', message: 'node no-such-node of the pod does not exist' });
     await eventually('CRR deleted after its TTL', async () => (await env.getCrr('stranded')) === undefined, 15_000);
@@ -81,24 +84,16 @@ describe('ContainerRecreateRequest', () => {
 
   it('fails a container the pod does not have, with a message', async () => {
     const pod = await env.runPod('missing', ['app']);
-    await env.rest.request({
-      method: 'POST',
-      path: `/apis/apps.kruise.io/v1alpha1/namespaces/${env.ns}/containerrecreaterequests`,
-      body: {
-        apiVersion: 'apps.kruise.io/v1alpha1',
-        kind: 'ContainerRecreateRequest',
-        metadata: {
-          name: 'missing',
-          labels: {
-            'crr.apps.kruise.io/node-name': env.node,
-            'crr.apps.kruise.io/pod-uid': pod.metadata!.uid!,
-            'crr.apps.kruise.io/pod-name': 'missing',
-            'crr.apps.kruise.io/active': 'true',
-          },
-        },
-        spec: { podName: 'missing', containers: [{ name: 'ghost' }], strategy: { failurePolicy: 'Fail' } },
+    await postCrr(
+      'missing',
+      {
+        'crr.apps.kruise.io/node-name': env.node,
+        'crr.apps.kruise.io/pod-uid': pod.metadata!.uid!,
+        'crr.apps.kruise.io/pod-name': 'missing',
+        'crr.apps.kruise.io/active': 'true',
       },
-    });
+      { podName: 'missing', containers: [{ name: 'ghost' }], strategy: { failurePolicy: 'Fail' } },
+    );
     const crr = await finished('missing');
     expect(crr.status).toMatchObject({
       phase: 'Completed',
