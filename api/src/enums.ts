@@ -18,6 +18,7 @@ export const WORKLOAD_KINDS = [
   'BroadcastJob',
   'DaemonSet',
   'StatefulSet',
+  'PodUnavailableBudget',
   'WorkloadSpread',
 ] as const satisfies readonly WorkloadKind[];
 const _everyKind: Covers<WorkloadKind, typeof WORKLOAD_KINDS> = true;

@@ -36,6 +36,30 @@ describe('statusReport', () => {
     });
   });
 
+  it('reports the pods a PodUnavailableBudget covers and judges it by its budget', () => {
+    const pub = {
+      metadata: { generation: 1 },
+      spec: {},
+      status: {
+        observedGeneration: 1,
+        unavailableAllowed: 0,
+        currentAvailable: 2,
+        desiredAvailable: 2,
+        totalReplicas: 3,
+      },
+    };
+    const report = statusReport(
+      'c1',
+      { kind: 'PodUnavailableBudget', namespace: 'apps', name: 'web' },
+      pub,
+      new Date(),
+    );
+    expect(report).toMatchObject({
+      counts: { replicas: 3, readyReplicas: 2, updatedReplicas: 2, updatedReadyReplicas: 2, availableReplicas: 2 },
+      health: 'Healthy',
+    });
+  });
+
   it('reports a BroadcastJob’s nodes as replicas and judges it by its phase', () => {
     const job = { spec: {}, status: { phase: 'completed', desired: 3, succeeded: 2, failed: 1 } };
     const report = statusReport('c1', { kind: 'BroadcastJob', namespace: 'ops', name: 'task' }, job, new Date());

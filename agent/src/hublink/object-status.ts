@@ -14,6 +14,7 @@ import {
   workloadSpreadHealth,
   cloneSetHealth,
   imagePullJobHealth,
+  podUnavailableBudgetHealth,
   sidecarSetHealth,
   type HealthVerdict,
   type ObjectHealth,
@@ -51,6 +52,15 @@ export function countsOf(kind: WorkloadKind, status: Record<string, unknown>): S
         updatedReplicas: num(status['updatedNumberScheduled']),
         updatedReadyReplicas: Math.min(num(status['updatedNumberScheduled']), num(status['numberReady'])),
         availableReplicas: num(status['numberAvailable']),
+      };
+    case 'PodUnavailableBudget':
+      // The pods it covers: expected, available, and those it keeps available.
+      return {
+        replicas: num(status['totalReplicas']),
+        readyReplicas: num(status['currentAvailable']),
+        updatedReplicas: num(status['currentAvailable']),
+        updatedReadyReplicas: num(status['currentAvailable']),
+        availableReplicas: num(status['currentAvailable']),
       };
     case 'SidecarSet':
       return {
@@ -100,6 +110,8 @@ function verdictOf(kind: WorkloadKind, obj: KubeObject): HealthVerdict {
       return daemonSetHealth(obj as Parameters<typeof daemonSetHealth>[0]);
     case 'StatefulSet':
       return statefulSetHealth(obj as Parameters<typeof statefulSetHealth>[0]);
+    case 'PodUnavailableBudget':
+      return podUnavailableBudgetHealth(obj as Parameters<typeof podUnavailableBudgetHealth>[0]);
     case 'WorkloadSpread':
       return workloadSpreadHealth(obj as Parameters<typeof workloadSpreadHealth>[0]);
   }

@@ -20,4 +20,4 @@ export {
 } from './generate.js';
 export { crdFileName, renderCrdYaml } from './render.js';
 export { type CrdSchema, structuralViolations, toCrdRootSchema, toCrdSchema } from './structural.js';
-export { KruiseResources, resourceOf, type ResourceRef, storageVersionOf } from './resources.js';
+export { KruiseResources, resourceOf, type ResourceRef, storageVersionOf, v1alpha1ApiVersionOf } from './resources.js';

@@ -48,3 +48,11 @@ export function storageVersionOf(definition: CrdDefinition): string {
 export const KruiseResources = Object.fromEntries(CRD_DEFINITIONS.map((d) => [d.kind, resourceOf(d)])) as Readonly<
   Record<KruiseKindName, ResourceRef>
 >;
+
+/**
+ * The v1alpha1 apiVersion of a kind, the version the hub stores and the agents apply:
+ * `apps.kruise.io/v1alpha1`, or `policy.kruise.io/v1alpha1` for PodUnavailableBudget.
+ */
+export function v1alpha1ApiVersionOf(kind: KruiseKindName): string {
+  return `${KruiseResources[kind].group}/${KRUISE_VERSION}`;
+}

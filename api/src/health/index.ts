@@ -11,5 +11,7 @@ export type { DaemonSetHealthInput } from './daemonSetHealth.js';
 export { daemonSetHealth } from './daemonSetHealth.js';
 export type { StatefulSetHealthInput } from './statefulSetHealth.js';
 export { statefulSetHealth } from './statefulSetHealth.js';
+export type { PodUnavailableBudgetHealthInput } from './podUnavailableBudgetHealth.js';
+export { podUnavailableBudgetHealth } from './podUnavailableBudgetHealth.js';
 export type { WorkloadSpreadHealthInput } from './workloadSpreadHealth.js';
 export { workloadSpreadHealth } from './workloadSpreadHealth.js';

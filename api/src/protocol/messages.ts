@@ -20,6 +20,7 @@ export const WorkloadKind = Type.Union([
   Type.Literal('BroadcastJob'),
   Type.Literal('DaemonSet'),
   Type.Literal('StatefulSet'),
+  Type.Literal('PodUnavailableBudget'),
   Type.Literal('WorkloadSpread'),
 ]);
 export type WorkloadKind = Static<typeof WorkloadKind>;

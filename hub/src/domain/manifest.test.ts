@@ -28,4 +28,27 @@ describe('renderManifest', () => {
     );
     expect(m['spec']).toEqual(spec);
   });
+
+  it('gives each kind its own group: a PodUnavailableBudget travels as policy.kruise.io', () => {
+    const budget = {
+      targetRef: { apiVersion: 'apps.kruise.io/v1alpha1', kind: 'CloneSet', name: 'web' },
+      maxUnavailable: 1,
+    };
+    const pub = renderManifest(
+      { id: 'w2', kind: 'PodUnavailableBudget', name: 'web', namespace: 'default' },
+      { revision: 1, metadata: {}, spec: budget, overrides: {} },
+      'east',
+    );
+    expect([pub['apiVersion'], pub['kind'], pub['spec']]).toEqual([
+      'policy.kruise.io/v1alpha1',
+      'PodUnavailableBudget',
+      budget,
+    ]);
+    const cs = renderManifest(
+      { id: 'w1', kind: 'CloneSet', name: 'web', namespace: 'default' },
+      { revision: 1, metadata: {}, spec, overrides: {} },
+      'east',
+    );
+    expect(cs['apiVersion']).toBe('apps.kruise.io/v1alpha1');
+  });
 });

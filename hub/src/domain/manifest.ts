@@ -5,7 +5,7 @@
  */
 import {
   CLUSTER_ANNOTATION,
-  KRUISE_API_VERSION,
+  v1alpha1ApiVersionOf,
   MANAGED_BY_HUB,
   MANAGED_BY_LABEL,
   REVISION_ANNOTATION,
@@ -57,7 +57,7 @@ export function templateObject(
   spec: unknown,
 ): Record<string, unknown> {
   return {
-    apiVersion: KRUISE_API_VERSION,
+    apiVersion: v1alpha1ApiVersionOf(workload.kind),
     kind: workload.kind,
     metadata: {
       name: workload.name,
@@ -86,5 +86,10 @@ export function renderManifest(
       [CLUSTER_ANNOTATION]: cluster,
     },
   };
-  return { apiVersion: KRUISE_API_VERSION, kind: workload.kind, metadata, spec: specForCluster(content, cluster) };
+  return {
+    apiVersion: v1alpha1ApiVersionOf(workload.kind),
+    kind: workload.kind,
+    metadata,
+    spec: specForCluster(content, cluster),
+  };
 }

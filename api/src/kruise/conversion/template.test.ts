@@ -6,6 +6,18 @@ const BETA = 'apps.kruise.io/v1beta1';
 const spec = { selector: { matchLabels: { app: 'a' } }, containers: [{ name: 'c', image: 'i' }] };
 
 describe('templateAsV1alpha1', () => {
+  it('takes a PodUnavailableBudget template at policy.kruise.io/v1alpha1, its only version', () => {
+    const budget = { selector: { matchLabels: { app: 'web' } }, maxUnavailable: 1 };
+    expect(
+      templateAsV1alpha1('PodUnavailableBudget', { apiVersion: 'policy.kruise.io/v1alpha1', spec: budget }),
+    ).toEqual({
+      ok: true,
+      template: { spec: budget },
+    });
+    const wrong = templateAsV1alpha1('PodUnavailableBudget', { apiVersion: 'apps.kruise.io/v1alpha1', spec: budget });
+    expect(wrong.ok).toBe(false);
+  });
+
   it('returns a v1alpha1 (or version-less) template without its apiVersion', () => {
     expect(templateAsV1alpha1('CloneSet', { spec })).toEqual({ ok: true, template: { spec } });
     expect(templateAsV1alpha1('CloneSet', { apiVersion: 'apps.kruise.io/v1alpha1', spec })).toEqual({

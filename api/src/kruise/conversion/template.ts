@@ -9,6 +9,7 @@ import {
   KRUISE_V1BETA1_API_VERSION,
   KRUISE_V1BETA1,
   KruiseKind,
+  PUB_API_VERSION,
   type KruiseKindName,
 } from '../constants.js';
 import { childPath, type FieldError, forbidden, notSupported } from '../../validation/field-error.js';
@@ -48,10 +49,12 @@ function frozenOverrides(overrides: TemplateLike['overrides'], frozen: readonly 
 /** `template` without apiVersion, at v1alpha1; errors name the request's fields. */
 export function templateAsV1alpha1<T extends TemplateLike>(kind: KruiseKindName, template: T): TemplateOutcome<T> {
   const { apiVersion, ...rest } = template;
-  if (apiVersion === undefined || apiVersion === KRUISE_API_VERSION) return { ok: true, template: rest as T };
+  // PodUnavailableBudget is policy.kruise.io's, at v1alpha1 only.
+  const own = kind === KruiseKind.PodUnavailableBudget ? PUB_API_VERSION : KRUISE_API_VERSION;
+  if (apiVersion === undefined || apiVersion === own) return { ok: true, template: rest as T };
   const frozen = V1BETA1_TEMPLATES[kind];
   if (apiVersion !== KRUISE_V1BETA1_API_VERSION || !frozen) {
-    const supported = frozen ? [KRUISE_API_VERSION, KRUISE_V1BETA1_API_VERSION] : [KRUISE_API_VERSION];
+    const supported = frozen ? [own, KRUISE_V1BETA1_API_VERSION] : [own];
     return { ok: false, errors: [notSupported('apiVersion', apiVersion, supported)] };
   }
   const errors = frozenOverrides(template.overrides, frozen);
