@@ -89,3 +89,35 @@ describe('BroadcastJob defaulting at v1beta1', () => {
     });
   });
 });
+
+describe('Advanced DaemonSet defaulting at v1beta1', () => {
+  it('patches in RollingUpdate/Standard, maxUnavailable 1, burstReplicas 250, and keeps scaleStrategy', async () => {
+    const decision = await kruiseDefaultingHandler('DaemonSet')({
+      ...request('CREATE', {
+        apiVersion: 'apps.kruise.io/v1beta1',
+        kind: 'DaemonSet',
+        metadata: { name: 'ds', namespace: 'ns' },
+        spec: {
+          selector: { matchLabels: { app: 'a' } },
+          template: { metadata: { labels: { app: 'a' } }, spec: { containers: [{ name: 'm', image: 'busybox' }] } },
+          scaleStrategy: { partitionedScaling: true },
+        },
+      }),
+      kind: { group: 'apps.kruise.io', version: 'v1beta1', kind: 'DaemonSet' },
+      resource: { group: 'apps.kruise.io', version: 'v1beta1', resource: 'daemonsets' },
+    });
+    const patch = decision.allowed ? (decision.patch ?? []) : [];
+    const added = Object.fromEntries(patch.map((op) => [op.path, (op as { value?: unknown }).value]));
+    expect(added).toMatchObject({
+      '/spec/updateStrategy': {
+        type: 'RollingUpdate',
+        rollingUpdate: { rollingUpdateType: 'Standard', maxUnavailable: 1, maxSurge: 0 },
+      },
+      '/spec/burstReplicas': 250,
+      '/spec/revisionHistoryLimit': 10,
+    });
+    expect(
+      patch.map((op) => op.path).filter((p) => p.startsWith('/spec/scaleStrategy') || p.startsWith('/metadata')),
+    ).toEqual([]);
+  });
+});
