@@ -100,6 +100,7 @@ describe('helm template with the required values', () => {
         'CustomResourceDefinition/broadcastjobs.apps.kruise.io',
         'CustomResourceDefinition/clonesets.apps.kruise.io',
         'CustomResourceDefinition/containerrecreaterequests.apps.kruise.io',
+        'CustomResourceDefinition/daemonsets.apps.kruise.io',
         'CustomResourceDefinition/imagepulljobs.apps.kruise.io',
         'CustomResourceDefinition/nodeimages.apps.kruise.io',
         'CustomResourceDefinition/sidecarsets.apps.kruise.io',
@@ -199,10 +200,14 @@ describe('helm template with the required values', () => {
       rule(['apps'], ['controllerrevisions'], rw),
       rule(
         ['apps.kruise.io'],
-        ['clonesets', 'sidecarsets', 'imagepulljobs', 'broadcastjobs'],
+        ['clonesets', 'sidecarsets', 'imagepulljobs', 'broadcastjobs', 'daemonsets'],
         ['get', 'list', 'watch', 'create', 'patch', 'delete'],
       ),
-      rule(['apps.kruise.io'], ['clonesets/status', 'broadcastjobs/status', 'imagepulljobs/status'], ['update']),
+      rule(
+        ['apps.kruise.io'],
+        ['clonesets/status', 'broadcastjobs/status', 'daemonsets/status', 'imagepulljobs/status'],
+        ['update'],
+      ),
       rule(['apps.kruise.io'], ['sidecarsets/status'], ['patch']),
       rule(['apps.kruise.io'], ['containerrecreaterequests'], ['get', 'list', 'watch', 'patch', 'delete']),
       rule(['apps.kruise.io'], ['containerrecreaterequests/status'], ['patch']),
@@ -211,7 +216,7 @@ describe('helm template with the required values', () => {
       rule(['apps'], ['deployments', 'replicasets', 'statefulsets'], ['get']),
       rule(
         ['apps.kruise.io'],
-        ['clonesets/finalizers', 'sidecarsets/finalizers', 'broadcastjobs/finalizers'],
+        ['clonesets/finalizers', 'sidecarsets/finalizers', 'broadcastjobs/finalizers', 'daemonsets/finalizers'],
         ['update'],
       ),
       rule(['apps.kruise.io'], ['nodeimages'], rw),
@@ -230,7 +235,7 @@ describe('helm template with the required values', () => {
       ),
       rule(
         ['apps.kruise.io'],
-        ['clonesets', 'sidecarsets', 'imagepulljobs', 'nodeimages', 'broadcastjobs'],
+        ['clonesets', 'sidecarsets', 'imagepulljobs', 'nodeimages', 'broadcastjobs', 'daemonsets'],
         ['list', 'patch'],
       ),
       rule(
@@ -244,6 +249,7 @@ describe('helm template with the required values', () => {
           'imagepulljobs.apps.kruise.io',
           'nodeimages.apps.kruise.io',
           'broadcastjobs.apps.kruise.io',
+          'daemonsets.apps.kruise.io',
         ],
       ),
     ]);
