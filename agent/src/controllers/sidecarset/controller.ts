@@ -10,6 +10,7 @@
  *    goes back to the empty image), and do nothing else in that round, as OpenKruise;
  * 6. unless done: mark not-upgradable pods, upgrade the planned ones in place.
  */
+import type { PubGuard } from '../podunavailablebudget/guard.js';
 import { KRUISE_API_VERSION, type SidecarSet } from '@flotilla/api';
 import { isAtLeast } from '../../runtime/expectations.js';
 import type { Informer } from '../../runtime/informer.js';
@@ -45,6 +46,11 @@ export interface SidecarSetControllerDeps {
   revisionNamespace: string;
   events: EventRecorder;
   now?: () => number;
+  /**
+   * With PodUnavailableBudgetUpdateGate: asked before each in-place upgrade; a pod whose budget has
+   * nothing left waits for a later round.
+   */
+  pubGuard?: PubGuard;
 }
 
 /** Pod keys updated by us → the resourceVersion the update produced. */
@@ -133,10 +139,13 @@ export function sidecarSetReconciler(
     if (status.updatedPods >= status.matchedPods) return;
 
     const plan = planUpgrade(ss, pods);
-    await upgradePods(round, plan);
+    const heldBack = await upgradePods(round, plan);
     expectations.set(key, pending);
-    ctx.log.debug({ upgraded: plan.upgrade.length, notUpgradable: plan.notUpgradable.length }, 'sidecarset synced');
-    return pending.size > 0 ? { requeueAfter: 1000 } : undefined;
+    ctx.log.debug(
+      { upgraded: plan.upgrade.length - heldBack, notUpgradable: plan.notUpgradable.length, heldBack },
+      'sidecarset synced',
+    );
+    return pending.size > 0 || heldBack > 0 ? { requeueAfter: 1000 } : undefined;
   };
 }
 
@@ -199,8 +208,18 @@ async function finishHotUpgrades(round: Round, pods: readonly Pod[]): Promise<vo
   }
 }
 
-/** Step 6: marks the not-upgradable pods, then upgrades the planned ones in place. */
-async function upgradePods(round: Round, plan: UpgradePlan): Promise<void> {
+/** Whether the pod's PodUnavailableBudget lets it be upgraded now (taking one from it); true without a guard. */
+async function budgetAllows(deps: SidecarSetControllerDeps, pod: Pod): Promise<boolean> {
+  if (!deps.pubGuard) return true;
+  const query = { namespace: pod.metadata.namespace ?? '', podName: pod.metadata.name, pod, dryRun: false };
+  return (await deps.pubGuard.admit({ operation: 'UPDATE', ...query })).allowed;
+}
+
+/**
+ * Step 6: marks the not-upgradable pods, then upgrades the planned ones in place, each as its
+ * PodUnavailableBudget allows. Returns how many the budgets held back.
+ */
+async function upgradePods(round: Round, plan: UpgradePlan): Promise<number> {
   const { deps, ss, key } = round;
   for (const pod of plan.notUpgradable) {
     await writeCondition(deps.rest, pod, upgradableCondition(pod, key, false, round.now()));
@@ -213,11 +232,17 @@ async function upgradePods(round: Round, plan: UpgradePlan): Promise<void> {
       `SidecarSet in-place update detected ${plan.notUpgradable.length} not upgradable pod(s) in this round, will skip them.`,
     );
   }
+  let heldBack = 0;
   for (const pod of plan.upgrade) {
+    if (!(await budgetAllows(deps, pod))) {
+      heldBack++;
+      continue;
+    }
     const rv = await writePod(deps.rest, pod, (fresh) => upgradePod(ss, fresh, round.now()));
     if (rv) round.pending.set(`${pod.metadata.namespace}/${pod.metadata.name}`, rv);
     await writeCondition(deps.rest, pod, upgradableCondition(pod, key, true, round.now()));
   }
+  return heldBack;
 }
 
 /**

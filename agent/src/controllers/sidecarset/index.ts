@@ -3,6 +3,7 @@
  * revisions in the agent's namespace; pod and namespace events enqueue the SidecarSets that may
  * cover them. Runs only on the leader (injection, in the webhook, runs on every replica).
  */
+import type { PubGuard } from '../podunavailablebudget/guard.js';
 import { LABEL_SIDECARSET_NAME } from '@flotilla/api';
 import type { ComponentContext } from '../../runtime/component.js';
 import { Resources } from '../../runtime/resource.js';
@@ -31,6 +32,8 @@ export function setupSidecarSetController(
   ctx: Pick<ComponentContext<unknown>, 'manager' | 'rest' | 'events'>,
   revisionNamespace: string,
   sidecarSetSelector?: string,
+  /** PodUnavailableBudgets pace in-place upgrades (PodUnavailableBudgetUpdateGate). */
+  pubGuard?: PubGuard,
 ): void {
   const { manager } = ctx;
   const sidecarSets = sidecarSetInformer(manager, sidecarSetSelector ? { labelSelector: sidecarSetSelector } : {});
@@ -55,6 +58,7 @@ export function setupSidecarSetController(
       revisions,
       revisionNamespace,
       events: ctx.events('sidecarset'),
+      ...(pubGuard ? { pubGuard } : {}),
     }),
   });
   // Its own status writes do not reconcile it again (sidecarSetChanged).
