@@ -3,10 +3,11 @@
 /** On a pod: JSON {name, subset, uid?} of the WorkloadSpread subset it was placed in. */
 export const ANNOTATION_MATCHED_WORKLOADSPREAD = 'apps.kruise.io/matched-workloadspread';
 /** On a WorkloadSpread: "true" stops the controller from patching subset metadata onto existing pods. */
-export const ANNOTATION_WORKLOADSPREAD_IGNORE_PATCH_EXISTING = 'workloadspread.kruise.io/ignore-patch-existing-pods-metadata';
+export const ANNOTATION_WORKLOADSPREAD_IGNORE_PATCH_EXISTING =
+  'workloadspread.kruise.io/ignore-patch-existing-pods-metadata';
 /** Deletion cost steps: a subset's in-limit pods get +100 × (subsets − index), its surplus −100 × (index + 1). */
 export const WORKLOADSPREAD_DELETION_COST_STEP = 100;
-/** The version key of pods whose workload has no versioned status (everything but Deployment/ReplicaSet). */
+/** The version key of pods whose workload keeps no versioned status (all but Deployment, ReplicaSet, CloneSet). */
 export const WORKLOADSPREAD_VERSION_IGNORED = 'versionIgnored';
 /** Status key for pods that match no subset. */
 export const WORKLOADSPREAD_FAKE_SUBSET = 'kruise.io/workloadspread-fake-subset-name';
