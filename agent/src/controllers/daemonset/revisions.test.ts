@@ -1,4 +1,4 @@
-import { cloneSetRevisionData, defaultDaemonSet, type DaemonSet, type DaemonSetV1beta1 } from '@flotilla/api';
+import { cloneSetRevisionData, defaultDaemonSet, type DaemonSetV1beta1 } from '@flotilla/api';
 import { describe, expect, it } from 'vitest';
 import type { ControllerRevision, Pod } from '../../kube/types.js';
 import { decideUpdateRevision } from '../cloneset/revisions.js';
