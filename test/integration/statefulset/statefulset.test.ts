@@ -2,7 +2,7 @@
  * Advanced StatefulSet on a real apiserver with kwok nodes, one cluster for the file and one
  * namespace per scenario: OrderedReady and Parallel creation, reserveOrdinals, in-place update
  * under a partition, a Parallel update within maxUnavailable, PVC retention on scale-in, the
- * preDelete lifecycle hook, and
+ * preDelete lifecycle hook, a create refused by a quota (FailedCreatePod), and
  * adoption of a set, revision and pods written the way OpenKruise v1.9 writes them. The test
  * clusters have no volume provisioner, so pods with claims stay Pending; only objects are checked.
  */
@@ -246,6 +246,36 @@ describe('Advanced StatefulSet', () => {
     expect(held.metadata.deletionTimestamp).toBeUndefined();
     await hold(null);
     await eventually('web-1 deleted', async () => names(await livePods(e, ns, 'web')).join() === 'web-0');
+  });
+
+  it('reports a pod it cannot create as the FailedCreatePod condition', async () => {
+    const ns = await setUp('asts-quota');
+    await e.rest.request({
+      method: 'POST',
+      path: resourcePath(
+        { group: '', version: 'v1', plural: 'resourcequotas', kind: 'ResourceQuota', namespaced: true },
+        ns,
+      ),
+      body: { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'pods' }, spec: { hard: { pods: '1' } } },
+    });
+    await eventually('the quota counted', async () => {
+      const q = await e.rest.request<{ status?: { used?: Record<string, string> } }>({
+        method: 'GET',
+        path: resourcePath(
+          { group: '', version: 'v1', plural: 'resourcequotas', kind: 'ResourceQuota', namespaced: true },
+          ns,
+          'pods',
+        ),
+      });
+      return q.status?.used?.pods === '0';
+    });
+    await createSet(e, ns, statefulSet('web', { podManagementPolicy: 'Parallel', replicas: 2 }));
+    const failed = await eventually('FailedCreatePod', async () => {
+      const set = await getSet(e, ns, 'web');
+      return set.status?.conditions?.find((c) => c.type === 'FailedCreatePod' && c.status === 'True');
+    });
+    expect(failed.message).toContain('web-1');
+    expect(names(await livePods(e, ns, 'web'))).toEqual(['web-0']);
   });
 
   it('adopts a set whose revision and pods OpenKruise v1.9 created, restarting nothing', async () => {

@@ -13,6 +13,8 @@ import {
   LABEL_CONTROLLER_REVISION_HASH,
   LABEL_LIFECYCLE_STATE,
   LifecycleState,
+  STATEFULSET_CONDITION_FAILED_CREATE,
+  STATEFULSET_CONDITION_FAILED_UPDATE,
   defaultStatefulSet,
   type StatefulSet,
 } from '@flotilla/api';
@@ -20,7 +22,7 @@ import { errorMessage, isKubeStatus } from '../../errors.js';
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from '../../kube/types.js';
 import type { Lister } from '../../runtime/cache.js';
 import type { Clock } from '../../runtime/clock.js';
-import type { ReconcileContext, Reconciler } from '../../runtime/controller.js';
+import type { ReconcileContext, Reconciler, ReconcileResult } from '../../runtime/controller.js';
 import type { EventRecording } from '../../runtime/events.js';
 import type { ResourceVersionExpectations, ScaleExpectations } from '../../runtime/expectations.js';
 import { sameJson } from '../../runtime/kube-object.js';
@@ -49,7 +51,7 @@ import type { StatefulSetClient } from './client.js';
 import { newPod } from './identity.js';
 import { planStatefulSet, type Plan } from './plan.js';
 import { newRevision } from './revisions.js';
-import { computeStatus } from './status.js';
+import { computeStatus, withCondition } from './status.js';
 
 export interface StatefulSetControllerOptions {
   /** How soon to look again while the cache lags behind this controller's own writes. */
@@ -124,36 +126,62 @@ export function statefulSetReconciler(deps: StatefulSetReconcilerDeps): Reconcil
       return { requeueAfter: deps.options.expectationRequeueMs };
     }
     if (cached.metadata?.deletionTimestamp) return;
-    // Sets may be stored without the webhook's defaults; the controller reads them defaulted.
-    const set = defaultStatefulSet(cached);
-    const pods = deps.podsOwnedBy(uid).filter(controlledBy(uid));
-    const revisions = await syncRevisions(set, deps);
-    const now = deps.clock.now();
-    const data = new Map(revisions.all.map((r) => [r.metadata.name, r.data]));
-    const refreshDelay = await refreshPods(key, set, pods, revisions.update.metadata.name, deps);
-    const plan = planStatefulSet({
-      set,
-      pods,
-      claims: deps.claimsIn(set.metadata?.namespace ?? ''),
-      currentRevision: revisions.current.metadata.name,
-      updateRevision: revisions.update.metadata.name,
-      revisionData: (name) => data.get(name),
-      now,
-    });
-    const graceDelay = await carryOut({ key, set, revisions, deps, ctx }, plan);
-    await truncateHistory(set, pods, revisions, deps);
-    const status = computeStatus({
-      set: cached,
-      pods,
-      currentRevision: revisions.current.metadata.name,
-      updateRevision: revisions.update.metadata.name,
-      collisionCount: set.status?.collisionCount ?? 0,
-      now,
-    });
-    await writeStatus(key, cached, status, deps, ctx);
-    const delay = [refreshDelay, graceDelay].filter((d): d is number => d !== undefined);
-    return delay.length > 0 ? { requeueAfter: Math.max(1000, Math.min(...delay)) } : undefined;
+    return sync(key, cached, deps, ctx);
   };
+}
+
+/** One pass over a set whose expectations are met: revisions, refresh, plan, writes, status. */
+async function sync(
+  key: string,
+  cached: StatefulSet,
+  deps: StatefulSetReconcilerDeps,
+  ctx: ReconcileContext,
+): Promise<ReconcileResult> {
+  const uid = cached.metadata?.uid ?? '';
+  // Sets may be stored without the webhook's defaults; the controller reads them defaulted.
+  const set = defaultStatefulSet(cached);
+  const pods = deps.podsOwnedBy(uid).filter(controlledBy(uid));
+  const revisions = await syncRevisions(set, deps);
+  const now = deps.clock.now();
+  const data = new Map(revisions.all.map((r) => [r.metadata.name, r.data]));
+  const refreshDelay = await refreshPods(key, set, pods, revisions.update.metadata.name, deps);
+  const plan = planStatefulSet({
+    set,
+    pods,
+    claims: deps.claimsIn(set.metadata?.namespace ?? ''),
+    currentRevision: revisions.current.metadata.name,
+    updateRevision: revisions.update.metadata.name,
+    revisionData: (name) => data.get(name),
+    now,
+  });
+  const { delay: graceDelay, failure } = await runPlan({ key, set, revisions, deps, ctx }, plan);
+  if (!failure) await truncateHistory(set, pods, revisions, deps);
+  const computed = computeStatus({
+    set: cached,
+    pods,
+    currentRevision: revisions.current.metadata.name,
+    updateRevision: revisions.update.metadata.name,
+    collisionCount: set.status?.collisionCount ?? 0,
+    now,
+  });
+  const status = failure ? withCondition(computed, failure.conditionType, failure.message, now) : computed;
+  await writeStatus(key, cached, status, deps, ctx);
+  // The status holds the condition; the error makes the queue retry with backoff.
+  if (failure) throw failure;
+  const delay = [refreshDelay, graceDelay].filter((d): d is number => d !== undefined);
+  return delay.length > 0 ? { requeueAfter: Math.max(1000, Math.min(...delay)) } : undefined;
+}
+
+/** A pod create or update that failed: the condition OpenKruise sets for it, then a retry. */
+class PodWriteError extends Error {
+  constructor(
+    readonly conditionType: string,
+    message: string,
+    cause: unknown,
+  ) {
+    super(message, { cause });
+    this.name = 'PodWriteError';
+  }
 }
 
 interface Step {
@@ -164,9 +192,19 @@ interface Step {
   ctx: ReconcileContext;
 }
 
-async function carryOut(step: Step, plan: Plan): Promise<number | undefined> {
+/** Carries out the plan; a failed pod create or update is returned, to be reported in the status. */
+async function runPlan(step: Step, plan: Plan): Promise<{ delay?: number; failure?: PodWriteError }> {
+  try {
+    return { delay: await carryOut(step, plan) };
+  } catch (err) {
+    if (err instanceof PodWriteError) return { failure: err };
+    throw err;
+  }
+}
+
+/** Creates the planned pods, each expected before its request; a failure stops the rest. */
+async function createPods(step: Step, plan: Plan): Promise<void> {
   const { key, set, revisions, deps, ctx } = step;
-  for (const claim of plan.createClaims) await deps.client.createClaim(claim);
   const templates = new Map(revisions.all.map((r) => [r.metadata.name, templateOf(r)]));
   for (const { ordinal, revision } of plan.create) {
     const pod = newPod(set, templates.get(revision) ?? set.spec.template, revision, ordinal);
@@ -187,9 +225,36 @@ async function carryOut(step: Step, plan: Plan): Promise<number | undefined> {
         'FailedCreate',
         `create Pod ${pod.metadata.name} in StatefulSet ${ctx.name} failed error: ${errorMessage(err)}`,
       );
-      throw err;
+      throw new PodWriteError(
+        STATEFULSET_CONDITION_FAILED_CREATE,
+        `create Pod ${pod.metadata.name} failed: ${errorMessage(err)}`,
+        err,
+      );
     }
   }
+}
+
+/** Updates the planned pods in place; resolves the shortest grace period started. */
+async function updatePodsInPlace(step: Step, plan: Plan): Promise<number | undefined> {
+  const { key, set, deps } = step;
+  let delay: number | undefined;
+  for (const { pod, spec } of plan.inPlace) {
+    try {
+      await updateInPlace(key, pod, spec, deps);
+    } catch (err) {
+      const message = `failed to update pod ${pod.metadata.name} in-place(revision ${spec.revision}): ${errorMessage(err)}`;
+      deps.events.event(set, 'Warning', 'FailedUpdatePodInPlace', message);
+      throw new PodWriteError(STATEFULSET_CONDITION_FAILED_UPDATE, message, err);
+    }
+    if (spec.graceSeconds) delay = Math.min(delay ?? Infinity, spec.graceSeconds * 1000);
+  }
+  return delay;
+}
+
+async function carryOut(step: Step, plan: Plan): Promise<number | undefined> {
+  const { key, set, deps, ctx } = step;
+  for (const claim of plan.createClaims) await deps.client.createClaim(claim);
+  await createPods(step, plan);
   for (const pod of plan.delete) {
     deps.scale.expectDeletions(key, [pod.metadata.name]);
     await deps.client.deletePod(pod);
@@ -204,11 +269,7 @@ async function carryOut(step: Step, plan: Plan): Promise<number | undefined> {
     await setLifecycleState(key, pod, state, deps);
     deps.events.event(set, 'Normal', 'LifecycleHook', `pod ${pod.metadata.name} waits in ${state} for its hook`);
   }
-  let delay: number | undefined;
-  for (const { pod, spec } of plan.inPlace) {
-    await updateInPlace(key, pod, spec, deps);
-    if (spec.graceSeconds) delay = Math.min(delay ?? Infinity, spec.graceSeconds * 1000);
-  }
+  const delay = await updatePodsInPlace(step, plan);
   for (const { claim, ownerReferences } of plan.claimOwners) {
     await deps.client.setClaimOwners(claim, ownerReferences);
   }

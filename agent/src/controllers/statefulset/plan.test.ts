@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { PersistentVolumeClaim, Pod } from '../../kube/types.js';
 import { newPod } from './identity.js';
 import { planStatefulSet, wantedOrdinals, type PlanInput } from './plan.js';
-import { computeStatus } from './status.js';
+import { computeStatus, withCondition } from './status.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 const OLD = 'web-old';
@@ -248,5 +248,28 @@ describe('claim owner references', () => {
     const plan = planStatefulSet(input(s, [pod(s, 0)], { claims: [claim!] }));
     expect(plan.claimOwners.map((u) => u.ownerReferences.map((r) => r.uid))).toEqual([['other']]);
     expect(planStatefulSet(input(s, [pod(s, 0)], { claims: claims('data-web-0') })).claimOwners).toEqual([]);
+  });
+});
+
+describe('failure conditions', () => {
+  it('are set by type with the first failure’s message, and kept', () => {
+    const status = computeStatus({
+      set: set(),
+      pods: [],
+      currentRevision: NEW,
+      updateRevision: NEW,
+      collisionCount: 0,
+      now: NOW,
+    });
+    const failed = withCondition(status, 'FailedCreatePod', 'create Pod web-0 failed: quota', NOW);
+    expect(failed.conditions).toEqual([
+      {
+        type: 'FailedCreatePod',
+        status: 'True',
+        message: 'create Pod web-0 failed: quota',
+        lastTransitionTime: '2026-01-01T00:00:00Z',
+      },
+    ]);
+    expect(withCondition(failed, 'FailedCreatePod', 'another', NOW + 1000)).toBe(failed);
   });
 });

@@ -4,6 +4,7 @@
  * current revision moving to the update revision once every wanted pod runs it and is ready.
  */
 import type { StatefulSet, StatefulSetStatus } from '@flotilla/api';
+import { formatTime } from '../../runtime/kube-time.js';
 import { isPodReady } from '../../kube/pods.js';
 import type { Pod } from '../../kube/types.js';
 import { selectorString } from '../cloneset/status.js';
@@ -52,4 +53,22 @@ export function computeStatus(input: StatusInput): StatefulSetStatus {
     status.currentReplicas = status.updatedReplicas;
   }
   return status;
+}
+
+/**
+ * The status with condition `type` True and `message` (SetStatefulsetCondition): a condition of
+ * that type already True with the same reason is kept as it is. Like OpenKruise, the failure
+ * conditions are set by type and never taken away.
+ */
+export function withCondition(
+  status: StatefulSetStatus,
+  type: string,
+  message: string,
+  now: number,
+): StatefulSetStatus {
+  const conditions = status.conditions ?? [];
+  const current = conditions.find((c) => c.type === type);
+  if (current?.status === 'True' && (current.reason ?? '') === '') return status;
+  const next = { type, status: 'True', message, lastTransitionTime: formatTime(now) };
+  return { ...status, conditions: [...conditions.filter((c) => c.type !== type), next] };
 }
