@@ -1,0 +1,274 @@
+/**
+ * WorkloadSpread on a real apiserver calling the agent's pod webhook over TLS, kwok nodes in
+ * zone-a and zone-b, with the WorkloadSpread and CloneSet controllers in the same replica: a
+ * 6-replica CloneSet placed 2/4 (subset a takes 2, b the rest), the ratio kept through a surge
+ * update, a scale-down taking pods from b first (deletion cost), a Deployment spread the same
+ * way, and a WorkloadSpread whose target is missing reported without blocking pods.
+ */
+import type { WorkloadSpread } from '@flotilla/api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerCloneSetController } from '../../../agent/src/controllers/cloneset/index.js';
+import { setupPodReadinessController } from '../../../agent/src/controllers/podreadiness/index.js';
+import { registerWorkloadSpreadController } from '../../../agent/src/controllers/workloadspread/index.js';
+import { createKubeRest, type KubeRest } from '../../../agent/src/runtime/index.js';
+import { cluster } from '../helpers/context.js';
+import { installCrds } from '../helpers/crds.js';
+import { eventually, kube, testNamespace } from '../helpers/kube.js';
+import {
+  deleteConfigurations,
+  freePort,
+  startReplica,
+  SUITE_LABEL,
+  testWebhookConfig,
+  type AgentReplica,
+} from './support.js';
+
+const k = kube(cluster(0));
+const rest: KubeRest = createKubeRest(k.kc);
+const suite = `ws-${Math.random().toString(36).slice(2, 7)}`;
+const ZONE = 'topology.kubernetes.io/zone';
+const MATCHED = 'apps.kruise.io/matched-workloadspread';
+const COST = 'controller.kubernetes.io/pod-deletion-cost';
+let ns: string;
+let replica: AgentReplica;
+let config: ReturnType<typeof testWebhookConfig>;
+
+type Pod = {
+  metadata: {
+    name: string;
+    annotations?: Record<string, string>;
+    deletionTimestamp?: string;
+    labels?: Record<string, string>;
+  };
+  spec?: { nodeName?: string };
+  status?: { conditions?: { type: string; status: string }[] };
+};
+
+const kruise = (plural: string, name = ''): string =>
+  `/apis/apps.kruise.io/v1alpha1/namespaces/${ns}/${plural}${name ? `/${name}` : ''}`;
+
+const zoneSubset = (name: string, zone: string, maxReplicas?: number) => ({
+  name,
+  requiredNodeSelectorTerm: { matchExpressions: [{ key: ZONE, operator: 'In', values: [zone] }] },
+  ...(maxReplicas === undefined ? {} : { maxReplicas }),
+});
+
+async function createSpread(name: string, targetRef: WorkloadSpread['spec']['targetRef']): Promise<void> {
+  await rest.request({
+    method: 'POST',
+    path: kruise('workloadspreads'),
+    body: {
+      apiVersion: 'apps.kruise.io/v1alpha1',
+      kind: 'WorkloadSpread',
+      metadata: { name },
+      spec: { targetRef, subsets: [zoneSubset('a', 'zone-a', 2), zoneSubset('b', 'zone-b')] },
+    },
+    discardBody: true,
+  });
+}
+
+const getSpread = (name: string): Promise<WorkloadSpread> =>
+  rest.request<WorkloadSpread>({ method: 'GET', path: kruise('workloadspreads', name) });
+
+async function podsOf(app: string): Promise<Pod[]> {
+  const list = await rest.request<{ items: Pod[] }>({
+    method: 'GET',
+    path: `/api/v1/namespaces/${ns}/pods`,
+    query: { labelSelector: `app=${app}` },
+  });
+  return list.items.filter((p) => !p.metadata.deletionTimestamp);
+}
+
+const subsetOf = (p: Pod): string | undefined => {
+  const text = p.metadata.annotations?.[MATCHED];
+  return text ? (JSON.parse(text) as { subset: string }).subset : undefined;
+};
+
+/** Subset → pod count, once `app` has `total` live pods all placed and bound. */
+async function placement(app: string, total: number): Promise<Record<string, number>> {
+  return eventually(
+    `${total} ${app} pods placed`,
+    async () => {
+      const pods = await podsOf(app);
+      const counts: Record<string, number> = {};
+      for (const p of pods) counts[subsetOf(p) ?? 'none'] = (counts[subsetOf(p) ?? 'none'] ?? 0) + 1;
+      if (pods.length === total && pods.every((p) => p.spec?.nodeName)) return counts;
+      // Kept for the timeout message: where the pods are and what deletion cost each carries.
+      const costs = pods.map((p) => `${subsetOf(p)}=${p.metadata.annotations?.[COST] ?? '-'}`);
+      throw new Error(`${pods.length} pods: ${costs.join(' ')}`);
+    },
+    90_000,
+  );
+}
+
+/** Every bound pod of `app` runs on a node of its subset's zone. */
+async function zonesMatch(app: string): Promise<void> {
+  const nodes = await k.core.listNode();
+  const zoneOf = new Map(nodes.items.map((n) => [n.metadata!.name!, n.metadata!.labels?.[ZONE]]));
+  for (const p of await podsOf(app)) expect(zoneOf.get(p.spec!.nodeName!)).toBe(`zone-${subsetOf(p)}`);
+}
+
+const template = (app: string, image: string) => ({
+  metadata: { labels: { app } },
+  spec: { containers: [{ name: 'main', image }] },
+});
+
+async function patchCloneSet(name: string, spec: object): Promise<void> {
+  await rest.request({
+    method: 'PATCH',
+    path: kruise('clonesets', name),
+    contentType: 'application/merge-patch+json',
+    body: { spec },
+    discardBody: true,
+  });
+}
+
+describe('WorkloadSpread', () => {
+  beforeAll(async () => {
+    await installCrds(k);
+    const agentNs = await testNamespace(k, 'agent', { [SUITE_LABEL]: suite });
+    ns = await testNamespace(k, 'ws', { [SUITE_LABEL]: suite });
+    config = testWebhookConfig(suite, agentNs, await freePort());
+    replica = await startReplica(k, config, 'replica-a', false, (ctx) => {
+      registerWorkloadSpreadController(ctx.manager, {
+        rest: ctx.rest,
+        events: ctx.events('workloadspread'),
+        namespace: ns,
+      });
+      registerCloneSetController(ctx.manager, { rest: ctx.rest, events: ctx.events('cloneset'), namespace: ns });
+      // CloneSet pods carry the KruisePodReady gate: without this they never turn Ready.
+      setupPodReadinessController(ctx, { namespace: ns });
+    });
+  });
+  afterAll(async () => {
+    await deleteConfigurations(k, config);
+    await replica?.stop();
+    await k.core.deleteNamespace({ name: ns }).catch(() => undefined);
+  });
+
+  it(
+    'places a 6-replica CloneSet 2/4, keeps it through a surge update, scales down from b',
+    { timeout: 180_000 },
+    async () => {
+      await createSpread('web', { apiVersion: 'apps.kruise.io/v1alpha1', kind: 'CloneSet', name: 'web' });
+      await rest.request({
+        method: 'POST',
+        path: kruise('clonesets'),
+        body: {
+          apiVersion: 'apps.kruise.io/v1alpha1',
+          kind: 'CloneSet',
+          metadata: { name: 'web' },
+          spec: {
+            replicas: 6,
+            selector: { matchLabels: { app: 'web' } },
+            template: template('web', 'registry.local/web:v1'),
+            updateStrategy: { type: 'ReCreate', maxSurge: 2, maxUnavailable: 0 },
+          },
+        },
+        discardBody: true,
+      });
+      expect(await placement('web', 6)).toEqual({ a: 2, b: 4 });
+      await zonesMatch('web');
+      const status = await eventually('subset statuses counted', async () => {
+        const s = (await getSpread('web')).status?.subsetStatuses;
+        return s?.[0]?.replicas === 2 && s[1]?.replicas === 4 ? s : undefined;
+      });
+      expect(status.map((s) => [s.name, s.replicas, s.missingReplicas])).toEqual([
+        ['a', 2, 0],
+        ['b', 4, -1],
+      ]);
+
+      await patchCloneSet('web', { template: template('web', 'registry.local/web:v2') });
+      await eventually(
+        'every web pod updated',
+        async () => {
+          const cs = await rest.request<{
+            metadata: { generation: number };
+            status?: { observedGeneration?: number; updatedReplicas?: number; replicas?: number };
+          }>({ method: 'GET', path: kruise('clonesets', 'web') });
+          const { status } = cs;
+          if (
+            status?.observedGeneration === cs.metadata.generation &&
+            status.updatedReplicas === 6 &&
+            status.replicas === 6
+          ) {
+            return true;
+          }
+          const pods = await podsOf('web');
+          const where = pods.map((p) => `${subsetOf(p)}:${p.metadata.labels?.['controller-revision-hash']}`);
+          throw new Error(`CloneSet status ${JSON.stringify(status)}; pods ${where.join(' ')}`);
+        },
+        120_000,
+      );
+      expect(await placement('web', 6)).toEqual({ a: 2, b: 4 });
+      await zonesMatch('web');
+
+      // Subset a (first) ranks above b: a scale-down takes b's pods first.
+      await eventually('deletion costs a=200, b=100', async () => {
+        const pods = await podsOf('web');
+        const costs = pods.map((p) => `${subsetOf(p)}=${p.metadata.annotations?.[COST] ?? '-'}`).sort();
+        if (costs.join(' ') === 'a=200 a=200 b=100 b=100 b=100 b=100') return true;
+        const revisions = pods.map((p) => p.metadata.labels?.['controller-revision-hash']).join(' ');
+        throw new Error(`costs ${costs.join(' ')}; revisions ${revisions}`);
+      });
+      await patchCloneSet('web', { replicas: 3 });
+      expect(await placement('web', 3)).toEqual({ a: 2, b: 1 });
+    },
+  );
+
+  it('spreads a Deployment the same way', async () => {
+    await createSpread('api', { apiVersion: 'apps/v1', kind: 'Deployment', name: 'api' });
+    await rest.request({
+      method: 'POST',
+      path: `/apis/apps/v1/namespaces/${ns}/deployments`,
+      body: {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'api' },
+        spec: {
+          replicas: 6,
+          selector: { matchLabels: { app: 'api' } },
+          template: template('api', 'registry.local/api:v1'),
+        },
+      },
+      discardBody: true,
+    });
+    expect(await placement('api', 6)).toEqual({ a: 2, b: 4 });
+    await zonesMatch('api');
+  });
+
+  it('reports a missing target with a condition and an event; pods are still admitted', async () => {
+    await createSpread('ghost', { apiVersion: 'apps.kruise.io/v1alpha1', kind: 'CloneSet', name: 'ghost' });
+    const condition = await eventually('TargetFound=False', async () =>
+      (await getSpread('ghost')).status?.conditions?.find((c) => c.type === 'TargetFound' && c.status === 'False'),
+    );
+    expect(condition.message).toBe(`CloneSet ${ns}/ghost (targetRef) not found`);
+    await eventually('TargetNotFound event', async () => {
+      const events = await k.core.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.name=ghost' });
+      return events.items.some((e) => e.type === 'Warning' && e.reason === 'TargetNotFound');
+    });
+    const pod = await rest.request<Pod>({
+      method: 'POST',
+      path: `/api/v1/namespaces/${ns}/pods`,
+      body: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          name: 'orphan',
+          labels: { app: 'orphan' },
+          ownerReferences: [
+            {
+              apiVersion: 'apps.kruise.io/v1alpha1',
+              kind: 'CloneSet',
+              name: 'ghost',
+              uid: '00000000-0000-0000-0000-000000000001',
+              controller: true,
+            },
+          ],
+        },
+        spec: { containers: [{ name: 'main', image: 'registry.local/x:v1' }] },
+      },
+    });
+    expect(pod.metadata.name).toBe('orphan');
+  });
+});
