@@ -32,11 +32,7 @@ export {
   sidecarSetToV1alpha1,
   sidecarSetToV1beta1,
 } from './sidecarset.js';
-export {
-  ANNOTATION_STATEFULSET_V1BETA1_PARTS,
-  statefulSetToV1alpha1,
-  statefulSetToV1beta1,
-} from './statefulset.js';
+export { ANNOTATION_STATEFULSET_V1BETA1_PARTS, statefulSetToV1alpha1, statefulSetToV1beta1 } from './statefulset.js';
 export { daemonSetToV1alpha1, daemonSetToV1beta1 } from './daemonset.js';
 
 type Json = Record<string, unknown>;
@@ -179,7 +175,9 @@ function daemonSetAsV1alpha1(document: Json): Validated {
   if (type === DAEMONSET_ROLLING_UPDATE_SURGING) {
     return {
       ok: false,
-      errors: [notSupported('spec.updateStrategy.rollingUpdate.rollingUpdateType', type, DAEMONSET_ROLLING_UPDATE_TYPES)],
+      errors: [
+        notSupported('spec.updateStrategy.rollingUpdate.rollingUpdateType', type, DAEMONSET_ROLLING_UPDATE_TYPES),
+      ],
     };
   }
   const outcome = convertKruiseObject(document, KRUISE_API_VERSION);
