@@ -9,6 +9,8 @@ import path from 'node:path';
 export interface AgentImageRuntime {
   nodeFlags: string[];
   env: Record<string, string>;
+  /** The script the image runs, relative to the repository root (agent/dist/bundle/main.js). */
+  script: string;
 }
 
 export function agentImageRuntime(root: string): AgentImageRuntime {
@@ -24,5 +26,5 @@ export function agentImageRuntime(root: string): AgentImageRuntime {
   for (const m of runtime.matchAll(/^ENV\s+(.+)$/gm)) {
     for (const pair of m[1]!.matchAll(/(\w+)=("[^"]*"|\S+)/g)) env[pair[1]!] = pair[2]!.replace(/^"|"$/g, '');
   }
-  return { nodeFlags, env };
+  return { nodeFlags, env, script: argv[script]! };
 }

@@ -11,6 +11,7 @@ import { parseAllDocuments } from 'yaml';
 import type { CloneSet } from '@flotilla/api';
 import { resourcePath, Resources } from '../../../agent/src/runtime/resource.js';
 import { PatchType, type KubeRest, type KubeRestClient } from '../../../agent/src/runtime/rest.js';
+import { agentImageRuntime } from '../agent-image.js';
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -142,7 +143,16 @@ export function agentCommand(root: string): { args: string[]; runtime: string } 
   const typecheck = spawnSync('npx', ['tsc', '-b', 'agent'], { cwd: root, stdio: 'ignore' }).status === 0;
   const main = path.join(root, 'agent/dist/main.js');
   const emitted = typecheck || (statSync(main, { throwIfNoEntry: false })?.mtimeMs ?? 0) >= startedAt - 1000;
-  if (emitted) return { args: [main], runtime: `node (agent/dist${typecheck ? '' : ', tree had type errors'})` };
+  const note = typecheck ? '' : ', tree had type errors';
+  if (emitted) {
+    // What the image runs (agent/scripts/bundle.mjs over the fresh dist), when it bundles.
+    const { script } = agentImageRuntime(root);
+    const bundled =
+      spawnSync(process.execPath, ['agent/scripts/bundle.mjs'], { cwd: root, stdio: 'ignore' }).status === 0;
+    if (bundled)
+      return { args: [path.join(root, script)], runtime: `node (${path.dirname(script)}, as the image${note})` };
+    return { args: [main], runtime: `node (agent/dist, not bundled${note})` };
+  }
   return {
     args: ['--conditions=@flotilla/source', '--import', 'tsx', 'agent/src/main.ts'],
     runtime: 'node + tsx (sources)',

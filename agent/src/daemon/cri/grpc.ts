@@ -4,14 +4,28 @@
  * socket, and unary calls with a deadline, cancellation and errors that keep the gRPC status and
  * read like the kubelet's (`NotFound: …`).
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import grpc from '@grpc/grpc-js';
 import protoLoader from '@grpc/proto-loader';
 import { AgentError, CriError } from '../../errors.js';
 import type { CallOptions } from './image-service.js';
 
-/** The vendored proto: agent/proto/runtime/v1/api.proto, from src/ and from dist/ alike. */
-export const CRI_PROTO_PATH = fileURLToPath(new URL('../../../proto/runtime/v1/api.proto', import.meta.url));
+/**
+ * The vendored proto, agent/proto/runtime/v1/api.proto: the first one above this module, which
+ * finds it from src/daemon/cri, dist/daemon/cri and the bundle in dist/bundle alike.
+ */
+export const CRI_PROTO_PATH = findAbove(path.dirname(fileURLToPath(import.meta.url)), 'proto/runtime/v1/api.proto');
+
+function findAbove(dir: string, relative: string): string {
+  for (let d = dir; ; d = path.dirname(d)) {
+    const candidate = path.join(d, relative);
+    if (existsSync(candidate)) return candidate;
+    // Not found: the loader's error names the path it was looked for at.
+    if (path.dirname(d) === d) return path.join(dir, relative);
+  }
+}
 
 /** OpenKruise raises the receive limit so ListImages works on nodes with many images. */
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
