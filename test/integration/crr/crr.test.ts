@@ -3,6 +3,8 @@
  * run's last cluster, the daemon stopping real containers in a real containerd through the CRI,
  * and the kubelet stand-in (harness.ts) restarting them and reporting it in the pod status.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContainerRecreateRequest } from '@flotilla/api';
 import { eventually, podCondition, strategicPatch } from '../helpers/kube.js';
@@ -133,6 +135,35 @@ describe('ContainerRecreateRequest', () => {
       expect(seen.has('False')).toBe(true);
     } finally {
       clearInterval(watch);
+    }
+  });
+
+  it('calls the container’s httpGet preStop hook before stopping it', async () => {
+    const hits: string[] = [];
+    const server = createServer((req, res) => {
+      hits.push(req.url ?? '');
+      res.end('ok');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      // The sandbox is on the host network, so the hook reaches 127.0.0.1 as the pod's own address.
+      const pod = await env.runPod('hooked', ['app'], {
+        containers: [
+          {
+            name: 'app',
+            image: 'flotilla.test/pause:1',
+            lifecycle: { preStop: { httpGet: { port, path: '/prestop' } } },
+          },
+        ],
+      });
+      await env.createCrr('hooked', pod, { containers: [{ name: 'app' }] });
+      const crr = await finished('hooked');
+      expect(crr.status?.phase).toBe('Completed');
+      expect(crr.spec.containers[0]?.preStop).toMatchObject({ httpGet: { port, path: '/prestop' } });
+      expect(hits).toEqual(['/prestop']);
+    } finally {
+      server.close();
     }
   });
 });

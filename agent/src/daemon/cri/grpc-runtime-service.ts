@@ -63,6 +63,15 @@ export function createGrpcRuntimeService(options: GrpcRuntimeServiceOptions): Ru
       );
       return res.exitCode ?? 0;
     },
+    async sandboxIp(podSandboxId, opts = {}) {
+      const res = await unary<unknown, { status?: { network?: { ip?: string } | null } | null }>(
+        client,
+        'podSandboxStatus',
+        { podSandboxId, verbose: false },
+        opts,
+      );
+      return res.status?.network?.ip ?? '';
+    },
     async stopContainer(containerId, timeoutSeconds, opts = {}) {
       await unary(client, 'stopContainer', { containerId, timeout: timeoutSeconds }, opts);
     },

@@ -34,6 +34,8 @@ export interface RuntimeService {
   startedAt(containerId: string, options?: CallOptions): Promise<number | undefined>;
   /** Runs a command in the container and waits up to timeoutSeconds (0: no limit). */
   execSync(containerId: string, cmd: string[], timeoutSeconds: number, options?: CallOptions): Promise<number>;
+  /** The pod sandbox's IP ('' when it has none of its own, e.g. on the host network). */
+  sandboxIp(podSandboxId: string, options?: CallOptions): Promise<string>;
   /** Stops the container: SIGTERM, then SIGKILL after timeoutSeconds. */
   stopContainer(containerId: string, timeoutSeconds: number, options?: CallOptions): Promise<void>;
   close(): void;

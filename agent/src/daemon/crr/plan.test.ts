@@ -176,4 +176,16 @@ describe('planPodRecreation', () => {
     });
     expect(plan.kills.map((k) => k.name)).toEqual(['side']);
   });
+
+  it('passes an httpGet preStop hook on with its named port resolved', () => {
+    const c = crr('r');
+    c.spec.containers[0] = {
+      ...c.spec.containers[0]!,
+      preStop: { httpGet: { port: 'admin', path: '/quit' } },
+      ports: [{ name: 'admin', containerPort: 8081 }],
+    };
+    const plan = planPodRecreation([c], [running('app'), running('side')], T0);
+    expect(plan.kills[0]?.preStopHttp).toEqual({ scheme: 'http', host: undefined, port: 8081, path: '/quit' });
+    expect(plan.kills[0]?.podSandboxId).toBe('sb');
+  });
 });

@@ -47,6 +47,9 @@ export interface KillOrder {
   graceSeconds: number;
   /** The preStop command to run first, if the container has an exec preStop hook. */
   preStop?: string[];
+  /** The preStop HTTP GET to make first, if the hook is an httpGet (the port resolved by name). */
+  preStopHttp?: { scheme: string; host?: string; port: number; path: string };
+  podSandboxId: string;
 }
 
 export interface PodPlan {
@@ -131,13 +134,26 @@ function restartedStep(c: CrrContainer, prev: CrrContainerRecreateState | undefi
 /** The order to stop a running container, with its preStop command and grace. */
 function killOrder(c: CrrContainer, running: PodRuntimeContainer, crr: ContainerRecreateRequest): KillOrder {
   const command = c.preStop?.exec?.command ?? [];
+  const http = preStopHttp(c);
   return {
     crr,
     name: c.name,
     containerId: running.id,
+    podSandboxId: running.podSandboxId,
     graceSeconds: crr.spec.strategy?.terminationGracePeriodSeconds ?? DEFAULT_GRACE_SECONDS,
     ...(command.length > 0 ? { preStop: command } : {}),
+    ...(http ? { preStopHttp: http } : {}),
   };
+}
+
+/** The httpGet preStop hook with its port as a number (a named port looked up in `ports`). */
+function preStopHttp(c: CrrContainer): KillOrder['preStopHttp'] {
+  const get = c.preStop?.httpGet;
+  if (!get) return undefined;
+  const port =
+    typeof get.port === 'number' ? get.port : (c.ports ?? []).find((p) => p.name === get.port)?.containerPort;
+  if (port === undefined) return undefined;
+  return { scheme: (get.scheme ?? 'HTTP').toLowerCase(), host: get.host, port, path: get.path ?? '/' };
 }
 
 /** A container not yet restarted: stop it, unless stopped already, exited, or waiting its turn. */

@@ -62,9 +62,23 @@ async function kill(runtime: RuntimeService, order: KillOrder, ctx: ReconcileCon
       ctx.log.warn({ container: order.name, err: errorMessage(err) }, 'preStop hook failed');
     }
   }
+  if (order.preStopHttp) await httpPreStop(runtime, order, ctx);
   await runtime.stopContainer(order.containerId, order.graceSeconds, {
     timeoutMs: (order.graceSeconds + 30) * 1000,
   });
+}
+
+/** GETs the hook's URL (host: the hook's, else the sandbox IP, else the node), within the grace. */
+async function httpPreStop(runtime: RuntimeService, order: KillOrder, ctx: ReconcileContext): Promise<void> {
+  const hook = order.preStopHttp!;
+  try {
+    const host = hook.host || (await runtime.sandboxIp(order.podSandboxId)) || '127.0.0.1';
+    const url = `${hook.scheme}://${host.includes(':') ? `[${host}]` : host}:${hook.port}${hook.path}`;
+    const res = await fetch(url, { signal: AbortSignal.timeout(Math.max(1, order.graceSeconds) * 1000) });
+    await res.body?.cancel();
+  } catch (err) {
+    ctx.log.warn({ container: order.name, err: errorMessage(err) }, 'preStop hook failed');
+  }
 }
 
 /** The status with the container marked Failed. */
