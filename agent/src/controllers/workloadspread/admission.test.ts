@@ -1,0 +1,101 @@
+import type { WorkloadSpread } from '@flotilla/api';
+import { describe, expect, it } from 'vitest';
+import { KubeApiError } from '../../errors.js';
+import { spreadGuard, type SpreadStore } from './admission.js';
+import type { SpreadPod } from './subsets.js';
+
+const spread = (): WorkloadSpread => ({
+  apiVersion: 'apps.kruise.io/v1alpha1',
+  kind: 'WorkloadSpread',
+  metadata: { name: 'ws', namespace: 'ns', resourceVersion: '1' },
+  spec: {
+    targetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'api' },
+    subsets: [{ name: 'a', maxReplicas: 1 }, { name: 'b' }],
+  },
+});
+
+const pod = (name: string): SpreadPod => ({
+  metadata: {
+    name,
+    labels: { 'pod-template-hash': 'h1' },
+    ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'api-h1', controller: true }],
+  },
+});
+
+/** A store over one WorkloadSpread whose status writes fail with 409 `conflicts` times first. */
+function store(conflicts = 0): SpreadStore & { writes: WorkloadSpread[] } {
+  let stored = spread();
+  const writes: WorkloadSpread[] = [];
+  return {
+    writes,
+    list: () => [stored],
+    get: () => Promise.resolve(stored),
+    updateStatus: (ws) => {
+      if (conflicts-- > 0) {
+        stored = {
+          ...stored,
+          metadata: { ...stored.metadata, resourceVersion: String(Number(stored.metadata?.resourceVersion) + 1) },
+        };
+        return Promise.reject(new KubeApiError(409, 'the object has been modified', { reason: 'Conflict' }));
+      }
+      stored = ws;
+      writes.push(ws);
+      return Promise.resolve(ws);
+    },
+    getWorkload: (_ref, _ns, name) =>
+      Promise.resolve(
+        name === 'api-h1'
+          ? {
+              metadata: {
+                name,
+                ownerReferences: [
+                  { uid: 'd', controller: true, apiVersion: 'apps/v1', kind: 'Deployment', name: 'api' },
+                ],
+              },
+            }
+          : undefined,
+      ),
+  };
+}
+
+const now = (): number => Date.parse('2026-01-01T00:00:00Z');
+
+describe('spreadGuard', () => {
+  it('finds a Deployment’s spread through the ReplicaSet and fills a, then b', async () => {
+    const s = store();
+    const guard = spreadGuard({ store: s, now });
+    const first = await guard.assign({ namespace: 'ns', pod: pod('p1'), dryRun: false });
+    const second = await guard.assign({ namespace: 'ns', pod: pod('p2'), dryRun: false });
+    expect([first?.matched, second?.matched]).toEqual([
+      { name: 'ws', subset: 'a' },
+      { name: 'ws', subset: 'b' },
+    ]);
+    expect(s.writes.at(-1)?.status?.versionedSubsetStatuses?.h1?.[0]).toMatchObject({
+      missingReplicas: 0,
+      creatingPods: { p1: '2026-01-01T00:00:00.000Z' },
+    });
+  });
+
+  it('retries a conflicting write on a fresh read', async () => {
+    const s = store(2);
+    const assignment = await spreadGuard({ store: s, now }).assign({ namespace: 'ns', pod: pod('p1'), dryRun: false });
+    expect(assignment?.matched.subset).toBe('a');
+    expect(s.writes).toHaveLength(1);
+  });
+
+  it('writes nothing on a dry run, and keys a nameless pod by a generated uid', async () => {
+    const s = store();
+    const guard = spreadGuard({ store: s, now, newUid: () => 'u-1' });
+    expect((await guard.assign({ namespace: 'ns', pod: pod('p1'), dryRun: true }))?.matched.subset).toBe('a');
+    expect(s.writes).toHaveLength(0);
+    const nameless = await guard.assign({ namespace: 'ns', pod: pod(''), dryRun: false });
+    expect(nameless?.matched).toEqual({ name: 'ws', subset: 'a', uid: 'u-1' });
+  });
+
+  it('leaves pods of other owners alone', async () => {
+    const other = { ...pod('p'), metadata: { ...pod('p').metadata, ownerReferences: [] } };
+    expect(
+      await spreadGuard({ store: store(), now }).assign({ namespace: 'ns', pod: other, dryRun: false }),
+    ).toBeUndefined();
+  });
+});
