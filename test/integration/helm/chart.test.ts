@@ -196,6 +196,11 @@ describe('helm template with the required values', () => {
       rule([''], ['persistentvolumeclaims'], ['list', 'watch', 'create', 'update', 'delete']),
       rule([''], ['nodes'], ['get', 'list', 'watch']),
       rule([''], ['namespaces'], ['get', 'list', 'watch']),
+      rule(['apps.kruise.io'], ['workloadspreads'], ['get', 'list', 'watch', 'create', 'patch', 'delete']),
+      rule(['apps.kruise.io'], ['workloadspreads/status'], ['update']),
+      rule(['apps'], ['replicasets'], ['get', 'list', 'watch']),
+      rule(['apps'], ['deployments', 'statefulsets'], ['get']),
+      rule(['batch'], ['jobs'], ['get']),
       rule([''], ['events'], ['create', 'patch']),
       rule(['apps'], ['controllerrevisions'], rw),
       rule(
