@@ -100,11 +100,18 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     }),
   });
   holder.controller.watch(nodeImages);
+  const crrEvents = new EventRecorder({
+    sink: kubeEventSink(rest),
+    component: 'flotilla-daemon/containerrecreate',
+    instance: config.nodeName,
+    logger: log,
+  });
   registerCrrDaemon(manager, {
     nodeName: config.nodeName,
     runtime,
     writer: kubeCrrStatusWriter(rest),
     clock,
+    events: crrEvents,
   });
   manager.addReadinessCheck('cri', async () => {
     await images.listImages({ timeoutMs: 5000 });
@@ -118,6 +125,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       await untilAborted(signal);
       await puller.stop();
       await events.flush();
+      await crrEvents.flush();
       images.close();
       runtime.close();
     },

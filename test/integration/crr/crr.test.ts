@@ -52,6 +52,14 @@ describe('ContainerRecreateRequest', () => {
     expect(after.status!.containerStatuses!.find((s) => s.name === 'side')!.containerID).toBe(sideBefore);
     expect(await env.realState('one', 'side')).toBe('CONTAINER_RUNNING');
     expect(await env.realState('one', 'app')).toBe('CONTAINER_RUNNING');
+    const events = await eventually('the Killing event on the pod', async () => {
+      const list = await env.k.core.listNamespacedEvent({
+        namespace: env.ns,
+        fieldSelector: 'involvedObject.name=one',
+      });
+      return list.items.find((e) => e.reason === 'Killing');
+    });
+    expect(events.message).toBe('Stopping container app by ContainerRecreateRequest restart-app');
   });
 
   it('with orderedRecreate stops the second container only after the first is back', async () => {

@@ -20,6 +20,7 @@ import {
   type ContainerRecreateRequest,
   type CrrSourcePod,
 } from '@flotilla/api';
+import { EventRecorder, kubeEventSink } from '../../../agent/src/runtime/events.js';
 import { kubeListWatcher } from '../../../agent/src/runtime/kube-list-watch.js';
 import { Manager } from '../../../agent/src/runtime/manager.js';
 import { RuntimeMetrics } from '../../../agent/src/runtime/metrics.js';
@@ -94,6 +95,12 @@ export async function startCrrEnv(): Promise<CrrEnv> {
     runtime,
     writer: kubeCrrStatusWriter(rest),
     clock: systemClock,
+    events: new EventRecorder({
+      sink: kubeEventSink(rest),
+      component: 'flotilla-daemon/containerrecreate',
+      instance: node,
+      logger,
+    }),
     resyncMs: 1000,
   });
   const done = manager.start();

@@ -11,6 +11,7 @@ import {
   type CrrStatus,
 } from '@flotilla/api';
 import type { Clock } from '../../runtime/clock.js';
+import type { EventRecording } from '../../runtime/events.js';
 import type { ComponentRegistrar } from '../../runtime/component.js';
 import type { Controller } from '../../runtime/controller.js';
 import { namespacedKey } from '../../runtime/kube-object.js';
@@ -38,6 +39,7 @@ export interface CrrDaemonOptions {
   runtime: RuntimeService;
   writer: CrrStatusWriter;
   clock: Clock;
+  events?: EventRecording;
   resyncMs?: number;
 }
 
@@ -54,6 +56,7 @@ export function registerCrrDaemon(manager: ComponentRegistrar, options: CrrDaemo
       runtime: options.runtime,
       writer: options.writer,
       clock: options.clock,
+      events: options.events,
       resyncMs: options.resyncMs ?? 10_000,
     }),
   });

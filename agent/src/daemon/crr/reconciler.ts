@@ -14,6 +14,7 @@ import {
 import { errorMessage } from '../../errors.js';
 import type { ReadStore } from '../../runtime/cache.js';
 import type { Clock } from '../../runtime/clock.js';
+import type { EventRecording } from '../../runtime/events.js';
 import type { ReconcileContext, Reconciler } from '../../runtime/controller.js';
 import { KUBELET_LABEL_POD_UID, type RuntimeService } from '../cri/runtime-service.js';
 import {
@@ -34,6 +35,8 @@ export interface CrrDaemonDeps {
   runtime: RuntimeService;
   writer: CrrStatusWriter;
   clock: Clock;
+  /** Events about the pods whose containers are stopped (as kruise-daemon records them). */
+  events?: EventRecording;
   /** Look again this often while a CRR is unfinished (runtime changes raise no events). */
   resyncMs: number;
 }
@@ -49,8 +52,20 @@ async function podContainers(runtime: RuntimeService, podUid: string): Promise<P
 }
 
 /** Runs the preStop command (its failure does not keep the container from stopping), then stops it. */
-async function kill(runtime: RuntimeService, order: KillOrder, ctx: ReconcileContext): Promise<void> {
+async function kill(deps: CrrDaemonDeps, order: KillOrder, ctx: ReconcileContext): Promise<void> {
+  const runtime = deps.runtime;
   const crr = order.crr.metadata?.name;
+  const meta = order.crr.metadata;
+  deps.events?.event(
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { namespace: meta?.namespace, name: order.crr.spec.podName, uid: meta?.labels?.[LABEL_CRR_POD_UID] },
+    },
+    'Normal',
+    'Killing',
+    `Stopping container ${order.name} by ContainerRecreateRequest ${crr}`,
+  );
   ctx.log.info(
     { crr, container: order.name, id: order.containerId },
     `Stopping container ${order.name} by ContainerRecreateRequest ${crr}`,
@@ -99,7 +114,7 @@ function withFailure(
 async function killAll(deps: CrrDaemonDeps, plan: PodPlan, now: number, ctx: ReconcileContext): Promise<void> {
   for (const order of plan.kills) {
     try {
-      await kill(deps.runtime, order, ctx);
+      await kill(deps, order, ctx);
     } catch (err) {
       const name = order.crr.metadata?.name ?? '';
       const status = plan.statuses.get(name) ?? order.crr.status ?? {};
