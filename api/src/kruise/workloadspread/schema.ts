@@ -145,7 +145,8 @@ export const WorkloadSpreadStatusSchema = strictObject(
     subsetStatuses: Type.Optional(Type.Array(WorkloadSpreadSubsetStatusSchema)),
     versionedSubsetStatuses: Type.Optional(
       mapOf(Type.Array(WorkloadSpreadSubsetStatusSchema), {
-        description: 'Subset statuses per pod version (Deployment and ReplicaSet targets), so rolling updates keep the spread.',
+        description:
+          'Subset statuses per pod version (Deployment, ReplicaSet and CloneSet targets), so rolling updates keep the spread.',
       }),
     ),
     conditions: Type.Optional(Type.Array(WorkloadSpreadConditionSchema)),

@@ -16,7 +16,8 @@ function ws(spec: Partial<WorkloadSpreadSpec> = {}, name = 'ws'): WorkloadSpread
   };
 }
 
-const messages = (spec: Partial<WorkloadSpreadSpec>): string[] => validateWorkloadSpread(ws(spec)).map(formatFieldError);
+const messages = (spec: Partial<WorkloadSpreadSpec>): string[] =>
+  validateWorkloadSpread(ws(spec)).map(formatFieldError);
 
 describe('WorkloadSpread validation', () => {
   it('accepts every target kind v1.9 spreads, from its groups', () => {
@@ -39,7 +40,14 @@ describe('WorkloadSpread validation', () => {
   });
 
   it('takes percentages summing to 100%, or less with an unlimited last subset', () => {
-    expect(messages({ subsets: [{ name: 'a', maxReplicas: '40%' }, { name: 'b', maxReplicas: '60%' }] })).toEqual([]);
+    expect(
+      messages({
+        subsets: [
+          { name: 'a', maxReplicas: '40%' },
+          { name: 'b', maxReplicas: '60%' },
+        ],
+      }),
+    ).toEqual([]);
     expect(messages({ subsets: [{ name: 'a', maxReplicas: '40%' }, { name: 'b' }] })).toEqual([]);
   });
 
@@ -55,7 +63,7 @@ describe('WorkloadSpread validation', () => {
 
   it('wants adaptive settings only with type Adaptive', () => {
     expect(messages({ scheduleStrategy: { adaptive: { rescheduleCriticalSeconds: 5 } } })).toContain(
-      "spec.scheduleStrategy.type: Invalid value: \"\": the scheduleStrategy's type must be adaptive when using adaptive scheduleStrategy",
+      'spec.scheduleStrategy.type: Invalid value: "": the scheduleStrategy\'s type must be adaptive when using adaptive scheduleStrategy',
     );
   });
 
