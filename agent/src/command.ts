@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { createRootLogger, type LogLevel } from './logger.js';
 import { type KubeCredentials, loadKubeCredentials } from './runtime/kubeconfig/index.js';
+import { EVENT_LOOP_MONITOR_MS } from './runtime/event-loop.js';
 
 /** What a command's configuration says about the process. */
 export interface ProcessConfig {
@@ -45,7 +46,7 @@ export async function prepareCommand<Config extends ProcessConfig>(
     return undefined;
   }
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_MONITOR_MS });
   const logger = createRootLogger(config.logLevel);
   if (loaded.delegatedBecause) {
     logger.info({ field: loaded.delegatedBecause }, 'kubeconfig needs @kubernetes/client-node for its credentials');

@@ -8,6 +8,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { MessagePort } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { ObjectCache } from '../../runtime/cache.js';
+import { EVENT_LOOP_MONITOR_MS } from '../../runtime/event-loop.js';
 import { deepFreeze, type KubeObject } from '../../runtime/kube-object.js';
 import { wiredDefinitions, type WebhookStores } from '../handlers.js';
 import type { DeletionInventory } from '../validating/deletion-protection-handler.js';
@@ -18,30 +19,43 @@ import type { WebhookServerMetrics } from '../metrics.js';
 import { WebhookServer } from '../server.js';
 import { STORE_NAMES, type FromThread, type StoreName, type ThreadInit, type ToThread } from './protocol.js';
 
-/** The event-loop monitor's interval (ms), as prom-client's default for nodejs_eventloop_lag_*. */
-const LOOP_RESOLUTION_MS = 10;
-
 /** Metrics batched into one message per flush: a message per review would cost the main thread more. */
 class BatchedMetrics implements WebhookServerMetrics {
   #observations: [string, boolean, number][] = [];
   #connections = 0;
   #abandoned = 0;
+  #timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly post: (msg: FromThread) => void) {}
+  /** Sends what was recorded `flushMs` after the first record: an idle thread never wakes for it. */
+  constructor(
+    private readonly post: (msg: FromThread) => void,
+    private readonly flushMs: number,
+  ) {}
 
   observe(path: string, allowed: boolean, seconds: number): void {
     this.#observations.push([path, allowed, seconds]);
+    this.#schedule();
   }
 
   connection(): void {
     this.#connections++;
+    this.#schedule();
   }
 
   abandoned(): void {
     this.#abandoned++;
+    this.#schedule();
+  }
+
+  #schedule(): void {
+    if (this.#timer) return;
+    this.#timer = setTimeout(() => this.flush(), this.flushMs);
+    this.#timer.unref();
   }
 
   flush(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
     if (this.#observations.length === 0 && this.#connections === 0 && this.#abandoned === 0) return;
     this.post({
       type: 'metrics',
@@ -75,10 +89,8 @@ export function serveAdmissions(port: MessagePort, init: ThreadInit, logger: Log
     StoreName,
     ObjectCache<KubeObject>
   >;
-  const metrics = new BatchedMetrics(post);
-  const flushTimer = setInterval(() => metrics.flush(), init.flushMs);
-  flushTimer.unref();
-  const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+  const metrics = new BatchedMetrics(post, init.flushMs);
+  const loop = monitorEventLoopDelay({ resolution: EVENT_LOOP_MONITOR_MS });
   loop.enable();
 
   const server = new WebhookServer({ host: init.config.host, port: init.config.port, logger, metrics });
@@ -191,7 +203,7 @@ export function serveAdmissions(port: MessagePort, init: ThreadInit, logger: Log
             p50: loop.percentile(50) / 1e9,
             p99: loop.percentile(99) / 1e9,
             max: loop.max / 1e9,
-            resolution: LOOP_RESOLUTION_MS / 1000,
+            resolution: EVENT_LOOP_MONITOR_MS / 1000,
           };
           loop.reset();
           return { stats };
@@ -203,7 +215,6 @@ export function serveAdmissions(port: MessagePort, init: ThreadInit, logger: Log
           metrics.flush();
           if (msg.final) {
             // Nothing keeps the thread alive after this (the host terminates it anyway).
-            clearInterval(flushTimer);
             loop.disable();
             port.unref();
           }
