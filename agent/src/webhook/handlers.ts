@@ -5,7 +5,7 @@
  * read-only `WebhookStores` below.
  */
 import type { Logger } from 'pino';
-import { invalid, LABEL_SIDECARSET_NAME, type SidecarSet } from '@flotilla/api';
+import { invalid, LABEL_SIDECARSET_NAME, type SidecarSet, type WorkloadSpread } from '@flotilla/api';
 import type { ReadStore } from '../runtime/cache.js';
 import { parseWhitelist, WHITELIST_KEY } from '../controllers/sidecarset/control/patch-metadata.js';
 import type { InjectionConflict } from '../controllers/sidecarset/inject.js';
@@ -32,6 +32,8 @@ export interface WebhookStores {
   revisions: ReadStore<ControllerRevision>;
   /** The patchPodMetadata whitelist ConfigMap, when it exists. */
   configMaps: ReadStore<ConfigMapLike>;
+  /** WorkloadSpreads: a pod is only taken to the main thread's guard when its namespace has one. */
+  workloadSpreads: ReadStore<WorkloadSpread>;
 }
 
 /** What the handlers need besides the stores. */
@@ -87,7 +89,12 @@ export function wiredDefinitions(stores: WebhookStores, wiring: HandlerWiring): 
       revisions: revisionsOf,
       onConflicts: (conflicts, namespace) => wiring.onConflicts(conflicts, namespace),
       sortSidecarContainersByName: config.sortSidecarContainersByName,
-      spread: wiring.spreadGuard,
+      spread: {
+        assign: (query) =>
+          stores.workloadSpreads.list(query.namespace).length > 0
+            ? wiring.spreadGuard.assign(query)
+            : Promise.resolve(undefined),
+      },
     },
     extraValidation: {
       SidecarSet: (object) => {

@@ -27,8 +27,6 @@ import { pubGuard as createPubGuard } from '../controllers/podunavailablebudget/
 import { kubePubStore } from '../controllers/podunavailablebudget/guard-store.js';
 import { spreadGuard as createSpreadGuard } from '../controllers/workloadspread/admission.js';
 import { kubeSpreadStore } from '../controllers/workloadspread/spread-store.js';
-import { Resources } from '../runtime/resource.js';
-import type { WorkloadSpread } from '@flotilla/api';
 import { systemClock } from '../runtime/clock.js';
 
 export { WebhookServer } from './server.js';
@@ -68,8 +66,10 @@ export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): Webhoo
     onDenied: (pod, reason, message) => podEvents.event(pod, 'Warning', reason, message),
   });
   // WorkloadSpread assignments read the namespace's WorkloadSpreads from this cache, then write live.
-  const spreads = ctx.manager.informer<WorkloadSpread>({ resource: Resources.workloadSpreads });
-  const spreadGuard = createSpreadGuard({ store: kubeSpreadStore(ctx.rest, spreads), now: () => systemClock.now() });
+  const spreadGuard = createSpreadGuard({
+    store: kubeSpreadStore(ctx.rest, informers.workloadSpreads),
+    now: () => systemClock.now(),
+  });
   const definitions = wiredDefinitions(informers, {
     config,
     logger: log,
@@ -102,7 +102,13 @@ export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): Webhoo
     publishBundle: bundlePublisher(ctx.rest, config, definitions),
     logger: ctx.logger,
   });
-  const caches = [informers.sidecarSets, informers.namespaces, informers.revisions, informers.configMaps];
+  const caches = [
+    informers.sidecarSets,
+    informers.namespaces,
+    informers.revisions,
+    informers.configMaps,
+    informers.workloadSpreads,
+  ];
   ctx.run(
     certSyncRunnable({ certs, server, thread, informers: caches, syncIntervalMs: config.syncIntervalMs, logger: log }),
   );

@@ -1,9 +1,9 @@
 /**
  * The informers whose caches the webhook's handlers read, registered on the manager of every
- * replica: SidecarSets, Namespaces (their labels), the SidecarSets' revisions and the
- * patchPodMetadata whitelist ConfigMap.
+ * replica: SidecarSets, Namespaces (their labels), the SidecarSets' revisions, the
+ * patchPodMetadata whitelist ConfigMap and WorkloadSpreads.
  */
-import { KRUISE_SYSTEM_NAMESPACE, LABEL_SIDECARSET_NAME, type SidecarSet } from '@flotilla/api';
+import { KRUISE_SYSTEM_NAMESPACE, LABEL_SIDECARSET_NAME, type SidecarSet, type WorkloadSpread } from '@flotilla/api';
 import { sidecarSetInformer } from '../kube/sidecarset-informer.js';
 import type { ControllerRevision, Namespace } from '../kube/types.js';
 import type { ComponentRegistrar } from '../runtime/component.js';
@@ -18,6 +18,7 @@ export interface WebhookInformers extends WebhookStores {
   namespaces: Informer<Namespace>;
   revisions: Informer<ControllerRevision>;
   configMaps: Informer<ConfigMapLike>;
+  workloadSpreads: Informer<WorkloadSpread>;
 }
 
 /** The namespace SidecarSet revisions live in (OpenKruise: the manager's, kruise-system by default). */
@@ -39,5 +40,6 @@ export function webhookInformers(manager: ComponentRegistrar, config: WebhookCon
       namespace: config.namespace,
       fieldSelector: `metadata.name=${config.whitelistConfigMap}`,
     }),
+    workloadSpreads: manager.informer<WorkloadSpread>({ resource: Resources.workloadSpreads }),
   };
 }

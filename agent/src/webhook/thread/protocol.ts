@@ -17,7 +17,13 @@ import type { PubQuery, PubVerdict } from '../../controllers/podunavailablebudge
 
 /** The caches mirrored into the admission thread. */
 export type StoreName = keyof WebhookStores;
-export const STORE_NAMES: readonly StoreName[] = ['sidecarSets', 'namespaces', 'revisions', 'configMaps'];
+export const STORE_NAMES: readonly StoreName[] = [
+  'sidecarSets',
+  'namespaces',
+  'revisions',
+  'configMaps',
+  'workloadSpreads',
+];
 
 /** What the admission thread starts with (its workerData). */
 export interface ThreadInit {
