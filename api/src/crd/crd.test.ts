@@ -71,6 +71,7 @@ describe('generated CRDs', () => {
           ['v1beta1', true, true],
         ],
       ]),
+      ['WorkloadSpread', [['v1alpha1', true, true]]],
       ['PodUnavailableBudget', [['v1alpha1', true, true]]],
       ['ContainerRecreateRequest', [['v1alpha1', true, true]]],
     ]);
@@ -131,6 +132,7 @@ describe('generated CRDs', () => {
       ['broadcastjobs.apps.kruise.io', 'Namespaced', 'BroadcastJobList', ['bcj']],
       ['statefulsets.apps.kruise.io', 'Namespaced', 'StatefulSetList', ['sts', 'asts']],
       ['daemonsets.apps.kruise.io', 'Namespaced', 'DaemonSetList', ['daemon', 'ads']],
+      ['workloadspreads.apps.kruise.io', 'Namespaced', 'WorkloadSpreadList', ['ws']],
       ['podunavailablebudgets.policy.kruise.io', 'Namespaced', 'PodUnavailableBudgetList', ['pub']],
       ['containerrecreaterequests.apps.kruise.io', 'Namespaced', 'ContainerRecreateRequestList', ['crr']],
     ]);

@@ -45,7 +45,17 @@ import { validateSidecarSetUpdate } from './sidecarset/update.js';
 import { validateSidecarSet } from './sidecarset/validation.js';
 
 /** Any object of the kinds Flotilla serves. */
-export type KruiseObject = CloneSet | SidecarSet | ImagePullJob | NodeImage | BroadcastJob | PodUnavailableBudget | WorkloadSpread | DaemonSet | StatefulSet | ContainerRecreateRequest;
+export type KruiseObject =
+  | CloneSet
+  | SidecarSet
+  | ImagePullJob
+  | NodeImage
+  | BroadcastJob
+  | PodUnavailableBudget
+  | WorkloadSpread
+  | DaemonSet
+  | StatefulSet
+  | ContainerRecreateRequest;
 
 const VALIDATORS: Readonly<Record<KruiseKindName, (document: unknown) => FieldError[]>> = {
   CloneSet: validateCloneSet,

@@ -80,7 +80,7 @@ describe('helm package', () => {
       await helmOk(['package', chartDir, '--destination', out]);
       const tgz = path.join(out, 'flotilla-agent-0.1.0.tgz');
       const ms = parseManifests(await helmOk(['template', 'flotilla-agent', tgz, ...REQUIRED]));
-      expect(all(ms, 'CustomResourceDefinition')).toHaveLength(5);
+      expect(all(ms, 'CustomResourceDefinition')).toHaveLength(generateAllCrds().length);
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
@@ -97,13 +97,7 @@ describe('helm template with the required values', () => {
         'ClusterRole/flotilla-agent-manager',
         'ClusterRoleBinding/flotilla-agent-daemon',
         'ClusterRoleBinding/flotilla-agent-manager',
-        'CustomResourceDefinition/broadcastjobs.apps.kruise.io',
-        'CustomResourceDefinition/clonesets.apps.kruise.io',
-        'CustomResourceDefinition/containerrecreaterequests.apps.kruise.io',
-        'CustomResourceDefinition/daemonsets.apps.kruise.io',
-        'CustomResourceDefinition/imagepulljobs.apps.kruise.io',
-        'CustomResourceDefinition/nodeimages.apps.kruise.io',
-        'CustomResourceDefinition/sidecarsets.apps.kruise.io',
+        ...generateAllCrds().map((c) => `CustomResourceDefinition/${c.metadata.name}`),
         'DaemonSet/flotilla-agent-daemon',
         'Deployment/flotilla-agent-manager',
         'MutatingWebhookConfiguration/flotilla-agent-mutating',
@@ -205,12 +199,18 @@ describe('helm template with the required values', () => {
       rule(['apps'], ['controllerrevisions'], rw),
       rule(
         ['apps.kruise.io'],
-        ['clonesets', 'sidecarsets', 'imagepulljobs', 'broadcastjobs', 'daemonsets'],
+        ['clonesets', 'sidecarsets', 'imagepulljobs', 'broadcastjobs', 'daemonsets', 'statefulsets'],
         ['get', 'list', 'watch', 'create', 'patch', 'delete'],
       ),
       rule(
         ['apps.kruise.io'],
-        ['clonesets/status', 'broadcastjobs/status', 'daemonsets/status', 'imagepulljobs/status'],
+        [
+          'clonesets/status',
+          'broadcastjobs/status',
+          'daemonsets/status',
+          'statefulsets/status',
+          'imagepulljobs/status',
+        ],
         ['update'],
       ),
       rule(['apps.kruise.io'], ['sidecarsets/status'], ['patch']),
@@ -221,7 +221,13 @@ describe('helm template with the required values', () => {
       rule(['apps'], ['deployments', 'replicasets', 'statefulsets'], ['get']),
       rule(
         ['apps.kruise.io'],
-        ['clonesets/finalizers', 'sidecarsets/finalizers', 'broadcastjobs/finalizers', 'daemonsets/finalizers'],
+        [
+          'clonesets/finalizers',
+          'sidecarsets/finalizers',
+          'broadcastjobs/finalizers',
+          'daemonsets/finalizers',
+          'statefulsets/finalizers',
+        ],
         ['update'],
       ),
       rule(['apps.kruise.io'], ['nodeimages'], rw),
@@ -240,7 +246,7 @@ describe('helm template with the required values', () => {
       ),
       rule(
         ['apps.kruise.io'],
-        ['clonesets', 'sidecarsets', 'imagepulljobs', 'nodeimages', 'broadcastjobs', 'daemonsets'],
+        ['clonesets', 'sidecarsets', 'imagepulljobs', 'nodeimages', 'broadcastjobs', 'statefulsets', 'daemonsets'],
         ['list', 'patch'],
       ),
       rule(
@@ -254,6 +260,7 @@ describe('helm template with the required values', () => {
           'imagepulljobs.apps.kruise.io',
           'nodeimages.apps.kruise.io',
           'broadcastjobs.apps.kruise.io',
+          'statefulsets.apps.kruise.io',
           'daemonsets.apps.kruise.io',
         ],
       ),
@@ -578,7 +585,7 @@ describe('helm template with changed values', () => {
     expect(all(unmanaged, 'CustomResourceDefinition')).toEqual([]);
     const deletable = await render([...REQUIRED, ...set('crds.keep=false')]);
     const crds = all(deletable, 'CustomResourceDefinition');
-    expect(crds).toHaveLength(5);
+    expect(crds).toHaveLength(generateAllCrds().length);
     for (const crd of crds) expect(crd.metadata.annotations?.['helm.sh/resource-policy']).toBeUndefined();
   });
 
