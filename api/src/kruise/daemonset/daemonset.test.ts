@@ -33,6 +33,15 @@ describe('defaultDaemonSet', () => {
     expect(rolling).toEqual({ rollingUpdateType: 'Standard', maxSurge: 1, maxUnavailable: 0 });
   });
 
+  it('leaves Surging alone at v1beta1, where validation refuses it', () => {
+    const beta = {
+      ...base({ rollingUpdateType: 'Surging' }),
+      apiVersion: 'apps.kruise.io/v1beta1',
+    } as unknown as DaemonSet;
+    const rolling = defaultDaemonSet(beta).spec.updateStrategy?.rollingUpdate;
+    expect(rolling).toEqual({ rollingUpdateType: 'Surging', maxUnavailable: 1, maxSurge: 0 });
+  });
+
   it('keeps a set maxSurge without adding maxUnavailable', () => {
     const rolling = defaultDaemonSet(base({ maxSurge: '10%' })).spec.updateStrategy?.rollingUpdate;
     expect(rolling).toEqual({ rollingUpdateType: 'Standard', maxSurge: '10%' });

@@ -2,12 +2,12 @@
  * Advanced DaemonSet defaults as OpenKruise v1.9's mutating webhook applies them
  * (SetDefaultsDaemonSet in apis/apps/defaults/v1alpha1.go, SetDefaultsDaemonSetV1beta1 in
  * v1beta1.go), with the pod template defaults the TemplateNoDefaults gate leaves on by default.
- * The v1alpha1 form is the one defaulted here: v1beta1 input is converted to it first, and its
- * only extra rule (the deprecated `Surging`) cannot come from v1beta1.
+ * Both versions are defaulted alike, except that only v1alpha1 knows the deprecated `Surging`:
+ * at v1beta1 it is left for validation to refuse, as v1.9's per-version defaults do.
  */
 import { cloneJson } from '../../validation/json.js';
 import { defaultPodSpec } from '../common/pod-defaults.js';
-import { DAEMONSET_ROLLING_UPDATE_SURGING } from '../constants.js';
+import { DAEMONSET_ROLLING_UPDATE_SURGING, KRUISE_V1BETA1_API_VERSION } from '../constants.js';
 import type { DaemonSet } from './schema.js';
 
 /** spec.burstReplicas when unset. */
@@ -17,8 +17,8 @@ export const DEFAULT_DAEMONSET_REVISION_HISTORY_LIMIT = 10;
 
 /**
  * A copy of the DaemonSet with OpenKruise's defaults: RollingUpdate with Standard and
- * maxUnavailable 1 / maxSurge 0 when neither is set; a deprecated Surging becomes Standard with
- * maxSurge 1 / maxUnavailable 0 for what it leaves unset. Idempotent.
+ * maxUnavailable 1 / maxSurge 0 when neither is set; a deprecated Surging (v1alpha1) becomes
+ * Standard with maxSurge 1 / maxUnavailable 0 for what it leaves unset. Idempotent.
  */
 export function defaultDaemonSet(ds: DaemonSet): DaemonSet {
   const out = cloneJson(ds);
@@ -29,19 +29,24 @@ export function defaultDaemonSet(ds: DaemonSet): DaemonSet {
   const strategy = (spec.updateStrategy ??= {});
   if (!strategy.type) strategy.type = 'RollingUpdate';
   if (strategy.type === 'RollingUpdate') {
-    const rolling = (strategy.rollingUpdate ??= {});
-    if (rolling.rollingUpdateType === DAEMONSET_ROLLING_UPDATE_SURGING) {
-      rolling.maxSurge ??= 1;
-      rolling.maxUnavailable ??= 0;
-    }
-    if (!rolling.rollingUpdateType || rolling.rollingUpdateType === DAEMONSET_ROLLING_UPDATE_SURGING) {
-      rolling.rollingUpdateType = 'Standard';
-    }
-    if (rolling.maxUnavailable === undefined && rolling.maxSurge === undefined) {
-      rolling.maxUnavailable = 1;
-      rolling.maxSurge = 0;
-    }
+    defaultRollingUpdate((strategy.rollingUpdate ??= {}), (out.apiVersion as string) !== KRUISE_V1BETA1_API_VERSION);
   }
   spec.revisionHistoryLimit ??= DEFAULT_DAEMONSET_REVISION_HISTORY_LIMIT;
   return out;
+}
+
+type RollingUpdate = NonNullable<NonNullable<DaemonSet['spec']['updateStrategy']>['rollingUpdate']>;
+
+/** The rollingUpdate defaults, in place; `v1alpha1`: whether the deprecated Surging is known. */
+function defaultRollingUpdate(rolling: RollingUpdate, v1alpha1: boolean): void {
+  const surging = v1alpha1 && rolling.rollingUpdateType === DAEMONSET_ROLLING_UPDATE_SURGING;
+  if (surging) {
+    rolling.maxSurge ??= 1;
+    rolling.maxUnavailable ??= 0;
+  }
+  if (!rolling.rollingUpdateType || surging) rolling.rollingUpdateType = 'Standard';
+  if (rolling.maxUnavailable === undefined && rolling.maxSurge === undefined) {
+    rolling.maxUnavailable = 1;
+    rolling.maxSurge = 0;
+  }
 }
