@@ -65,6 +65,14 @@ describe('StatefulSet validation', () => {
     ]);
   });
 
+  it('names readinessGates that are not a list instead of failing (in-place policies read them)', () => {
+    const bad = set({ updateStrategy: { rollingUpdate: { podUpdatePolicy: 'InPlaceIfPossible' } } });
+    (bad.spec.template.spec as Record<string, unknown>).readinessGates = false;
+    const errors = validateKruiseObject(bad);
+    expect(errors.map((e) => e.code)).not.toContain('Internal');
+    expect(errors.map((e) => e.path)).toContain('spec.template.spec.readinessGates');
+  });
+
   it('refuses changes to selector, serviceName and podManagementPolicy on update, and allows the rest', () => {
     const before = defaultStatefulSet(set({ serviceName: 'web' }));
     const scaled = { ...before, spec: { ...before.spec, replicas: 5, reserveOrdinals: [0] } };

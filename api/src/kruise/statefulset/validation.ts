@@ -86,8 +86,10 @@ function validatePodUpdatePolicy(spec: StatefulSetSpec): FieldError[] {
     return [notSupported(childPath(ROLLING, 'podUpdatePolicy'), policy, POD_UPDATE_POLICIES)];
   }
   if (policy === 'ReCreate') return [];
-  const gates = (spec.template.spec?.readinessGates ?? []) as ReadonlyArray<{ conditionType?: string }>;
-  if (gates.some((g) => g.conditionType === CONDITION_INPLACE_UPDATE_READY)) return [];
+  const listed: unknown = spec.template.spec?.readinessGates ?? [];
+  if (!Array.isArray(listed)) return [typeInvalid('spec.template.spec.readinessGates', listed, 'array')];
+  const gates = listed as ReadonlyArray<{ conditionType?: string } | null>;
+  if (gates.some((g) => g?.conditionType === CONDITION_INPLACE_UPDATE_READY)) return [];
   return [
     invalid(
       'spec.template.spec.readinessGates',
