@@ -4,8 +4,8 @@
  * driven against a fake.
  */
 import type { BroadcastJob } from '@flotilla/api';
-import { isKubeStatus } from '../../errors.js';
 import type { MutablePod, Pod } from '../../kube/types.js';
+import { deleteIfSame } from '../../runtime/delete.js';
 import { resourcePath, Resources, type ResourceRef } from '../../runtime/resource.js';
 import type { KubeRest } from '../../runtime/rest.js';
 
@@ -21,19 +21,7 @@ export interface BroadcastJobClient {
 
 type Named = { metadata?: { namespace?: string; name?: string; uid?: string } };
 
-/** DELETE guarded by the uid; 404 (gone) and 409 (a different object now) mean done. */
-async function deleteIfSame(rest: KubeRest, ref: ResourceRef, obj: Named): Promise<void> {
-  const uid = obj.metadata?.uid;
-  try {
-    await rest.request({
-      method: 'DELETE',
-      path: resourcePath(ref, obj.metadata?.namespace, obj.metadata?.name),
-      body: { apiVersion: 'v1', kind: 'DeleteOptions', ...(uid ? { preconditions: { uid } } : {}) },
-    });
-  } catch (err) {
-    if (!isKubeStatus(err, 404) && !isKubeStatus(err, 409)) throw err;
-  }
-}
+const at = (ref: ResourceRef, obj: Named): string => resourcePath(ref, obj.metadata?.namespace, obj.metadata?.name);
 
 /** The client over the raw JSON API. */
 export function kubeBroadcastJobClient(rest: KubeRest): BroadcastJobClient {
@@ -41,13 +29,13 @@ export function kubeBroadcastJobClient(rest: KubeRest): BroadcastJobClient {
   return {
     createPod: (pod) =>
       rest.request<Pod>({ method: 'POST', path: resourcePath(Resources.pods, pod.metadata?.namespace), body: pod }),
-    deletePod: (pod) => deleteIfSame(rest, Resources.pods, pod),
+    deletePod: (pod) => deleteIfSame(rest, at(Resources.pods, pod), pod.metadata?.uid),
     updateStatus: (job) =>
       rest.request<BroadcastJob>({
         method: 'PUT',
         path: resourcePath(jobs, job.metadata?.namespace, job.metadata?.name, 'status'),
         body: job,
       }),
-    deleteJob: (job) => deleteIfSame(rest, jobs, job),
+    deleteJob: (job) => deleteIfSame(rest, at(jobs, job), job.metadata?.uid),
   };
 }

@@ -5,6 +5,7 @@
  */
 import type { ImagePullJob } from '@flotilla/api';
 import { isKubeStatus } from '../../errors.js';
+import { deleteIfSame } from '../../runtime/delete.js';
 import { resourcePath, Resources } from '../../runtime/resource.js';
 import { PatchType, type KubeRest } from '../../runtime/rest.js';
 import type { SecretLike } from './secrets-plan.js';
@@ -41,7 +42,7 @@ export function kubeJobClient(rest: KubeRest): JobClient {
         contentType: PatchType.merge,
         body: { metadata: { finalizers, resourceVersion: job.metadata?.resourceVersion } },
       }),
-    delete: (job) => deleteIgnoringAbsent(rest, path(job), job.metadata?.uid),
+    delete: (job) => deleteIfSame(rest, path(job), job.metadata?.uid),
   };
 }
 
@@ -56,7 +57,7 @@ export function kubeSecretClient(rest: KubeRest): SecretClient {
         body: s,
       }),
     update: (s) => rest.request<SecretLike>({ method: 'PUT', path: path(s), body: s }),
-    delete: (s) => deleteIgnoringAbsent(rest, path(s), s.metadata?.uid),
+    delete: (s) => deleteIfSame(rest, path(s), s.metadata?.uid),
     async ensureNamespace(name) {
       try {
         await rest.request({ method: 'GET', path: resourcePath(Resources.namespaces, undefined, name) });
@@ -74,17 +75,4 @@ export function kubeSecretClient(rest: KubeRest): SecretClient {
       }
     },
   };
-}
-
-async function deleteIgnoringAbsent(rest: KubeRest, path: string, uid: string | undefined): Promise<void> {
-  try {
-    await rest.request({
-      method: 'DELETE',
-      path,
-      body: { apiVersion: 'v1', kind: 'DeleteOptions', ...(uid ? { preconditions: { uid } } : {}) },
-    });
-  } catch (err) {
-    // 409: the uid precondition failed, i.e. what we meant to delete is already gone.
-    if (!isKubeStatus(err, 404) && !isKubeStatus(err, 409)) throw err;
-  }
 }

@@ -7,6 +7,7 @@ import type { StatefulSet, StatefulSetStatus } from '@flotilla/api';
 import { isKubeStatus } from '../../errors.js';
 import type { OwnerReference } from '../../runtime/kube-object.js';
 import type { ControllerRevision, PersistentVolumeClaim, Pod, PodCondition } from '../../kube/types.js';
+import { deleteIfSame } from '../../runtime/delete.js';
 import { resourcePath, Resources, type ResourceRef } from '../../runtime/resource.js';
 import { PatchType, type KubeRest } from '../../runtime/rest.js';
 
@@ -37,18 +38,6 @@ type Named = { metadata?: { namespace?: string; name?: string; uid?: string } };
 
 const at = (ref: ResourceRef, obj: Named, sub?: string): string =>
   resourcePath(ref, obj.metadata?.namespace, obj.metadata?.name, sub);
-
-async function deleteIfSame(rest: KubeRest, path: string, uid: string | undefined): Promise<void> {
-  try {
-    await rest.request({
-      method: 'DELETE',
-      path,
-      body: { apiVersion: 'v1', kind: 'DeleteOptions', ...(uid ? { preconditions: { uid } } : {}) },
-    });
-  } catch (err) {
-    if (!isKubeStatus(err, 404) && !isKubeStatus(err, 409)) throw err;
-  }
-}
 
 /** The client over the raw JSON API. */
 export function kubeStatefulSetClient(rest: KubeRest): StatefulSetClient {
