@@ -192,7 +192,10 @@ function daemonSetAsV1alpha1(document: Json): Validated {
  */
 export function asV1alpha1Document(document: unknown): Validated {
   if (!isRecord(document) || document.apiVersion !== KRUISE_V1BETA1_API_VERSION) return { ok: true, document };
-  const schema = V1BETA1_SCHEMAS[document.kind as KruiseKindName];
+  // Own keys only: a kind such as "valueOf" must not find Object.prototype's function.
+  const schema = Object.hasOwn(V1BETA1_SCHEMAS, String(document.kind))
+    ? V1BETA1_SCHEMAS[document.kind as KruiseKindName]
+    : undefined;
   const schemaErrors = schema ? checkSchema(schema, document) : [];
   if (schemaErrors.length > 0) return { ok: false, errors: schemaErrors };
   switch (document.kind) {
