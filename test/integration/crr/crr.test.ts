@@ -44,7 +44,11 @@ describe('ContainerRecreateRequest', () => {
       phase: 'Completed',
       containerRecreateStates: [{ name: 'app', phase: 'Succeeded', isKilled: true }],
     });
-    expect(crr.metadata?.labels?.['crr.apps.kruise.io/active']).toBeUndefined();
+    // The controller drops the active label once it sees the daemon's Completed status.
+    await eventually('the active label dropped', async () => {
+      const now = await env.getCrr('restart-app');
+      return now?.metadata?.labels?.['crr.apps.kruise.io/active'] === undefined;
+    });
     const after = await env.k.core.readNamespacedPod({ namespace: env.ns, name: 'one' });
     const app = after.status!.containerStatuses!.find((s) => s.name === 'app')!;
     expect(app.restartCount).toBe(1);

@@ -213,7 +213,9 @@ describe('Advanced StatefulSet', () => {
     expect(await live()).toEqual(['data-del-0', 'data-keep-0', 'data-keep-1']);
     // whenDeleted: Delete makes the set an owner of its claims; Retain leaves them unowned.
     const owners = Object.fromEntries(
-      (await claims(e, ns)).map((c) => [c.metadata.name, (c.metadata.ownerReferences ?? []).map((r) => r.kind)]),
+      (await claims(e, ns))
+        .filter((c) => !c.metadata.deletionTimestamp)
+        .map((c) => [c.metadata.name, (c.metadata.ownerReferences ?? []).map((r) => r.kind)]),
     );
     expect(owners).toEqual({ 'data-del-0': ['StatefulSet'], 'data-keep-0': [], 'data-keep-1': [] });
   });
