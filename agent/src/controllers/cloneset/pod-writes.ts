@@ -33,7 +33,7 @@ export async function patchConditions(ctx: SyncContext, pod: Pod, conditions: Po
 }
 
 /** The readiness key a lifecycle state adds or removes when the hook marks pods not ready. */
-function notReadyConditions(pod: Pod, state: string, now: number): PodCondition[] {
+export function notReadyConditions(pod: Pod, state: string, now: number): PodCondition[] {
   switch (state) {
     case LifecycleState.PreparingDelete:
       return addNotReadyKey(pod, PRE_DELETE_KEY, now);

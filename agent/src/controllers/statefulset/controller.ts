@@ -13,6 +13,7 @@ import {
   LABEL_CONTROLLER_REVISION_HASH,
   LABEL_LIFECYCLE_STATE,
   LifecycleState,
+  type LifecycleHook,
   STATEFULSET_CONDITION_FAILED_CREATE,
   STATEFULSET_CONDITION_FAILED_UPDATE,
   defaultStatefulSet,
@@ -37,6 +38,7 @@ import {
   type InPlaceUpdateState,
   type UpdateSpec,
 } from '../cloneset/inplace.js';
+import { notReadyConditions } from '../cloneset/pod-writes.js';
 import { inPlaceReadyConditions } from '../cloneset/readiness.js';
 import {
   decideUpdateRevision,
@@ -168,7 +170,7 @@ async function sync(
   await writeStatus(key, cached, status, deps, ctx);
   // The status holds the condition; the error makes the queue retry with backoff.
   if (failure) throw failure;
-  const delay = [refreshDelay, graceDelay].filter((d): d is number => d !== undefined);
+  const delay = [refreshDelay, graceDelay, plan.availableAfterMs].filter((d): d is number => d !== undefined);
   return delay.length > 0 ? { requeueAfter: Math.max(1000, Math.min(...delay)) } : undefined;
 }
 
@@ -265,9 +267,10 @@ async function carryOut(step: Step, plan: Plan): Promise<number | undefined> {
       `delete Pod ${pod.metadata.name} in StatefulSet ${ctx.name} successful`,
     );
   }
-  for (const { pod, state } of plan.prepare) {
-    await setLifecycleState(key, pod, state, deps);
-    deps.events.event(set, 'Normal', 'LifecycleHook', `pod ${pod.metadata.name} waits in ${state} for its hook`);
+  for (const { pod, state, markPodNotReady, hook } of plan.prepare) {
+    if (await setLifecycleState(key, pod, state, deps, { markPodNotReady, hook })) {
+      deps.events.event(set, 'Normal', 'LifecycleHook', `pod ${pod.metadata.name} waits in ${state} for its hook`);
+    }
   }
   const delay = await updatePodsInPlace(step, plan);
   for (const { claim, ownerReferences } of plan.claimOwners) {
@@ -373,7 +376,10 @@ async function refreshPods(
         if (plan.grace?.kind === 'apply') removeGrace(copy);
       });
     }
-    if (plan.lifecycle !== undefined) await setLifecycleState(key, pod, plan.lifecycle, deps);
+    if (plan.lifecycle !== undefined) {
+      const markPodNotReady = set.spec.lifecycle?.inPlaceUpdate?.markPodNotReady;
+      await setLifecycleState(key, pod, plan.lifecycle, deps, { markPodNotReady });
+    }
     if (plan.markReady) {
       const conditions = inPlaceReadyConditions(pod, true, now);
       if (conditions.length > 0)
@@ -383,13 +389,37 @@ async function refreshPods(
   return delay;
 }
 
-/** Moves the pod to a lifecycle state: the state label and its timestamp annotation. */
-async function setLifecycleState(key: string, pod: Pod, state: string, deps: StatefulSetReconcilerDeps): Promise<void> {
-  if ((pod.metadata.labels?.[LABEL_LIFECYCLE_STATE] ?? '') === state) return;
+/**
+ * Moves the pod to a lifecycle state: the state label and its timestamp annotation, and with
+ * `hook` the hook's labels and finalizers put back. With `markPodNotReady` the state's not-ready
+ * key goes into (PreparingDelete, PreparingUpdate) or out of (Updated) KruisePodReady first,
+ * even when the pod is already in that state (lifecycle.UpdatePodLifecycle). Resolves whether
+ * the state changed.
+ */
+async function setLifecycleState(
+  key: string,
+  pod: Pod,
+  state: string,
+  deps: StatefulSetReconcilerDeps,
+  opts: { markPodNotReady?: boolean; hook?: LifecycleHook } = {},
+): Promise<boolean> {
+  if (opts.markPodNotReady) {
+    const conditions = notReadyConditions(pod, state, deps.clock.now());
+    if (conditions.length > 0) {
+      deps.resourceVersions.expectUpdated(key, await deps.client.patchPodConditions(pod, conditions));
+    }
+  }
+  if ((pod.metadata.labels?.[LABEL_LIFECYCLE_STATE] ?? '') === state) return false;
   await updatePod(key, pod, deps, (copy) => {
-    (copy.metadata.labels ??= {})[LABEL_LIFECYCLE_STATE] = state;
+    const labels = (copy.metadata.labels ??= {});
+    Object.assign(labels, opts.hook?.labelsHandler ?? {});
+    labels[LABEL_LIFECYCLE_STATE] = state;
     (copy.metadata.annotations ??= {})[ANNOTATION_LIFECYCLE_TIMESTAMP] = formatTime(deps.clock.now());
+    const finalizers = opts.hook?.finalizersHandler ?? [];
+    if (finalizers.length > 0)
+      copy.metadata.finalizers = [...new Set([...(copy.metadata.finalizers ?? []), ...finalizers])];
   });
+  return true;
 }
 
 /** Deletes unused revisions beyond revisionHistoryLimit, oldest first. */

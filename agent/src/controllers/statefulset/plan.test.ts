@@ -273,3 +273,150 @@ describe('failure conditions', () => {
     expect(withCondition(failed, 'FailedCreatePod', 'another', NOW + 1000)).toBe(failed);
   });
 });
+
+describe('unorderedUpdate', () => {
+  const labelled = (p: Pod, labels: Record<string, string>): Pod => {
+    Object.assign(p.metadata.labels!, labels);
+    return p;
+  };
+  const parallel = (rollingUpdate: NonNullable<StatefulSet['spec']['updateStrategy']>['rollingUpdate']): StatefulSet =>
+    set({ podManagementPolicy: 'Parallel', replicas: 4, updateStrategy: { rollingUpdate } });
+  const deleted = (s: StatefulSet, pods: Pod[]): string[] =>
+    planStatefulSet(input(s, pods)).delete.map((p) => p.metadata.name);
+
+  it('weightPriority: the pod with the highest sum of matching weights first, ties by the higher ordinal', () => {
+    const s = parallel({
+      maxUnavailable: 2,
+      unorderedUpdate: {
+        priorityStrategy: {
+          weightPriority: [
+            { weight: 50, matchSelector: { matchLabels: { tier: 'canary' } } },
+            { weight: 10, matchSelector: { matchLabels: { zone: 'a' } } },
+          ],
+        },
+      },
+    });
+    const pods = [
+      labelled(pod(s, 0, OLD), { tier: 'canary' }),
+      labelled(pod(s, 1, OLD), { zone: 'a' }),
+      pod(s, 2, OLD),
+      pod(s, 3, OLD),
+    ];
+    expect(deleted(s, pods)).toEqual(['web-0', 'web-1']);
+    pods[0] = pod(s, 0);
+    pods[1] = pod(s, 1);
+    expect(deleted(s, pods)).toEqual(['web-3', 'web-2']);
+  });
+
+  it('orderPriority: pods without the key first, then the higher integer suffix of the first key a pod has', () => {
+    const s = parallel({
+      unorderedUpdate: { priorityStrategy: { orderPriority: [{ orderedKey: 'rank' }, { orderedKey: 'other' }] } },
+    });
+    const pods = [
+      labelled(pod(s, 0, OLD), { rank: 'r-1' }),
+      labelled(pod(s, 1, OLD), { rank: 'r-12' }),
+      labelled(pod(s, 2, OLD), { other: 'o-99' }),
+      labelled(pod(s, 3, OLD), { rank: 'r-3' }),
+    ];
+    expect(deleted(s, pods)).toEqual(['web-1']);
+    const none = [...pods.slice(0, 3), pod(s, 3, OLD)];
+    expect(deleted(s, none)).toEqual(['web-3']);
+  });
+
+  it('partition counts pods kept at the current revision, updated pods at any ordinal included', () => {
+    const s = parallel({ partition: 2, maxUnavailable: 4, unorderedUpdate: {} });
+    const pods = [pod(s, 0), pod(s, 1, OLD), pod(s, 2, OLD), pod(s, 3, OLD)];
+    expect(deleted(s, pods)).toEqual(['web-3']);
+    const ordered = parallel({ partition: 2, maxUnavailable: 4 });
+    expect(deleted(ordered, [pod(s, 0), pod(s, 1, OLD), pod(s, 2, OLD), pod(s, 3, OLD)])).toEqual(['web-3', 'web-2']);
+  });
+
+  it('gives a new pod the current revision while fewer than partition pods are outdated', () => {
+    const s = parallel({ partition: 2, unorderedUpdate: {} });
+    const plan = planStatefulSet(input(s, [pod(s, 0, OLD), pod(s, 3)]));
+    expect(plan.create).toEqual([
+      { ordinal: 1, revision: OLD },
+      { ordinal: 2, revision: NEW },
+    ]);
+  });
+});
+
+describe('minReadySeconds', () => {
+  /** A running pod ready since `secondsAgo`. */
+  const readyFor = (s: StatefulSet, ordinal: number, secondsAgo: number, revision = NEW): Pod => {
+    const p = pod(s, ordinal, revision);
+    p.status!.conditions = [
+      { type: 'Ready', status: 'True', lastTransitionTime: new Date(NOW - secondsAgo * 1000).toISOString() },
+    ];
+    return p;
+  };
+
+  it('OrderedReady creates the next pod only once the one before is ready for minReadySeconds', () => {
+    const s = set({ updateStrategy: { rollingUpdate: { minReadySeconds: 10 } } });
+    const early = planStatefulSet(input(s, [readyFor(s, 0, 4)]));
+    expect([early.create, early.availableAfterMs]).toEqual([[], 6000]);
+    const late = planStatefulSet(input(s, [readyFor(s, 0, 10)]));
+    expect([late.create, late.availableAfterMs]).toEqual([[{ ordinal: 1, revision: NEW }], undefined]);
+  });
+
+  it('OrderedReady scale-in waits for the highest condemned pod to be available, unless it is the lowest unhealthy', () => {
+    const s = set({ replicas: 1, updateStrategy: { rollingUpdate: { minReadySeconds: 10 } } });
+    const victims = (pods: Pod[]): string[] => planStatefulSet(input(s, pods)).delete.map((p) => p.metadata.name);
+    expect(victims([readyFor(s, 0, 60), readyFor(s, 1, 60), readyFor(s, 2, 3)])).toEqual([]);
+    expect(victims([readyFor(s, 0, 60), readyFor(s, 1, 60), readyFor(s, 2, 30)])).toEqual(['web-2']);
+    expect(victims([readyFor(s, 0, 60), readyFor(s, 1, 60), pod(s, 2, NEW, false)])).toEqual(['web-2']);
+    expect(victims([readyFor(s, 0, 60), pod(s, 1, NEW, false), pod(s, 2, NEW, false)])).toEqual([]);
+  });
+
+  it('the rolling update counts a pod not ready for minReadySeconds as unavailable', () => {
+    const s = set({ updateStrategy: { rollingUpdate: { minReadySeconds: 10 } } });
+    const pods = [readyFor(s, 0, 60, OLD), readyFor(s, 1, 60, OLD), readyFor(s, 2, 5)];
+    expect(planStatefulSet(input(s, pods)).delete).toEqual([]);
+    pods[2] = readyFor(s, 2, 11);
+    expect(planStatefulSet(input(s, pods)).delete.map((p) => p.metadata.name)).toEqual(['web-1']);
+  });
+});
+
+describe('markPodNotReady', () => {
+  const gated = (p: Pod, state?: string): Pod => {
+    p.spec.readinessGates = [...(p.spec.readinessGates ?? []), { conditionType: 'KruisePodReady' }];
+    if (state) p.metadata.labels!['lifecycle.apps.kruise.io/state'] = state;
+    return p;
+  };
+  const prepared = (plan: ReturnType<typeof planStatefulSet>): unknown[] =>
+    plan.prepare.map((p) => [p.pod.metadata.name, p.state, p.markPodNotReady, p.hook !== undefined]);
+
+  it('asks for the preDelete key while the pod waits in PreparingDelete without it', () => {
+    const s = set({
+      replicas: 1,
+      lifecycle: { preDelete: { labelsHandler: { hold: 'true' }, markPodNotReady: true } },
+    });
+    const hooked = gated(pod(s, 1), 'PreparingDelete');
+    hooked.metadata.labels!.hold = 'true';
+    expect(prepared(planStatefulSet(input(s, [pod(s, 0), hooked])))).toEqual([
+      ['web-1', 'PreparingDelete', true, false],
+    ]);
+    hooked.status!.conditions!.push({
+      type: 'KruisePodReady',
+      status: 'False',
+      message: '[{"userAgent":"Lifecycle","key":"preDeleteHook"}]',
+    });
+    expect(prepared(planStatefulSet(input(s, [pod(s, 0), hooked])))).toEqual([]);
+  });
+
+  it('moves a hooked pod to PreparingUpdate marked not ready, and an Updated one back with its hook', () => {
+    const inPlaceUpdate = { labelsHandler: { drain: 'wait' }, markPodNotReady: true };
+    const s = set({
+      replicas: 1,
+      lifecycle: { inPlaceUpdate },
+      updateStrategy: { rollingUpdate: { podUpdatePolicy: 'InPlaceIfPossible' } },
+    });
+    const hooked = gated(pod(s, 0, OLD), 'Normal');
+    hooked.metadata.labels!.drain = 'wait';
+    expect(prepared(planStatefulSet(input(s, [hooked])))).toEqual([['web-0', 'PreparingUpdate', true, false]]);
+    const updated = gated(pod(s, 0, OLD), 'Updated');
+    const plan = planStatefulSet(input(s, [updated]));
+    expect([prepared(plan), plan.inPlace]).toEqual([[['web-0', 'PreparingUpdate', true, true]], []]);
+    expect(plan.prepare[0]!.hook).toEqual(inPlaceUpdate);
+  });
+});

@@ -7,28 +7,31 @@
  *
  * - the wanted ordinals are the first `replicas` ordinals from 0 that are not reserved; pods on
  *   other ordinals are condemned; a Failed pod is deleted and comes back on the next pass;
- * - OrderedReady creates the lowest missing ordinal once every lower pod is running and ready,
- *   and deletes condemned pods one at a time, highest first, while every other pod is healthy;
- *   Parallel creates and deletes them all, creations limited by scaleStrategy.maxUnavailable;
- * - a new pod whose index among the wanted ordinals is below the partition gets the current
- *   revision, the others the update revision;
- * - the rolling update goes from the highest ordinal down to the partition, keeping at most
- *   maxUnavailable pods unavailable (an already unavailable pod is updated without using up
- *   the budget); ReCreate deletes the pod, InPlaceIfPossible updates it in place when only
- *   images (and template metadata) changed and deletes it otherwise, InPlaceOnly never deletes;
+ * - OrderedReady creates the lowest missing ordinal once every lower pod is running and ready
+ *   for rollingUpdate.minReadySeconds, and deletes condemned pods one at a time, highest first,
+ *   once it is available itself (or is the lowest unhealthy one); Parallel creates and deletes
+ *   them all, creations limited by scaleStrategy.maxUnavailable;
+ * - the revision of a new pod and the order of the rolling update follow the partition and
+ *   unorderedUpdate.priorityStrategy (update-order.ts);
+ * - the rolling update keeps at most maxUnavailable pods unavailable (not ready for
+ *   minReadySeconds, or in an in-place update; an already unavailable pod is updated without
+ *   using up the budget); ReCreate deletes the pod, InPlaceIfPossible updates it in place when
+ *   only images (and template metadata) changed and deletes it otherwise, InPlaceOnly never
+ *   deletes;
  * - the claims follow persistentVolumeClaimRetentionPolicy (claims.ts);
- * - lifecycle hooks: a pod the preDelete hook holds (any of its labels or finalizers on the pod)
- *   moves to PreparingDelete instead of being deleted, and is deleted once released; a pod the
- *   inPlaceUpdate hook holds moves to PreparingUpdate and waits likewise before its update.
+ * - the preDelete and inPlaceUpdate hooks hold pods in PreparingDelete / PreparingUpdate, marking
+ *   them not ready when asked (lifecycle.ts);
+ * - a pod ready but not yet for minReadySeconds asks for a look again when it will be.
  */
 import { CONDITION_INPLACE_UPDATE_READY, reservedOrdinals, scaledValue, type StatefulSet } from '@flotilla/api';
-import { podCondition } from '../../kube/pods.js';
+import { isPodReady, podCondition, podReadySince } from '../../kube/pods.js';
 import type { PersistentVolumeClaim, Pod } from '../../kube/types.js';
 import { calculateInPlaceSpec, type UpdateSpec } from '../cloneset/inplace.js';
-import { isPodHooked } from '../cloneset/lifecycle.js';
-import { hasRevision, isRunningAndAvailable, lifecycleState } from '../cloneset/pods.js';
+import { hasRevision, isRunningAndAvailable } from '../cloneset/pods.js';
 import { claimOwnerUpdates, claimsToDelete, type ClaimOwnerUpdate } from './claims.js';
 import { claimsFor, ordinalOf } from './identity.js';
+import { holdByHooks, type Preparation } from './lifecycle.js';
+import { newPodRevisions, updateOrder } from './update-order.js';
 
 export interface PlanInput {
   set: StatefulSet;
@@ -56,11 +59,13 @@ export interface Plan {
   delete: Pod[];
   inPlace: { pod: Pod; spec: UpdateSpec }[];
   /** Pods to move to a lifecycle state first (PreparingDelete, PreparingUpdate), held by a hook. */
-  prepare: { pod: Pod; state: 'PreparingDelete' | 'PreparingUpdate' }[];
+  prepare: Preparation[];
   /** Claims of ordinals no longer wanted (whenScaled: Delete), their pod gone. */
   deleteClaims: string[];
   /** Claims whose owner references must follow the retention policy. */
   claimOwners: ClaimOwnerUpdate[];
+  /** When a pod ready but not yet for minReadySeconds becomes available (ms from now). */
+  availableAfterMs?: number;
 }
 
 /** The first `replicas` ordinals from 0 that are not reserved. */
@@ -104,23 +109,36 @@ interface Scaling {
   delete: Pod[];
 }
 
-function revisionFor(input: PlanInput, index: number): string {
-  const partition = input.set.spec.updateStrategy?.rollingUpdate?.partition ?? 0;
-  const rolling = input.set.spec.updateStrategy?.type === 'RollingUpdate';
-  return rolling && index < partition ? input.currentRevision : input.updateRevision;
+/** The pods at the wanted positions, undefined where none exists yet. */
+function atPositions(wanted: number[], pods: Map<number, Pod>): (Pod | undefined)[] {
+  return wanted.map((o) => pods.get(o));
 }
 
-/** OrderedReady: one step at a time, each waiting for every lower pod to be running and ready. */
+function revisionsOfNewPods(input: PlanInput, wanted: number[], pods: Map<number, Pod>): Map<number, string> {
+  return newPodRevisions(input.set, atPositions(wanted, pods), input.currentRevision, input.updateRevision);
+}
+
+/**
+ * OrderedReady: one step at a time, each waiting for every lower pod to be running and ready for
+ * minReadySeconds; the highest condemned pod goes once it is available too, unless it is the
+ * lowest unhealthy one (processCondemned).
+ */
 function planOrdered(input: PlanInput, wanted: number[], pods: Map<number, Pod>, condemned: Pod[]): Scaling {
-  const minReady = 0;
+  const minReady = minReadySeconds(input.set);
+  const revisions = revisionsOfNewPods(input, wanted, pods);
   for (const [index, ordinal] of wanted.entries()) {
     const pod = pods.get(ordinal);
-    if (!pod) return { create: [{ ordinal, revision: revisionFor(input, index) }], delete: [] };
+    if (!pod) return { create: [{ ordinal, revision: revisions.get(index)! }], delete: [] };
     if (failed(pod)) return { create: [], delete: [pod] };
     if (!isRunningAndAvailable(pod, minReady, input.now) || terminating(pod)) return { create: [], delete: [] };
   }
-  const victim = condemned.find((p) => !terminating(p));
-  if (condemned.some(terminating) || !victim) return { create: [], delete: [] };
+  const victim = condemned[0];
+  if (!victim || condemned.some(terminating)) return { create: [], delete: [] };
+  const healthy = (p: Pod): boolean => p.status?.phase === 'Running' && isPodReady(p);
+  const firstUnhealthy = condemned.findLast((p) => !healthy(p));
+  if (!isRunningAndAvailable(victim, minReady, input.now) && victim !== firstUnhealthy) {
+    return { create: [], delete: [] };
+  }
   return { create: [], delete: [victim] };
 }
 
@@ -135,11 +153,12 @@ function planParallel(input: PlanInput, wanted: number[], pods: Map<number, Pod>
   }).length;
   const create: PodCreation[] = [];
   const del: Pod[] = [];
+  const revisions = revisionsOfNewPods(input, wanted, pods);
   for (const [index, ordinal] of wanted.entries()) {
     const pod = pods.get(ordinal);
     if (pod && failed(pod) && !terminating(pod)) del.push(pod);
     if (pod || unavailable >= limit) continue;
-    create.push({ ordinal, revision: revisionFor(input, index) });
+    create.push({ ordinal, revision: revisions.get(index)! });
     unavailable++;
   }
   return { create, delete: [...del, ...condemned.filter((p) => !terminating(p))] };
@@ -169,21 +188,20 @@ function updateMaxUnavailable(set: StatefulSet, replicas: number): number {
   return atLeastOne(set.spec.updateStrategy?.rollingUpdate?.maxUnavailable, replicas);
 }
 
-/** The rolling update: outdated pods from the highest ordinal down to the partition. */
+/** The rolling update: outdated pods in update order (update-order.ts) within maxUnavailable. */
 function planUpdate(input: PlanInput, wanted: number[], pods: Map<number, Pod>): UpdateStep[] {
   const strategy = input.set.spec.updateStrategy;
   if (strategy?.type !== 'RollingUpdate' || strategy.rollingUpdate?.paused) return [];
-  const partition = strategy.rollingUpdate?.partition ?? 0;
   const available = (o: number): boolean => {
     const pod = pods.get(o);
     return pod !== undefined && isAvailable(pod, minReadySeconds(input.set), input.now);
   };
   let budget = updateMaxUnavailable(input.set, wanted.length) - wanted.filter((o) => !available(o)).length;
   const steps: UpdateStep[] = [];
-  for (let index = wanted.length - 1; index >= partition; index--) {
+  for (const index of updateOrder(input.set, atPositions(wanted, pods), input.updateRevision)) {
     const ordinal = wanted[index]!;
-    const pod = pods.get(ordinal);
-    if (!pod || terminating(pod) || hasRevision(pod, input.updateRevision)) continue;
+    const pod = pods.get(ordinal)!;
+    if (terminating(pod) || hasRevision(pod, input.updateRevision)) continue;
     const free = !available(ordinal);
     if (!free && budget <= 0) break;
     const step = updateStep(input, pod);
@@ -194,29 +212,20 @@ function planUpdate(input: PlanInput, wanted: number[], pods: Map<number, Pod>):
   return steps;
 }
 
-/** What the preDelete and inPlaceUpdate hooks let through now, and the pods they hold. */
-function holdByHooks(
-  set: StatefulSet,
-  toDelete: Pod[],
-  updates: UpdateStep[],
-): Pick<Plan, 'delete' | 'inPlace' | 'prepare'> {
-  const hooks = set.spec.lifecycle;
-  const out: Pick<Plan, 'delete' | 'inPlace' | 'prepare'> = { delete: [], inPlace: [], prepare: [] };
-  for (const pod of toDelete) {
-    if (!isPodHooked(hooks?.preDelete, pod)) out.delete.push(pod);
-    else if (lifecycleState(pod) !== 'PreparingDelete') out.prepare.push({ pod, state: 'PreparingDelete' });
+/**
+ * The soonest a pod that is running and ready, but not yet for minReadySeconds, becomes
+ * available; undefined when none waits.
+ */
+export function availableAfterMs(pods: readonly Pod[], minReadySeconds: number, now: number): number | undefined {
+  if (minReadySeconds <= 0) return undefined;
+  let soonest: number | undefined;
+  for (const pod of pods) {
+    const since = podReadySince(pod);
+    if (terminating(pod) || pod.status?.phase !== 'Running' || !isPodReady(pod) || since === undefined) continue;
+    const left = since + minReadySeconds * 1000 - now;
+    if (left > 0) soonest = Math.min(soonest ?? Infinity, left);
   }
-  for (const u of updates) {
-    if (u.kind !== 'inPlace') continue;
-    const state = lifecycleState(u.pod);
-    const hooked = isPodHooked(hooks?.inPlaceUpdate, u.pod);
-    if (hooked && (state === '' || state === 'PreparingNormal' || state === 'Normal' || state === 'Updated')) {
-      out.prepare.push({ pod: u.pod, state: 'PreparingUpdate' });
-    } else if (!(hooked && state === 'PreparingUpdate')) {
-      out.inPlace.push({ pod: u.pod, spec: u.spec });
-    }
-  }
-  return out;
+  return soonest;
 }
 
 /** Everything the set needs done now. */
@@ -238,7 +247,8 @@ export function planStatefulSet(input: PlanInput): Plan {
     ...scaling.delete,
     ...updates.filter((u) => u.kind === 'delete' && !deleting.has(u.pod.metadata.name)).map((u) => u.pod),
   ];
-  const held = holdByHooks(input.set, toDelete, updates);
+  const inPlace = updates.flatMap((u) => (u.kind === 'inPlace' ? [{ pod: u.pod, spec: u.spec }] : []));
+  const held = holdByHooks(input.set.spec.lifecycle, toDelete, inPlace, input.now);
   const existing = new Set(input.claims.map((c) => c.metadata.name));
   const createClaims = scaling.create.flatMap(({ ordinal }) =>
     claimsFor(input.set, ordinal).filter((c) => !existing.has(c.metadata.name)),
@@ -251,5 +261,6 @@ export function planStatefulSet(input: PlanInput): Plan {
     prepare: held.prepare,
     deleteClaims: claimsToDelete(input.set, input.claims, wantedSet, pods),
     claimOwners: claimOwnerUpdates(input.set, input.claims, wantedSet, pods),
+    availableAfterMs: availableAfterMs(input.pods, minReadySeconds(input.set), input.now),
   };
 }
