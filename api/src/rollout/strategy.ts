@@ -15,13 +15,17 @@ function oneOf<const T extends readonly string[]>(values: T): TUnsafe<T[number]>
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
 }
 
-/** One in-cluster canary step of a CloneSet: hold `partition` pods back, then wait. */
+/** One in-cluster canary step of a CloneSet, Advanced StatefulSet or DaemonSet: hold `partition` pods back, then wait. */
 export const CanaryStepSchema = strictObject(
   {
-    partition: intOrString({ description: 'spec.updateStrategy.partition for this step, e.g. "90%" or 9' }),
+    partition: intOrString({
+      description:
+        'pods (nodes for a DaemonSet) kept at the previous revision in this step, e.g. "90%" or 9: a CloneSet\'s ' +
+        "spec.updateStrategy.partition, a StatefulSet's or DaemonSet's spec.updateStrategy.rollingUpdate.partition",
+    }),
     pauseSeconds: Type.Optional(int32({ description: 'how long the step must stay healthy before the next one' })),
   },
-  { description: 'An in-cluster canary step (CloneSets only).' },
+  { description: 'An in-cluster canary step (CloneSet, StatefulSet and DaemonSet workloads).' },
 );
 export type CanaryStep = Static<typeof CanaryStepSchema>;
 

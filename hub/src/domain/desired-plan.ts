@@ -22,10 +22,10 @@ export interface CurrentDesired {
   manifestHash: string;
 }
 
-/** What one cluster is pinned to by a rollout: a revision and an optional CloneSet partition. */
+/** What one cluster is pinned to by a rollout: a revision and an optional partition (withPartition). */
 export interface PinnedContent {
   content: RevisionContent;
-  /** Written to spec.updateStrategy.partition (CloneSets); absent for a full update. */
+  /** The partition of an in-cluster canary step; absent for a full update. */
   partition?: number | string;
 }
 
@@ -66,6 +66,9 @@ export const TOMBSTONE_HASH = 'tombstone';
 function targets(live: LiveWorkload | undefined, cluster: ClusterView): boolean {
   return live !== undefined && cluster.accepted && matchesSelector(cluster.labels, live.selector);
 }
+
+/** The kinds whose partition an in-cluster canary step sets (withPartition); others have none. */
+export const PARTITIONED_KINDS: ReadonlySet<string> = new Set(['CloneSet', 'StatefulSet', 'DaemonSet']);
 
 /**
  * Sets the partition of an in-cluster canary step: spec.updateStrategy.partition of a CloneSet,

@@ -16,7 +16,7 @@ import { workloads } from './workloads.js';
 
 /**
  * Per (workload, cluster) revision a rollout holds a cluster at, with an optional in-cluster
- * canary partition (CloneSets). Desired rendering uses the pin before the workload's default.
+ * canary partition (CloneSets, StatefulSets, DaemonSets). Desired rendering uses the pin before the workload's default.
  */
 export const rolloutPins = pgTable(
   'rollout_pins',
@@ -26,7 +26,7 @@ export const rolloutPins = pgTable(
       .references(() => workloads.id),
     clusterName: text('cluster_name').notNull(),
     revision: integer('revision').notNull(),
-    /** spec.updateStrategy.partition (number or percent string); null for a full update. */
+    /** The step's partition (number or percent string; desired-plan.ts writes it); null for a full update. */
     partition: jsonb('partition').$type<number | string>(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

@@ -231,7 +231,7 @@ export type RolloutAction =
       cluster: string;
       /** 'target' or 'previous' revision of the rollout. */
       revision: 'target' | 'previous';
-      /** In-cluster canary partition for CloneSets; absent for a full update. */
+      /** In-cluster canary partition (CloneSet, StatefulSet, DaemonSet); absent for a full update. */
       partition?: number | string;
     }
   | { type: 'event'; level: 'info' | 'warning'; message: string; wave?: string; cluster?: string }

@@ -10,6 +10,7 @@ import type { Principal } from '../../auth/tokens.js';
 import type { Tx } from '../../db/client.js';
 import { matchesSelector } from '../../domain/label-selector.js';
 import { freezePlan, initialState, type FrozenPlan } from '../../domain/rollouts/index.js';
+import { strategyKindProblems } from '../../domain/rollouts/kind-rules.js';
 import { conflict, invalid, notFound } from '../../errors.js';
 import { recordAudit } from '../../repositories/audit-repo.js';
 import { allClusters } from '../../repositories/clusters-repo.js';
@@ -83,12 +84,8 @@ export async function prepareStart(
   const errors = validateRolloutStrategy(req.strategy);
   if (errors.length > 0) throw invalid('the rollout strategy is invalid', strategyProblems(errors));
   const strategy = req.strategy as RolloutStrategy;
-  // Pre-pull pulls the images of a pod template; only CloneSets have one.
-  if (strategy.prePull && strategy.prePull.enabled !== false && w.kind !== 'CloneSet') {
-    throw invalid('the rollout strategy is invalid', [
-      { path: 'strategy.prePull', message: `pre-pull applies to CloneSet workloads; this workload is a ${w.kind}` },
-    ]);
-  }
+  const kindErrors = strategyKindProblems(w.kind, strategy);
+  if (kindErrors.length > 0) throw invalid('the rollout strategy is invalid', kindErrors);
   const number = req.revision ?? w.currentRevision;
   const target = await getRevision(tx, w.id, number);
   if (!target) throw notFound(`revision ${number} of workload ${w.id}`);
