@@ -80,6 +80,12 @@ export interface WebhookConfig {
   /** PodUnavailableBudgets guard pod updates and resizes (PodUnavailableBudgetUpdateGate, alpha, off). */
   pubUpdateGate: boolean;
   /**
+   * WorkloadSpread (OpenKruise's WorkloadSpread gate, on by default there too): new pods are placed
+   * into subsets, pod deletions and evictions are recorded in them (the pod DELETE and pods/eviction
+   * webhooks), the controller runs; off, WorkloadSpreads are refused at the webhook.
+   */
+  workloadSpreadGate: boolean;
+  /**
    * Pods resize in place (OpenKruise v1.9's InPlacePodVerticalScaling gate, off): a budget guarding
    * UPDATE then no longer guards RESIZE unless its annotation lists it.
    */
@@ -244,6 +250,13 @@ export const WEBHOOK_SETTINGS = {
     kind: bool(),
     default: false,
     help: "PodUnavailableBudgets guard pod updates and resizes (OpenKruise's PodUnavailableBudgetUpdateGate)",
+  },
+  workloadSpreadGate: {
+    flag: 'workloadspread-gate',
+    env: ['FLOTILLA_WORKLOADSPREAD_GATE'],
+    kind: bool(),
+    default: true,
+    help: "WorkloadSpreads place new pods and count deletions and evictions, and their controller runs (OpenKruise's WorkloadSpread gate)",
   },
   inPlacePodVerticalScaling: {
     flag: 'in-place-pod-vertical-scaling',

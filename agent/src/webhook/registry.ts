@@ -15,6 +15,9 @@ import { kruiseValidatingHandler, type ExtraValidation } from './validating/krui
 import type { PubGates } from '../controllers/podunavailablebudget/decision.js';
 import type { PubGuard } from '../controllers/podunavailablebudget/guard.js';
 import { pubAdmissionHandler } from './validating/pub-handler.js';
+import type { SpreadGuard } from '../controllers/workloadspread/admission.js';
+import { inOrder, podSpreadHandler } from './validating/pod-spread-handler.js';
+import { deny } from './admission/review.js';
 
 export interface WebhookDefinition {
   /** Name in the configuration, e.g. `mpod.kb.io`. */
@@ -41,6 +44,12 @@ export interface WebhookHandlerDeps {
   deletionProtection?: { gates: ProtectionGates; inventory: DeletionInventory };
   /** PodUnavailableBudget admission of pods; its webhooks exist only for the gates that are on. */
   podBudget?: { gates: PubGates; guard: PubGuard };
+  /**
+   * WorkloadSpread (OpenKruise's WorkloadSpread gate): with it, pod deletions and evictions are
+   * recorded by `guard` (the pod DELETE and eviction webhooks exist for it, whatever the budget
+   * gates); without it, WorkloadSpreads are refused. Undefined: on, with nothing recorded.
+   */
+  workloadSpread?: { enabled: boolean; guard?: SpreadGuard };
 }
 
 /** The API versions the kind's CRD serves; its webhooks take requests at every one of them. */
@@ -145,15 +154,21 @@ function protectionDefinitions(protection: NonNullable<WebhookHandlerDeps['delet
 }
 
 /**
- * OpenKruise v1.9's pod webhooks for PodUnavailableBudgets, both at `/validate-pod`: vpod (pod
- * DELETE with the delete gate, UPDATE with the update gate) and vpodeviction (pods/eviction CREATE,
- * delete gate).
+ * OpenKruise v1.9's pod webhooks, both at `/validate-pod`: vpod (pod DELETE with the budget delete
+ * gate or WorkloadSpread, UPDATE with the budget update gate) and vpodeviction (pods/eviction
+ * CREATE, the same as DELETE). Budgets decide first; WorkloadSpread records what they allowed.
  */
-function podBudgetDefinitions(budget: NonNullable<WebhookHandlerDeps['podBudget']>): WebhookDefinition[] {
-  const handler = pubAdmissionHandler(budget.gates, budget.guard);
+function podValidationDefinitions(deps: WebhookHandlerDeps): WebhookDefinition[] {
+  const budget = deps.podBudget;
+  const spread = deps.workloadSpread?.enabled ? deps.workloadSpread.guard : undefined;
+  const handler = inOrder([
+    ...(budget ? [pubAdmissionHandler(budget.gates, budget.guard)] : []),
+    ...(spread ? [podSpreadHandler(spread)] : []),
+  ]);
+  const deleteGate = Boolean(budget?.gates.deleteGate) || spread !== undefined;
   const operations: Operation[] = [
-    ...(budget.gates.updateGate ? (['UPDATE'] as const) : []),
-    ...(budget.gates.deleteGate ? (['DELETE'] as const) : []),
+    ...(budget?.gates.updateGate ? (['UPDATE'] as const) : []),
+    ...(deleteGate ? (['DELETE'] as const) : []),
   ];
   const defs: WebhookDefinition[] = [];
   const base = { type: 'validating', path: '/validate-pod', clusterScoped: false, handler } as const;
@@ -164,7 +179,7 @@ function podBudgetDefinitions(budget: NonNullable<WebhookHandlerDeps['podBudget'
       rule: { apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], operations },
     });
   }
-  if (budget.gates.deleteGate) {
+  if (deleteGate) {
     defs.push({
       ...base,
       name: 'vpodeviction.kb.io',
@@ -179,6 +194,10 @@ function podBudgetDefinitions(budget: NonNullable<WebhookHandlerDeps['podBudget'
  * OpenKruise's (under the CloneSet webhook's own failurePolicy, with no label selector).
  */
 function kruiseValidation(kind: KruiseKindName, deps: WebhookHandlerDeps): { handler: AdmissionHandler; del: boolean } {
+  if (kind === KruiseKind.WorkloadSpread && deps.workloadSpread?.enabled === false) {
+    // As OpenKruise's WorkloadSpread webhook answers with its gate off.
+    return { handler: () => deny('feature-gate WorkloadSpread is not enabled'), del: false };
+  }
   const validate = kruiseValidatingHandler(kind, deps.extraValidation?.[kind]);
   const protection = deps.deletionProtection;
   if (kind !== KruiseKind.CloneSet || !protection) return { handler: validate, del: false };
@@ -235,6 +254,6 @@ export function webhookDefinitions(deps: WebhookHandlerDeps): WebhookDefinition[
     });
   }
   if (deps.deletionProtection) defs.push(...protectionDefinitions(deps.deletionProtection));
-  if (deps.podBudget) defs.push(...podBudgetDefinitions(deps.podBudget));
+  defs.push(...podValidationDefinitions(deps));
   return defs;
 }

@@ -23,7 +23,7 @@ const pod = (name: string): SpreadPod => ({
 });
 
 /** A store over one WorkloadSpread whose status writes fail with 409 `conflicts` times first. */
-function store(conflicts = 0): SpreadStore & { writes: WorkloadSpread[] } {
+function store(conflicts = 0, pods: SpreadPod[] = []): SpreadStore & { writes: WorkloadSpread[] } {
   let stored = spread();
   const writes: WorkloadSpread[] = [];
   return {
@@ -55,8 +55,19 @@ function store(conflicts = 0): SpreadStore & { writes: WorkloadSpread[] } {
             }
           : undefined,
       ),
+    getPod: (_ns, name) => Promise.resolve(pods.find((p) => p.metadata.name === name)),
   };
 }
+
+/** `name` as the webhook placed it into `subset`. */
+const placedPod = (name: string, subset: string, extra: Partial<SpreadPod['metadata']> = {}): SpreadPod => ({
+  ...pod(name),
+  metadata: {
+    ...pod(name).metadata,
+    annotations: { 'apps.kruise.io/matched-workloadspread': JSON.stringify({ name: 'ws', subset }) },
+    ...extra,
+  },
+});
 
 const now = (): number => Date.parse('2026-01-01T00:00:00Z');
 
@@ -97,5 +108,39 @@ describe('spreadGuard', () => {
     expect(
       await spreadGuard({ store: store(), now }).assign({ namespace: 'ns', pod: other, dryRun: false }),
     ).toBeUndefined();
+  });
+
+  it('records a deleted pod under its subset’s deletingPods, missingReplicas one higher, once', async () => {
+    const s = store();
+    const guard = spreadGuard({ store: s, now });
+    await guard.assign({ namespace: 'ns', pod: pod('p1'), dryRun: false });
+    const deleted = placedPod('p1', 'a');
+    expect(await guard.assign({ namespace: 'ns', pod: deleted, dryRun: false, operation: 'DELETE' })).toBeUndefined();
+    await guard.assign({ namespace: 'ns', pod: deleted, dryRun: false, operation: 'DELETE' });
+    expect(s.writes).toHaveLength(2);
+    expect(s.writes.at(-1)?.status?.versionedSubsetStatuses?.h1?.[0]).toEqual({
+      name: 'a',
+      replicas: 0,
+      missingReplicas: 1,
+      creatingPods: { p1: '2026-01-01T00:00:00.000Z' },
+      deletingPods: { p1: '2026-01-01T00:00:00.000Z' },
+    });
+  });
+
+  it('reads an evicted pod; leaves unplaced, terminating and missing pods and dry runs alone', async () => {
+    const evicted = placedPod('p2', 'a');
+    const s = store(0, [evicted, placedPod('gone', 'a', { deletionTimestamp: '2026-01-01T00:00:00Z' })]);
+    const guard = spreadGuard({ store: s, now });
+    const ask = (name: string, operation: 'DELETE' | 'EVICT', dryRun = false): Promise<unknown> =>
+      guard.assign({ namespace: 'ns', pod: { metadata: { name } }, dryRun, operation });
+    await ask('p2', 'EVICT', true);
+    await ask('gone', 'EVICT');
+    await ask('nothing', 'EVICT');
+    await ask('p3', 'DELETE');
+    expect(s.writes).toHaveLength(0);
+    await ask('p2', 'EVICT');
+    expect(s.writes.at(-1)?.status?.versionedSubsetStatuses?.h1?.[0]?.deletingPods).toEqual({
+      p2: '2026-01-01T00:00:00.000Z',
+    });
   });
 });

@@ -74,9 +74,8 @@ export function admitDeletion(
   now: string,
 ): Admitted {
   const { status, statuses } = withVersion(ws, podVersion(pod), replicas);
-  if (recordedSubset(statuses, pod.metadata.name)) return {};
   const subset = statuses.find((s) => s.name === matched.subset);
-  if (!subset) return {};
+  if (!subset || Object.hasOwn(subset.deletingPods ?? {}, pod.metadata.name)) return {};
   if (subset.missingReplicas === -1) return { subset: subset.name };
   subset.deletingPods = { ...subset.deletingPods, [pod.metadata.name]: now };
   if (subset.missingReplicas >= 0) subset.missingReplicas++;

@@ -7,6 +7,7 @@ import { ANNOTATION_POD_DELETION_COST, type WorkloadSpread } from '@flotilla/api
 import { isKubeStatus } from '../../errors.js';
 import { resourcePath, Resources, type ResourceRef } from '../../runtime/resource.js';
 import type { KubeRest } from '../../runtime/rest.js';
+import type { PodMetadataPatch } from './adopt.js';
 import type { Workload } from './targets.js';
 
 export interface WorkloadSpreadClient {
@@ -15,6 +16,8 @@ export interface WorkloadSpreadClient {
   /** Replaces the status subresource; 409 when the resourceVersion is stale. */
   updateStatus(ws: WorkloadSpread): Promise<WorkloadSpread>;
   patchDeletionCost(namespace: string, pod: string, cost: string): Promise<void>;
+  /** Merges labels and annotations into the pod's metadata (a strategic merge patch). */
+  patchPodMetadata(namespace: string, pod: string, metadata: PodMetadataPatch): Promise<void>;
   /** Deletes the pod; gone already is fine. */
   deletePod(namespace: string, pod: string): Promise<void>;
 }
@@ -41,6 +44,15 @@ export function kubeWorkloadSpreadClient(rest: KubeRest): WorkloadSpreadClient {
         path: resourcePath(Resources.pods, namespace, pod),
         contentType: 'application/strategic-merge-patch+json',
         body: { metadata: { annotations: { [ANNOTATION_POD_DELETION_COST]: cost } } },
+      });
+    },
+    patchPodMetadata: async (namespace, pod, metadata) => {
+      await rest.request({
+        method: 'PATCH',
+        path: resourcePath(Resources.pods, namespace, pod),
+        contentType: 'application/strategic-merge-patch+json',
+        body: { metadata },
+        discardBody: true,
       });
     },
     deletePod: async (namespace, pod) => {

@@ -16,8 +16,9 @@ import type { Clock } from '../../runtime/clock.js';
 import type { Reconciler, ReconcileResult } from '../../runtime/controller.js';
 import type { EventRecording } from '../../runtime/events.js';
 import { sameJson } from '../../runtime/kube-object.js';
+import type { NodeLike } from '../../kube/node-fit.js';
 import type { WorkloadSpreadClient } from './client.js';
-import { planWorkloadSpread, type TargetView } from './plan.js';
+import { planWorkloadSpread, type SpreadPlan, type TargetView } from './plan.js';
 import type { SpreadPod } from './subsets.js';
 import { replicasOf, targetResource, type Workload } from './targets.js';
 
@@ -25,6 +26,8 @@ export interface WorkloadSpreadReconcilerDeps {
   spreads: Lister<WorkloadSpread>;
   /** The target's pods and the version its new pods get (Deployments). */
   podsOf(ws: WorkloadSpread, workload: Workload): { pods: SpreadPod[]; latestVersion?: string };
+  /** A node by name from a cache, for adopting pods the WorkloadSpread did not place. */
+  nodeOf?: (name: string) => NodeLike | undefined;
   client: WorkloadSpreadClient;
   events: EventRecording;
   clock: Clock;
@@ -65,6 +68,12 @@ async function targetMissing(deps: WorkloadSpreadReconcilerDeps, ws: WorkloadSpr
   await writeStatus(deps, ws, { ...ws.status, observedGeneration: ws.metadata?.generation ?? 0, conditions });
 }
 
+/** Adopted pods get their subset's metadata, then every pod whose deletion cost changes gets it. */
+async function patchPods(client: WorkloadSpreadClient, namespace: string, plan: SpreadPlan): Promise<void> {
+  for (const [pod, adoption] of plan.adopted) await client.patchPodMetadata(namespace, pod, adoption.metadata);
+  for (const [pod, cost] of plan.deletionCosts) await client.patchDeletionCost(namespace, pod, cost);
+}
+
 /** Builds the reconcile function of the WorkloadSpread controller. */
 export function workloadSpreadReconciler(deps: WorkloadSpreadReconcilerDeps): Reconciler {
   return async (_key, ctx): Promise<ReconcileResult> => {
@@ -85,12 +94,12 @@ export function workloadSpreadReconciler(deps: WorkloadSpreadReconcilerDeps): Re
     const { pods, latestVersion } = deps.podsOf(ws, workload);
     const target: TargetView = { replicas: replicasOf(ref.kind, workload), latestVersion };
     const now = deps.clock.now();
-    const plan = planWorkloadSpread(ws, target, pods, now);
+    const plan = planWorkloadSpread(ws, target, pods, now, deps.nodeOf);
     if (!plan) {
       await targetMissing(deps, ws, 'a subset maxReplicas cannot be read');
       return;
     }
-    for (const [pod, cost] of plan.deletionCosts) await deps.client.patchDeletionCost(namespace, pod, cost);
+    await patchPods(deps.client, namespace, plan);
     const nowText = new Date(now).toISOString();
     const found = `${ref.kind} ${namespace}/${ref.name} found`;
     const status = { ...plan.status, conditions: targetCondition(ws.status?.conditions, true, found, nowText) };

@@ -4,6 +4,7 @@
  * (webhook/mutating/pod.ts, through admission.ts here) places new pods into subsets.
  */
 import type { WorkloadSpread } from '@flotilla/api';
+import type { NodeLike } from '../../kube/node-fit.js';
 import type { Pod } from '../../kube/types.js';
 import { BY_OWNER_UID } from '../../runtime/cache.js';
 import { systemClock, type Clock } from '../../runtime/clock.js';
@@ -61,12 +62,15 @@ export function registerWorkloadSpreadController(
   const spreads = manager.informer<WorkloadSpread>({ resource: Resources.workloadSpreads, ...ns });
   const pods = manager.informer<Pod>({ resource: Resources.pods, ...ns });
   const replicaSets = manager.informer<Workload & KubeObject>({ resource: ReplicaSets, ...ns });
+  // Pods the WorkloadSpread did not place are matched to subsets by their node.
+  const nodes = manager.informer<NodeLike & KubeObject>({ resource: Resources.nodes });
   const controller = manager.controller({
     name: 'workloadspread',
     workers: 2,
     reconcile: workloadSpreadReconciler({
       spreads,
       podsOf: (ws, workload) => podsOfTarget(pods, replicaSets, ws, workload),
+      nodeOf: (name) => nodes.get(undefined, name),
       client: deps.client ?? kubeWorkloadSpreadClient(deps.rest),
       events: deps.events,
       clock: deps.clock ?? systemClock,

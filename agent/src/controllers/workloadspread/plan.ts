@@ -19,6 +19,8 @@ import {
   type WorkloadSpreadSubsetCondition,
   type WorkloadSpreadSubsetStatus,
 } from '@flotilla/api';
+import type { NodeLike } from '../../kube/node-fit.js';
+import { adoptPods, withAdoption, type Adoption } from './adopt.js';
 import { isPodActive, matchedSubsetOf, podVersion, type SpreadPod, subsetLimit } from './subsets.js';
 
 /** What the planner knows of the target workload. */
@@ -37,6 +39,12 @@ export interface PlannedEvent {
 
 export interface SpreadPlan {
   status: WorkloadSpreadStatus;
+  /**
+   * Pods not placed by this WorkloadSpread (created before it, say) matched to a subset by their
+   * node (adopt.ts): pod name → subset and the metadata to patch on. The status and the deletion
+   * costs already count them in those subsets.
+   */
+  adopted: Map<string, Adoption>;
   /** Pod name → the deletion cost it should carry (only pods whose annotation must change). */
   deletionCosts: Map<string, string>;
   /** Pods unschedulable past rescheduleCriticalSeconds, to delete so they are recreated elsewhere. */
@@ -348,14 +356,24 @@ function deletionCosts(ctx: Ctx, versions: Map<string, PodsBySubset>, latestVers
   return costs;
 }
 
-/** The whole plan for one WorkloadSpread. `pods` are the target's pods; `now` in ms. */
+/**
+ * The whole plan for one WorkloadSpread. `pods` are the target's pods; `now` in ms; `nodeOf` reads
+ * a node by name, for adopting pods the WorkloadSpread did not place (none without it).
+ */
 export function planWorkloadSpread(
   ws: WorkloadSpread,
   target: TargetView,
-  pods: readonly SpreadPod[],
+  targetPods: readonly SpreadPod[],
   now: number,
+  nodeOf?: (name: string) => NodeLike | undefined,
 ): SpreadPlan | undefined {
   const ctx: Ctx = { ws, replicas: target.replicas, clock: { now, events: [] } };
+  if (ws.spec.subsets.some((s) => subsetLimit(s, target.replicas) === undefined)) return undefined;
+  const adopted = nodeOf ? adoptPods(ws, targetPods, target.replicas, nodeOf) : new Map<string, Adoption>();
+  const pods = targetPods.map((p) => {
+    const adoption = adopted.get(p.metadata.name);
+    return adoption ? withAdoption(p, adoption) : p;
+  });
   const versions = groupByVersion(ws, pods);
   const reschedulePods: string[] = [];
   const subsetStatusesNow = subsetStatuses(ctx, groupBySubset(ws, pods), ws.status?.subsetStatuses, reschedulePods);
@@ -369,6 +387,7 @@ export function planWorkloadSpread(
   const next = ctx.clock.next;
   return {
     status,
+    adopted,
     deletionCosts: deletionCosts(ctx, versions, target.latestVersion),
     reschedule: reschedulePods,
     events: ctx.clock.events,

@@ -6,6 +6,7 @@ import { resourcePath, Resources } from '../../runtime/resource.js';
 import type { KubeRest } from '../../runtime/rest.js';
 import type { SpreadStore } from './admission.js';
 import { kubeWorkloadSpreadClient } from './client.js';
+import type { SpreadPod } from './subsets.js';
 
 export function kubeSpreadStore(rest: KubeRest, cache: ReadStore<WorkloadSpread>): SpreadStore {
   const client = kubeWorkloadSpreadClient(rest);
@@ -24,5 +25,13 @@ export function kubeSpreadStore(rest: KubeRest, cache: ReadStore<WorkloadSpread>
     },
     updateStatus: (ws) => client.updateStatus(ws),
     getWorkload: (ref, namespace, name) => client.getWorkload(ref, namespace, name),
+    getPod: async (namespace, name) => {
+      try {
+        return await rest.request<SpreadPod>({ method: 'GET', path: resourcePath(Resources.pods, namespace, name) });
+      } catch (err) {
+        if (isKubeStatus(err, 404)) return undefined;
+        throw err;
+      }
+    },
   };
 }
