@@ -7,7 +7,9 @@
 // named durable the hub created for it (hub/src/nats/agent-consumers.ts) through its account's
 // imports, as the real agent does.
 // Messages from the parent: { type: 'join', hubUrl, bootstrapToken, operatorToken, caFile, names }
-// → { type: 'joined' }; { type: 'start' } → { type: 'ready' };
+// → { type: 'joined' }; { type: 'start' } → { type: 'ready' }; { type: 'pause' } → { type: 'paused' }
+// (every agent stops reading its durable, connections stay) and { type: 'resume' } → { type:
+// 'resumed' } (each reads its durable again: the bench swaps durables in between);
 // { type: 'report', names } → { type: 'reported', ms }: every agent reports on each named object as
 // the hub placed it on its cluster (the generation it received), as the real status reporter does.
 // Receipts are sent in batches as { type: 'receipts', items: [{ name, revision, at }] } with `at` in
@@ -30,8 +32,9 @@ import {
 
 interface Agent {
   name: string;
+  creds: AgentCredentials;
   nc: NatsConnection;
-  messages: ConsumerMessages;
+  messages: ConsumerMessages | undefined;
   /** Per object name: the newest desired message received (what the agent would apply). */
   received: Map<string, { workloadId: string; revision: number; generation: number }>;
 }
@@ -119,28 +122,33 @@ async function startAgent({ name, seed, creds }: Joined): Promise<Agent> {
       await sleep(100);
     }
   }
-  const consumer = await jetstream(nc, { checkAPI: false, apiPrefix: creds.nats.apiPrefix }).consumers.get(
+  const agent: Agent = { name, creds, nc, messages: undefined, received: new Map() };
+  await consumeDesired(agent);
+  return agent;
+}
+
+/** Reads the agent's durable from where the server has it (a new durable: every object's latest). */
+async function consumeDesired(a: Agent): Promise<void> {
+  const consumer = await jetstream(a.nc, { checkAPI: false, apiPrefix: a.creds.nats.apiPrefix }).consumers.get(
     DESIRED_STREAM,
-    agentConsumerName(name),
+    agentConsumerName(a.name),
   );
-  const received: Agent['received'] = new Map();
   // A callback rather than an async iterator, and receipts sent in batches: 1,000 clients share
   // this one thread, and per-message promise chains and IPC calls delayed the receipts of the
   // later agents by the work of the earlier ones (the time is taken first, then the rest).
-  const messages = await consumer.consume({
+  a.messages = await consumer.consume({
     max_messages: 100,
     callback: (m) => {
       const at = now();
       const d = decodeDesired(m.data);
-      if (d.ok && (received.get(d.value.name)?.revision ?? 0) < d.value.revision) {
+      if (d.ok && (a.received.get(d.value.name)?.revision ?? 0) < d.value.revision) {
         const { workloadId, revision, generation } = d.value;
-        received.set(d.value.name, { workloadId, revision, generation });
+        a.received.set(d.value.name, { workloadId, revision, generation });
         receipt(d.value.name, revision, at);
       }
       m.ack();
     },
   });
-  return { name, nc, messages, received };
 }
 
 /**
@@ -215,9 +223,15 @@ process.on('message', (msg: { type: string; [k: string]: unknown }) => {
       // Every agent at once, as independent agents would.
       await Promise.all(agents.map((a) => reportAgent(a, msg['names'] as string[])));
       send({ type: 'reported', ms: now() - t0 });
+    } else if (msg.type === 'pause') {
+      await Promise.all(agents.map(async (a) => void (await a.messages?.close())));
+      send({ type: 'paused' });
+    } else if (msg.type === 'resume') {
+      for (let i = 0; i < agents.length; i += 50) await Promise.all(agents.slice(i, i + 50).map(consumeDesired));
+      send({ type: 'resumed' });
     } else if (msg.type === 'stop') {
       for (const a of agents) {
-        await a.messages.close();
+        await a.messages?.close();
         await a.nc.close();
       }
       send({ type: 'stopped' });

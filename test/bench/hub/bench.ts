@@ -12,7 +12,7 @@
 // local Postgres and the harness nats-server (~/.cache/flotilla/tools). Joining (registration,
 // claim, account push) is setup and timed on its own, not part of either measure.
 // Run: npm run bench:hub -- [agents=1000] [changes=5] [reportsPerAgent=20] [warmup=2] [--memory-consumers]
-//   [--consumer-replicas=N] [--nats-nodes=N]
+//   [--consumer-replicas=N] [--nats-nodes=N] [--compare-consumers]
 // (--nats-nodes=1: the same auth and TLS on one node with replicas 1, the ceiling the cluster's
 // replication is compared with; writes results/hub-1-node.json)
 // (experiments on the durables the hub created, writing results/hub-<experiment>.json:
@@ -41,7 +41,12 @@ const WARMUP = Number(args[3] ?? 2);
 const MEMORY_CONSUMERS = flags.includes('--memory-consumers');
 const CONSUMER_REPLICAS = Number(flags.find((f) => f.startsWith('--consumer-replicas='))?.split('=')[1] ?? 0);
 const NATS_NODES = Number(flags.find((f) => f.startsWith('--nats-nodes='))?.split('=')[1] ?? 3);
+// Distribution only, once per durable configuration in the same run and with the same agents
+// (results/hub-consumers.json): as the hub creates them, then in memory at the stream's replicas,
+// then in memory with one replica.
+const COMPARE_CONSUMERS = flags.includes('--compare-consumers');
 const EXPERIMENT = [
+  COMPARE_CONSUMERS ? 'consumers' : '',
   NATS_NODES !== 3 ? `${NATS_NODES}-node` : '',
   MEMORY_CONSUMERS ? 'memory-consumers' : '',
   CONSUMER_REPLICAS ? `r${CONSUMER_REPLICAS}-consumers` : '',
@@ -133,8 +138,15 @@ const nats = await startFleetNats({ nodes: NATS_NODES });
 const t = await startTestHub(nats, { env: BENCH_LIMITS });
 const names = Array.from({ length: AGENTS }, (_, i) => `b${i}`);
 const natsPids = (): number[] => nats.cluster.nodes.map((n) => n.process.pid);
+interface ConsumerSetup {
+  memory: boolean;
+  /** 0: the stream's. */
+  replicas: number;
+}
+const describeSetup = (c: ConsumerSetup): string =>
+  `${c.memory ? 'memory' : 'file'}, ${c.replicas ? `${c.replicas} replica(s)` : "the stream's replicas"}`;
 /** The experiments swap the durables the hub created (agents may not) for other ones. */
-async function swapConsumers(): Promise<void> {
+async function swapConsumers(setup: ConsumerSetup): Promise<void> {
   await t.hub.link.pass();
   const jsm = await jetstreamManager(t.hub.nc);
   for (const name of names) {
@@ -142,8 +154,8 @@ async function swapConsumers(): Promise<void> {
     await jsm.consumers.delete(DESIRED_STREAM, agentConsumerName(name));
     await jsm.consumers.add(DESIRED_STREAM, {
       ...config,
-      ...(MEMORY_CONSUMERS ? { mem_storage: true } : {}),
-      ...(CONSUMER_REPLICAS ? { num_replicas: CONSUMER_REPLICAS } : {}),
+      mem_storage: setup.memory,
+      ...(setup.replicas ? { num_replicas: setup.replicas } : {}),
     });
   }
 }
@@ -248,68 +260,144 @@ await request(
 );
 const joinSeconds = round1((performance.now() - tSetup) / 1000);
 console.log(`[bench] ${AGENTS} agents joined (registered, accepted, claimed) in ${joinSeconds} s`);
-if (MEMORY_CONSUMERS || CONSUMER_REPLICAS) await swapConsumers();
+if (MEMORY_CONSUMERS || CONSUMER_REPLICAS)
+  await swapConsumers({ memory: MEMORY_CONSUMERS, replicas: CONSUMER_REPLICAS });
 const tConnect = performance.now();
 await request({ type: 'start' }, 'ready');
 console.log(`[bench] ${AGENTS} agents connected and consuming in ${round1((performance.now() - tConnect) / 1000)} s`);
 
 // 1. REST write → receipt at every agent. Revision 1 creates the workload; the first WARMUP
-// changes (JIT, connection pools, nats-server's per-subject state) are reported but not counted.
-const latencies: number[] = [];
-let missingReceipts = 0;
-const perChange: Record<string, unknown>[] = [];
+// changes of each measured series (JIT, connection pools, nats-server's per-subject state, new
+// durables) are reported but not counted.
+let revision = 0;
 let id = '';
-for (let r = 1; r <= WARMUP + CHANGES; r++) {
-  const body = { spec: cloneSetSpec(r), placement: { clusterSelector: { matchLabels: { bench: 'yes' } } } };
-  const stagesBefore = await histogramSums(t);
-  const cpuBefore = await markCpu();
-  const loadBefore = load1();
-  const t0 = now();
-  if (r === 1) {
-    const created = await httpRest<{ id: string }>('POST', '/api/v1/workloads', {
-      kind: 'CloneSet',
-      name: MEASURED,
-      namespace: 'bench',
-      ...body,
-    });
-    id = created.id;
-  } else {
-    await httpRest('PUT', `/api/v1/workloads/${id}`, body);
+async function distribution(): Promise<Record<string, unknown>> {
+  const latencies: number[] = [];
+  let missingReceipts = 0;
+  const perChange: Record<string, unknown>[] = [];
+  for (let i = 1; i <= WARMUP + CHANGES; i++) {
+    const r = ++revision;
+    const body = { spec: cloneSetSpec(r), placement: { clusterSelector: { matchLabels: { bench: 'yes' } } } };
+    const stagesBefore = await histogramSums(t);
+    const cpuBefore = await markCpu();
+    const loadBefore = load1();
+    const t0 = now();
+    if (r === 1) {
+      const created = await httpRest<{ id: string }>('POST', '/api/v1/workloads', {
+        kind: 'CloneSet',
+        name: MEASURED,
+        namespace: 'bench',
+        ...body,
+      });
+      id = created.id;
+    } else {
+      await httpRest('PUT', `/api/v1/workloads/${id}`, body);
+    }
+    const restMs = now() - t0;
+    const deadline = Date.now() + 60_000;
+    while ((receipts.get(r)?.length ?? 0) < AGENTS && Date.now() < deadline) await sleep(5);
+    const lat = (receipts.get(r) ?? []).map((at) => at - t0).sort((a, b) => a - b);
+    // Let the relay mark its rows and the agents' acks settle before reading stages and CPU.
+    await sleep(300);
+    const warmup = i <= WARMUP;
+    const row = {
+      revision: r,
+      warmup,
+      load1: loadBefore,
+      restMs: round1(restMs),
+      received: lat.length,
+      p50Ms: round1(quantile(lat, 0.5)),
+      p99Ms: round1(quantile(lat, 0.99)),
+      lastMs: round1(lat.at(-1) ?? NaN),
+      stagesMs: stageMs(stagesBefore, await histogramSums(t), DESIRED_STAGES),
+      cpuMs: await cpuSince(cpuBefore),
+    };
+    if (lat.length < AGENTS) console.warn(`[bench] change ${r}: only ${lat.length} of ${AGENTS} agents received it`);
+    if (!warmup) {
+      latencies.push(...lat);
+      missingReceipts += AGENTS - lat.length;
+      perChange.push(row);
+    }
+    console.log(`[bench] change ${r}${warmup ? ' (warm-up)' : ''}: ${JSON.stringify(row)}`);
+    await sleep(700);
   }
-  const restMs = now() - t0;
-  const deadline = Date.now() + 60_000;
-  while ((receipts.get(r)?.length ?? 0) < AGENTS && Date.now() < deadline) await sleep(5);
-  const lat = (receipts.get(r) ?? []).map((at) => at - t0).sort((a, b) => a - b);
-  // Let the relay mark its rows and the agents' acks settle before reading stages and CPU.
-  await sleep(300);
-  const row = {
-    revision: r,
-    warmup: r <= WARMUP,
-    load1: loadBefore,
-    restMs: round1(restMs),
-    received: lat.length,
-    p50Ms: round1(quantile(lat, 0.5)),
-    p99Ms: round1(quantile(lat, 0.99)),
-    lastMs: round1(lat.at(-1) ?? NaN),
-    stagesMs: stageMs(stagesBefore, await histogramSums(t), DESIRED_STAGES),
-    cpuMs: await cpuSince(cpuBefore),
+  latencies.sort((a, b) => a - b);
+  const meanOf = (key: string): Record<string, number> => {
+    const rows = perChange.map((c) => c[key] as Record<string, number>);
+    return Object.fromEntries(
+      Object.keys(rows[0] ?? {}).map((k) => [k, round1(rows.reduce((s, x) => s + x[k]!, 0) / rows.length)]),
+    );
   };
-  if (lat.length < AGENTS) console.warn(`[bench] change ${r}: only ${lat.length} of ${AGENTS} agents received it`);
-  if (r > WARMUP) {
-    latencies.push(...lat);
-    missingReceipts += AGENTS - lat.length;
-    perChange.push(row);
-  }
-  console.log(`[bench] change ${r}${r <= WARMUP ? ' (warm-up)' : ''}: ${JSON.stringify(row)}`);
-  await sleep(700);
+  return {
+    samples: latencies.length,
+    // Receipts that never came within 60 s (the percentiles count only the ones that did).
+    missingReceipts,
+    p50Ms: round1(quantile(latencies, 0.5)),
+    p99Ms: round1(quantile(latencies, 0.99)),
+    maxMs: round1(latencies.at(-1) ?? NaN),
+    medianOfPerChangeP99Ms: round1(median(perChange.map((c) => c['p99Ms'] as number))),
+    targetP99Ms: 1000,
+    meanStagesMs: meanOf('stagesMs'),
+    meanCpuMsPerChange: meanOf('cpuMs'),
+    perChange,
+  };
 }
-latencies.sort((a, b) => a - b);
-const meanOf = (key: string): Record<string, number> => {
-  const rows = perChange.map((c) => c[key] as Record<string, number>);
-  return Object.fromEntries(
-    Object.keys(rows[0] ?? {}).map((k) => [k, round1(rows.reduce((s, x) => s + x[k]!, 0) / rows.length)]),
-  );
+
+const link = {
+  natsNodes: nats.cluster.nodes.length,
+  streamReplicas: Number(nats.hubEnv['FLOTILLA_NATS_REPLICAS']),
+  tls: true,
+  auth: 'operator mode: an account and a user JWT per agent (ADR 0012)',
+  joinSeconds,
 };
+const machine = (): Record<string, unknown> => ({
+  cpus: os.cpus().length,
+  // The machine is shared: load averages (1, 5, 15 min) when the run started and ended.
+  loadAverageAtStart: loadAtStart,
+  loadAverageAtEnd: os.loadavg().map(round1),
+});
+const resultsFile = path.join(here, '..', 'results', EXPERIMENT ? `hub-${EXPERIMENT}.json` : 'hub.json');
+async function finish(result: Record<string, unknown>): Promise<never> {
+  console.log(JSON.stringify(result, null, 2));
+  mkdirSync(path.dirname(resultsFile), { recursive: true });
+  // Formatted as the repository's prettier check wants it.
+  writeFileSync(resultsFile, await format(JSON.stringify(result), { parser: 'json' }));
+  await request({ type: 'stop' }, 'stopped');
+  agentsProc.removeAllListeners('exit');
+  agentsProc.kill();
+  await t.hub.close();
+  await t.db.close();
+  await nats.stop();
+  process.exit(0);
+}
+
+if (COMPARE_CONSUMERS) {
+  const setups: ConsumerSetup[] = [
+    { memory: false, replicas: 0 },
+    { memory: true, replicas: 0 },
+    { memory: true, replicas: 1 },
+  ];
+  const series: Record<string, unknown>[] = [];
+  for (const [i, setup] of setups.entries()) {
+    if (i > 0) {
+      await request({ type: 'pause' }, 'paused');
+      await swapConsumers(setup);
+      await request({ type: 'resume' }, 'resumed');
+    }
+    console.log(`[bench] agent durables: ${describeSetup(setup)}`);
+    series.push({ agentDurables: describeSetup(setup), ...(await distribution()) });
+  }
+  await finish({
+    measuredAt: new Date().toISOString(),
+    machine: machine(),
+    agents: AGENTS,
+    link,
+    warmupChanges: WARMUP,
+    changes: CHANGES,
+    restWriteToReceiptAtEveryAgent: series,
+  });
+}
+const restWriteToReceiptAtEveryAgent = await distribution();
 
 // 2. Status ingestion. The hub keeps only reports on objects it placed (status admission), so
 // REPORTS_PER_AGENT more workloads are placed on every cluster first, as a fleet carrying that many
@@ -363,37 +451,18 @@ const ingestion = async (phase: 'live' | 'backlog'): Promise<Record<string, unkn
 const live = await ingestion('live');
 const backlog = await ingestion('backlog');
 
-const result = {
+await finish({
   measuredAt: new Date().toISOString(),
-  // The machine is shared: load averages (1, 5, 15 min) when the run started and ended.
-  machine: { cpus: os.cpus().length, loadAverageAtStart: loadAtStart, loadAverageAtEnd: os.loadavg().map(round1) },
+  machine: machine(),
   agents: AGENTS,
-  link: {
-    natsNodes: nats.cluster.nodes.length,
-    streamReplicas: Number(nats.hubEnv['FLOTILLA_NATS_REPLICAS']),
-    tls: true,
-    auth: 'operator mode: an account and a user JWT per agent (ADR 0012)',
-    joinSeconds,
-  },
+  link,
   agentConsumerStorage: MEMORY_CONSUMERS ? 'memory (experiment)' : 'file (as the hub creates it)',
   agentConsumerReplicas: CONSUMER_REPLICAS
     ? `${CONSUMER_REPLICAS} (experiment)`
     : "the stream's (as the hub creates them)",
   warmupChanges: WARMUP,
   changes: CHANGES,
-  restWriteToReceiptAtEveryAgent: {
-    samples: latencies.length,
-    // Receipts that never came within 60 s (the percentiles count only the ones that did).
-    missingReceipts,
-    p50Ms: round1(quantile(latencies, 0.5)),
-    p99Ms: round1(quantile(latencies, 0.99)),
-    maxMs: round1(latencies.at(-1) ?? NaN),
-    medianOfPerChangeP99Ms: round1(median(perChange.map((c) => c['p99Ms'] as number))),
-    targetP99Ms: 1000,
-    meanStagesMs: meanOf('stagesMs'),
-    meanCpuMsPerChange: meanOf('cpuMs'),
-    perChange,
-  },
+  restWriteToReceiptAtEveryAgent,
   statusIngestion: {
     reports: total,
     // Setup of this phase: REPORTS_PER_AGENT workloads created by REST and received by every agent.
@@ -402,19 +471,4 @@ const result = {
     backlogDrain: backlog,
     targetReportsPerSecond: 10_000,
   },
-};
-console.log(JSON.stringify(result, null, 2));
-mkdirSync(path.join(here, '..', 'results'), { recursive: true });
-// Formatted as the repository's prettier check wants it.
-writeFileSync(
-  path.join(here, '..', 'results', EXPERIMENT ? `hub-${EXPERIMENT}.json` : 'hub.json'),
-  await format(JSON.stringify(result), { parser: 'json' }),
-);
-
-await request({ type: 'stop' }, 'stopped');
-agentsProc.removeAllListeners('exit');
-agentsProc.kill();
-await t.hub.close();
-await t.db.close();
-await nats.stop();
-process.exit(0);
+});
