@@ -1,5 +1,7 @@
 /**
- * The Advanced DaemonSet controller's reconcile: the update revision found or stored, finished
+ * The Advanced DaemonSet controller's reconcile: orphan pods matching the selector adopted
+ * (adoption.ts; the pass ends there and goes on once the cache shows them owned), the update
+ * revision found or stored, finished
  * in-place updates marked ready, then plan.ts carried out — pods deleted (or held in
  * PreparingDelete while a preDelete hook holds them), old pods updated in place where
  * InPlaceIfPossible allows it and replaced otherwise, pods created in slow-start batches (at most
@@ -39,6 +41,7 @@ import {
 import { isPodHooked } from '../cloneset/lifecycle.js';
 import { addNotReadyKey, inPlaceReadyConditions, PRE_DELETE_KEY } from '../cloneset/readiness.js';
 import { decideUpdateRevision, revisionBytes, sortRevisions } from '../cloneset/revisions.js';
+import { adoptionPatch, orphansToAdopt } from './adoption.js';
 import type { DaemonSetClient } from './client.js';
 import { newDaemonPod } from './daemon-pod.js';
 import { planDaemonSet, type DaemonSetPlan } from './plan.js';
@@ -53,6 +56,8 @@ export interface DaemonSetReconcilerDeps {
   daemonSets: Lister<DaemonSetV1beta1>;
   /** Pods and revisions whose owner references name this uid. */
   podsOwnedBy: (uid: string) => Pod[];
+  /** Pods of a namespace, to find orphans the set adopts. */
+  podsIn: (namespace: string) => Pod[];
   revisionsOwnedBy: (uid: string) => ControllerRevision[];
   nodes: () => NodeLike[];
   client: DaemonSetClient;
@@ -114,6 +119,7 @@ export function daemonSetReconciler(deps: DaemonSetReconcilerDeps): Reconciler {
       return { requeueAfter: deps.options.expectationRequeueMs };
     }
     const round: Round = { key, ds: defaulted(cached), cached, deps, ctx, now: deps.clock.now() };
+    if (await adoptOrphans(round)) return { requeueAfter: deps.options.expectationRequeueMs };
     const uid = cached.metadata?.uid ?? '';
     const pods = deps.podsOwnedBy(uid).filter(controlledBy(uid));
     const revisions = sortRevisions(deps.revisionsOwnedBy(uid).filter(controlledBy(uid)));
@@ -137,6 +143,26 @@ export function daemonSetReconciler(deps: DaemonSetReconcilerDeps): Reconciler {
     await writeStatus(round, plan.status);
     return plan.requeueAfterMs === undefined ? undefined : { requeueAfter: plan.requeueAfterMs };
   };
+}
+
+/**
+ * Makes the set the controller of the orphan pods it selects; resolves whether any was adopted.
+ * A pod deleted or replaced meanwhile (404, or 409 from the uid precondition) is skipped.
+ */
+async function adoptOrphans(round: Round): Promise<boolean> {
+  const { deps, ds, ctx } = round;
+  const orphans = orphansToAdopt(ds, deps.podsIn(ds.metadata?.namespace ?? ''));
+  let adopted = 0;
+  for (const pod of orphans) {
+    try {
+      expectWritten(round, await deps.client.patchPodMetadata(pod, adoptionPatch(ds, pod)));
+      adopted++;
+    } catch (err) {
+      if (!isKubeStatus(err, 404) && !isKubeStatus(err, 409)) throw err;
+    }
+  }
+  if (adopted > 0) ctx.log.info({ pods: orphans.map((p) => p.metadata.name) }, 'adopted orphan pods');
+  return adopted > 0;
 }
 
 /** The stored revision equal to the set's template: found, renumbered to be the latest, or created. */

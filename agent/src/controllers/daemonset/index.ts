@@ -1,8 +1,8 @@
 /**
  * The Advanced DaemonSet controller: one pod on every node it should run on, rolling updates
  * (Standard, surge, InPlaceIfPossible) within maxUnavailable/maxSurge, partition and node
- * selector, paused, the preDelete hook, OpenKruise-compatible revisions, and the status. It reads
- * and writes DaemonSets at v1beta1, their storage version.
+ * selector, paused, the preDelete hook, adoption of orphan pods it selects, OpenKruise-compatible
+ * revisions, and the status. It reads and writes DaemonSets at v1beta1, their storage version.
  */
 import { KRUISE_GROUP, type DaemonSetV1beta1 } from '@flotilla/api';
 import type { NodeLike } from '../../kube/node-fit.js';
@@ -19,6 +19,7 @@ import { namespacedKey, type KubeObject } from '../../runtime/kube-object.js';
 import { Resources } from '../../runtime/resource.js';
 import type { KubeRest } from '../../runtime/rest.js';
 import { observeNodePods } from '../../kube/node-pods.js';
+import { orphansToAdopt } from './adoption.js';
 import { kubeDaemonSetClient, type DaemonSetClient } from './client.js';
 import { daemonSetReconciler, type DaemonSetControllerOptions } from './controller.js';
 
@@ -57,6 +58,7 @@ export function registerDaemonSetController(manager: ComponentRegistrar, deps: D
     reconcile: daemonSetReconciler({
       daemonSets: sets,
       podsOwnedBy: (uid) => pods.byIndex(BY_OWNER_UID, uid),
+      podsIn: (namespace) => pods.list(namespace),
       revisionsOwnedBy: (uid) => revisions.byIndex(BY_OWNER_UID, uid),
       nodes: () => nodes.list(),
       client: deps.client ?? kubeDaemonSetClient(deps.rest),
@@ -79,6 +81,15 @@ export function registerDaemonSetController(manager: ComponentRegistrar, deps: D
   controller.watch(sets);
   const owner = enqueueOwner({ group: KRUISE_GROUP, kind: 'DaemonSet' });
   controller.watch(pods, owner);
+  // An orphan pod wakes the sets of its namespace that select it, which then adopt it.
+  controller.watch(pods, (pod) =>
+    (pod.metadata.ownerReferences ?? []).some((r) => r.controller === true)
+      ? []
+      : sets
+          .list(pod.metadata.namespace)
+          .filter((ds) => orphansToAdopt(ds, [pod]).length > 0)
+          .map((ds) => namespacedKey(ds.metadata?.namespace, ds.metadata?.name ?? '')),
+  );
   controller.watch(revisions, owner);
   controller.watch(nodes, () => sets.list().map((s) => namespacedKey(s.metadata?.namespace, s.metadata?.name ?? '')));
   return controller;
