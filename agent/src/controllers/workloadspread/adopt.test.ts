@@ -48,7 +48,7 @@ const subsetsOf = (adopted: ReturnType<typeof adoptPods>): Record<string, string
   Object.fromEntries([...adopted].map(([p, a]) => [p, a.subset]));
 
 describe('adoptPods', () => {
-  it('matches pods by their node’s zone; placed, unbound, terminating and node-less pods stay out', () => {
+  it('matches pods by their node’s zone; placed (even in a removed subset), unbound, terminating and node-less pods stay out', () => {
     const spread = ws([
       { name: 'a', requiredNodeSelectorTerm: zone('zone-a'), maxReplicas: 2 },
       { name: 'b', requiredNodeSelectorTerm: zone('zone-b') },
@@ -59,6 +59,7 @@ describe('adoptPods', () => {
       pod('old-a', 'a1'),
       pod('old-b', 'b1'),
       pod('placed', 'b1', 'a'),
+      pod('removed-subset', 'b1', 'c'),
       pod('unbound'),
       pod('lost', 'x9'),
       terminating,

@@ -99,8 +99,9 @@ function favoriteSubset(
 
 /**
  * The subsets the target's unplaced pods are adopted into, pod name → adoption. `nodeOf` reads a
- * node by name (undefined: it does not exist). Pods already placed by this WorkloadSpread into one
- * of its subsets, terminating pods, unbound pods and pods fitting no subset are left out.
+ * node by name (undefined: it does not exist). Pods already placed by this WorkloadSpread (into a
+ * subset it still has or not), terminating pods, unbound pods and pods fitting no subset are left
+ * out.
  */
 export function adoptPods(
   ws: WorkloadSpread,
@@ -123,7 +124,8 @@ export function adoptPods(
   const adopted = new Map<string, Adoption>();
   for (const pod of pods as readonly AdoptablePod[]) {
     const node = pod.spec?.nodeName ? nodeOf(pod.spec.nodeName) : undefined;
-    if (placed(pod) || !isPodActive(pod) || !node) continue;
+    // A pod this WorkloadSpread placed keeps its subset, even one since removed from the spec.
+    if (matchedSubsetOf(pod)?.name === name || !isPodActive(pod) || !node) continue;
     const best = favoriteSubset(ws, pod, node, missing);
     if (!best) continue;
     missing.set(best.subset.name, missing.get(best.subset.name)! - 1);
