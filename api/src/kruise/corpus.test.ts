@@ -63,6 +63,17 @@ describe('invalid manifests', () => {
     for (const [file, text] of invalid) expect(expectations(text).length, file).toBeGreaterThan(0);
   });
 
+  it('hold at least 10 for each kind the agent added after CloneSet (issue #25)', () => {
+    const perKind = new Map<string, number>();
+    for (const [, text] of invalid) {
+      const kind = (parse(text) as { kind?: string }).kind ?? '';
+      perKind.set(kind, (perKind.get(kind) ?? 0) + 1);
+    }
+    for (const kind of ['DaemonSet', 'StatefulSet', 'BroadcastJob', 'ContainerRecreateRequest']) {
+      expect(perKind.get(kind) ?? 0, kind).toBeGreaterThanOrEqual(10);
+    }
+  });
+
   it.each(invalid)('%s is rejected at the expected field with a readable message', (_file, text) => {
     const errors = validateKruiseObject(parse(text));
     for (const { path, message } of expectations(text)) {
