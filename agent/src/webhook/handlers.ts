@@ -5,7 +5,13 @@
  * read-only `WebhookStores` below.
  */
 import type { Logger } from 'pino';
-import { invalid, LABEL_SIDECARSET_NAME, type SidecarSet, type WorkloadSpread } from '@flotilla/api';
+import {
+  invalid,
+  LABEL_SIDECARSET_NAME,
+  type PodUnavailableBudget,
+  type SidecarSet,
+  type WorkloadSpread,
+} from '@flotilla/api';
 import type { ReadStore } from '../runtime/cache.js';
 import { parseWhitelist, WHITELIST_KEY } from '../controllers/sidecarset/control/patch-metadata.js';
 import type { InjectionConflict } from '../controllers/sidecarset/inject.js';
@@ -14,10 +20,12 @@ import type { ControllerRevision, Namespace } from '../kube/types.js';
 import type { WebhookConfig } from './config.js';
 import type { DeletionInventory } from './validating/deletion-protection-handler.js';
 import type { PubGuard } from '../controllers/podunavailablebudget/guard.js';
+import { bindNewPod } from '../controllers/podunavailablebudget/binding.js';
 import type { SpreadGuard } from '../controllers/workloadspread/admission.js';
 import { webhookDefinitions, type WebhookDefinition } from './registry.js';
 import type { CrrPodReader } from './mutating/crr-defaults.js';
 import { containerConflicts, whitelistViolations } from './validating/sidecarset-rules.js';
+import { pubConflicts } from './validating/pub-rules.js';
 
 export interface ConfigMapLike {
   metadata?: { name?: string; namespace?: string };
@@ -34,6 +42,8 @@ export interface WebhookStores {
   configMaps: ReadStore<ConfigMapLike>;
   /** WorkloadSpreads: a pod is only taken to the main thread's guard when its namespace has one. */
   workloadSpreads: ReadStore<WorkloadSpread>;
+  /** PodUnavailableBudgets: new pods are bound to theirs, and a budget may not cover another's pods. */
+  podUnavailableBudgets: ReadStore<PodUnavailableBudget>;
 }
 
 /** What the handlers need besides the stores. */
@@ -89,6 +99,21 @@ export function wiredDefinitions(stores: WebhookStores, wiring: HandlerWiring): 
       revisions: revisionsOf,
       onConflicts: (conflicts, namespace) => wiring.onConflicts(conflicts, namespace),
       sortSidecarContainersByName: config.sortSidecarContainersByName,
+      relatedPub:
+        config.pubDeleteGate || config.pubUpdateGate
+          ? (pod, namespace) =>
+              bindNewPod({
+                pod,
+                namespace,
+                pubs: stores.podUnavailableBudgets.list(namespace),
+                lookup: (ns, rs) => wiring.pubGuard.replicaSetWorkload(ns, rs),
+                onLookupError: (err) =>
+                  logger.warn(
+                    { err, namespace },
+                    "a new pod's ReplicaSet cannot be read; binding it by selectors only",
+                  ),
+              })
+          : undefined,
       spread: {
         assign: (query) =>
           stores.workloadSpreads.list(query.namespace).length > 0
@@ -97,6 +122,10 @@ export function wiredDefinitions(stores: WebhookStores, wiring: HandlerWiring): 
       },
     },
     extraValidation: {
+      PodUnavailableBudget: (object) => {
+        const pub = object as PodUnavailableBudget;
+        return pubConflicts(pub, stores.podUnavailableBudgets.list(pub.metadata?.namespace));
+      },
       SidecarSet: (object) => {
         const ss = object as SidecarSet;
         const text = stores.configMaps.get(config.namespace, config.whitelistConfigMap)?.data?.[WHITELIST_KEY];

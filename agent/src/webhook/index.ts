@@ -108,6 +108,7 @@ export function setupWebhook(ctx: WebhookContext, config: WebhookConfig): Webhoo
     informers.revisions,
     informers.configMaps,
     informers.workloadSpreads,
+    informers.podUnavailableBudgets,
   ];
   ctx.run(
     certSyncRunnable({ certs, server, thread, informers: caches, syncIntervalMs: config.syncIntervalMs, logger: log }),

@@ -1,9 +1,15 @@
 /**
  * The informers whose caches the webhook's handlers read, registered on the manager of every
  * replica: SidecarSets, Namespaces (their labels), the SidecarSets' revisions, the
- * patchPodMetadata whitelist ConfigMap and WorkloadSpreads.
+ * patchPodMetadata whitelist ConfigMap, WorkloadSpreads and PodUnavailableBudgets.
  */
-import { KRUISE_SYSTEM_NAMESPACE, LABEL_SIDECARSET_NAME, type SidecarSet, type WorkloadSpread } from '@flotilla/api';
+import {
+  KRUISE_SYSTEM_NAMESPACE,
+  LABEL_SIDECARSET_NAME,
+  type PodUnavailableBudget,
+  type SidecarSet,
+  type WorkloadSpread,
+} from '@flotilla/api';
 import { sidecarSetInformer } from '../kube/sidecarset-informer.js';
 import type { ControllerRevision, Namespace } from '../kube/types.js';
 import type { ComponentRegistrar } from '../runtime/component.js';
@@ -19,6 +25,7 @@ export interface WebhookInformers extends WebhookStores {
   revisions: Informer<ControllerRevision>;
   configMaps: Informer<ConfigMapLike>;
   workloadSpreads: Informer<WorkloadSpread>;
+  podUnavailableBudgets: Informer<PodUnavailableBudget>;
 }
 
 /** The namespace SidecarSet revisions live in (OpenKruise: the manager's, kruise-system by default). */
@@ -41,5 +48,6 @@ export function webhookInformers(manager: ComponentRegistrar, config: WebhookCon
       fieldSelector: `metadata.name=${config.whitelistConfigMap}`,
     }),
     workloadSpreads: manager.informer<WorkloadSpread>({ resource: Resources.workloadSpreads }),
+    podUnavailableBudgets: manager.informer<PodUnavailableBudget>({ resource: Resources.podUnavailableBudgets }),
   };
 }

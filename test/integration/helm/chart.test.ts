@@ -394,7 +394,10 @@ describe('helm template with the required values', () => {
         // The chart's default PodUnavailableBudget gates: delete on, update off.
         podBudget: {
           gates: { deleteGate: true, updateGate: false, inPlaceResize: false },
-          guard: { admit: () => Promise.resolve({ allowed: true }) },
+          guard: {
+            admit: () => Promise.resolve({ allowed: true }),
+            replicaSetWorkload: () => Promise.resolve(undefined),
+          },
         },
       });
       const agent = buildWebhookConfigurations(defs, {

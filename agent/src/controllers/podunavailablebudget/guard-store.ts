@@ -6,6 +6,7 @@ import { resourcePath, Resources } from '../../runtime/resource.js';
 import type { KubeRest } from '../../runtime/rest.js';
 import { pubGuard, type PubGuard, type PubStore } from './guard.js';
 import { systemClock } from '../../runtime/clock.js';
+import { kubePubClient } from './client.js';
 
 async function getOrUndefined<T>(rest: KubeRest, path: string): Promise<T | undefined> {
   try {
@@ -26,7 +27,9 @@ export function controllerPubGuard(rest: KubeRest, inPlaceResize: boolean): PubG
 
 export function kubePubStore(rest: KubeRest): PubStore {
   const pubs = Resources.podUnavailableBudgets;
+  const client = kubePubClient(rest);
   return {
+    getWorkload: (namespace, ref) => client.workload(namespace, ref),
     getPod: (namespace, name) => getOrUndefined<Pod>(rest, resourcePath(Resources.pods, namespace, name)),
     getPub: (namespace, name) => getOrUndefined<PodUnavailableBudget>(rest, resourcePath(pubs, namespace, name)),
     updateStatus: (pub) =>

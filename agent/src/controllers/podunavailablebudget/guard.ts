@@ -4,13 +4,17 @@
  * the budget's status when the operation takes from it — one admission per budget at a time in
  * this process, a stale copy answered by the apiserver's 409 and retried on a fresh read (up to
  * four times), as OpenKruise's check-and-decrement does. Dry runs decide without writing. A
- * refusal records a Warning `PubPreventPodDeletion` on the pod.
+ * refusal records a Warning `PubPreventPodDeletion` on the pod. It also reads, for the pod
+ * webhook binding a new pod to its budget, which workload the pod's ReplicaSet stands for.
  */
 import type { PodUnavailableBudget, PubOperation } from '@flotilla/api';
 import { isKubeStatus } from '../../errors.js';
 import type { Pod } from '../../kube/types.js';
 import type { Clock } from '../../runtime/clock.js';
 import { formatTime } from '../../runtime/kube-time.js';
+import { groupOf } from '../../runtime/kube-object.js';
+import type { ReplicaSetOwnerLookup } from './binding.js';
+import type { Workload, WorkloadRef } from './client.js';
 import { decidePub, PUB_DENIAL_EVENT, relatedPub } from './decision.js';
 
 /** One guarded operation on a pod, as the admission handler hands it over. */
@@ -27,6 +31,8 @@ export type PubVerdict = { allowed: true } | { allowed: false; code: number; mes
 
 export interface PubGuard {
   admit(query: PubQuery): Promise<PubVerdict>;
+  /** The workload a new pod's ReplicaSet stands for, for binding the pod at CREATE (binding.ts). */
+  replicaSetWorkload: ReplicaSetOwnerLookup;
 }
 
 /** What the guard reads and writes. */
@@ -35,6 +41,8 @@ export interface PubStore {
   getPub(namespace: string, name: string): Promise<PodUnavailableBudget | undefined>;
   /** Replaces the status; rejects with a 409 KubeApiError when `pub` is stale. */
   updateStatus(pub: PodUnavailableBudget): Promise<PodUnavailableBudget>;
+  /** A workload (its controller owner), or undefined when it does not exist. */
+  getWorkload(namespace: string, ref: WorkloadRef): Promise<Pick<Workload, 'owner'> | undefined>;
 }
 
 export interface PubGuardDeps {
@@ -105,6 +113,16 @@ export function pubGuard(deps: PubGuardDeps): PubGuard {
       const pubName = relatedPub(pod);
       if (!pod || !pubName) return { allowed: true };
       return serialized(`${query.namespace}/${pubName}`, () => decide(query, pod, pubName));
+    },
+    async replicaSetWorkload(namespace, replicaSet) {
+      const found = await deps.store.getWorkload(namespace, replicaSet);
+      if (!found) return undefined;
+      const owner = found.owner;
+      // A Deployment's ReplicaSets are its pods' workload only through it (OpenKruise's controller finder).
+      if (owner?.kind === 'Deployment' && groupOf(owner.apiVersion) === 'apps') {
+        return { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.name };
+      }
+      return replicaSet;
     },
   };
 }

@@ -1,9 +1,11 @@
 /**
- * /mutate-pod on CREATE: the KruisePodReady readiness gate for Kruise-owned pods, then SidecarSet
- * injection. Reads SidecarSets, Namespaces and revisions through `PodMutationSources` (informer
- * caches in the agent, plain arrays in tests); the decision itself is computed purely.
+ * /mutate-pod on CREATE: the KruisePodReady readiness gate for Kruise-owned pods, SidecarSet
+ * injection, the WorkloadSpread subset, then the `kruise.io/related-pub` annotation naming the
+ * PodUnavailableBudget the pod belongs to. Reads SidecarSets, Namespaces and revisions through
+ * `PodMutationSources` (informer caches in the agent, plain arrays in tests); the decision itself
+ * is computed purely.
  */
-import type { SidecarSet } from '@flotilla/api';
+import { ANNOTATION_RELATED_PUB, type SidecarSet } from '@flotilla/api';
 import { errorMessage, hasCode } from '../../errors.js';
 import { formatTime } from '../../runtime/kube-time.js';
 import type { Labels } from '../../runtime/label-selector.js';
@@ -32,6 +34,8 @@ export interface PodMutationSources {
   sortSidecarContainersByName?: boolean;
   /** WorkloadSpread: the subset a new pod goes into (recorded in the WorkloadSpread's status). */
   spread?: SpreadGuard;
+  /** The PodUnavailableBudget a new pod belongs to (with a PUB gate on); never throws. */
+  relatedPub?(pod: MutablePod, namespace: string): Promise<string | undefined>;
 }
 
 const REFUSING_CODES = ['SIDECARSET_ERR_INJECTION_REVISION', 'SIDECARSET_ERR_RESOURCES_POLICY'] as const;
@@ -61,20 +65,36 @@ async function spreadPod(pod: MutablePod, namespace: string, dryRun: boolean, gu
   return assignment ? injectSubset(pod, assignment.subset, assignment.matched) : pod;
 }
 
-/** The answer for the mutated pod, once placed into its WorkloadSpread subset (when a guard is given). */
+/** The pod with the related-pub annotation naming its budget, as the pod looks once placed (labels included). */
+async function boundToBudget(pod: MutablePod, namespace: string, sources: PodMutationSources): Promise<MutablePod> {
+  const pub = await sources.relatedPub?.(pod, namespace);
+  if (!pub) return pod;
+  return {
+    ...pod,
+    metadata: { ...pod.metadata, annotations: { ...pod.metadata?.annotations, [ANNOTATION_RELATED_PUB]: pub } },
+  };
+}
+
+/**
+ * The answer for the mutated pod, once placed into its WorkloadSpread subset (when a guard is
+ * given) and bound to its budget.
+ */
 async function placed(
   original: MutablePod,
   pod: MutablePod,
   namespace: string,
   dryRun: boolean,
-  guard: SpreadGuard | undefined,
+  sources: PodMutationSources,
 ): Promise<AdmissionDecision> {
-  if (!guard) return allowPatched(original, pod);
-  try {
-    return allowPatched(original, await spreadPod(pod, namespace, dryRun, guard));
-  } catch (err) {
-    return deny(errorMessage(err), 500, 'InternalError');
+  let spread = pod;
+  if (sources.spread) {
+    try {
+      spread = await spreadPod(pod, namespace, dryRun, sources.spread);
+    } catch (err) {
+      return deny(errorMessage(err), 500, 'InternalError');
+    }
   }
+  return allowPatched(original, await boundToBudget(spread, namespace, sources));
 }
 
 export function podMutatingHandler(sources: PodMutationSources): AdmissionHandler {
@@ -98,6 +118,6 @@ export function podMutatingHandler(sources: PodMutationSources): AdmissionHandle
       throw err;
     }
     if (result.conflicts.length > 0) sources.onConflicts?.(result.conflicts, namespace);
-    return placed(original, result.pod, namespace, request.dryRun === true, sources.spread);
+    return placed(original, result.pod, namespace, request.dryRun === true, sources);
   };
 }

@@ -21,6 +21,7 @@ import type { DeletionInventory } from '../validating/deletion-protection-handle
 import type { CrrPodReader } from '../mutating/crr-defaults.js';
 import type { InventoryQuery } from '../validating/deletion-protection.js';
 import type { PubGuard, PubQuery } from '../../controllers/podunavailablebudget/guard.js';
+import type { WorkloadRef } from '../../controllers/podunavailablebudget/client.js';
 import type { SpreadGuard, SpreadQuery } from '../../controllers/workloadspread/admission.js';
 import type { FromThread, LoopStats, StoreName, ThreadInit, ToThread } from './protocol.js';
 import { lowerCallingThread, osThreadPriority, type ThreadPriority } from './priority.js';
@@ -159,9 +160,10 @@ export class AdmissionThread {
       );
     }
     worker.on('message', (msg: FromThread) => this.#receive(msg));
-    // CRR pod reads are answered on their own listener, apart from the other messages.
+    // CRR pod and ReplicaSet reads are answered on their own listener, apart from the other messages.
     worker.on('message', (msg: FromThread) => {
       if (msg.type === 'crrPod') void this.#crrPod(msg.id, msg.namespace, msg.pod);
+      else if (msg.type === 'pubWorkload') void this.#pubWorkload(msg.id, msg.namespace, msg.replicaSet);
     });
     worker.on('error', (err) => this.#log.error({ err }, 'admission thread failed'));
     worker.on('exit', (code) => this.#exited(worker, code));
@@ -319,6 +321,19 @@ export class AdmissionThread {
       this.#log.warn({ err, pod: `${query.namespace}/${query.podName}` }, 'PodUnavailableBudget check failed');
       const error = err instanceof Error ? err.message : String(err);
       worker?.postMessage({ type: 'pubDecided', id, error } satisfies ToThread);
+    }
+  }
+
+  async #pubWorkload(id: number, namespace: string, replicaSet: WorkloadRef): Promise<void> {
+    const worker = this.#worker;
+    try {
+      if (!this.#o.pubGuard) throw new Error('no PodUnavailableBudget guard');
+      const workload = await this.#o.pubGuard.replicaSetWorkload(namespace, replicaSet);
+      worker?.postMessage({ type: 'pubWorkloadFound', id, workload } satisfies ToThread);
+    } catch (err) {
+      this.#log.warn({ err, replicaSet: `${namespace}/${replicaSet.name}` }, "reading a new pod's ReplicaSet failed");
+      const error = err instanceof Error ? err.message : String(err);
+      worker?.postMessage({ type: 'pubWorkloadFound', id, error } satisfies ToThread);
     }
   }
 

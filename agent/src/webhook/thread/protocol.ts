@@ -14,6 +14,7 @@ import type { HandlerWiring, WebhookStores } from '../handlers.js';
 import type { InventoryQuery } from '../validating/deletion-protection.js';
 import type { CrrPodLookup } from '../mutating/crr-defaults.js';
 import type { PubQuery, PubVerdict } from '../../controllers/podunavailablebudget/guard.js';
+import type { WorkloadRef } from '../../controllers/podunavailablebudget/client.js';
 
 /** The caches mirrored into the admission thread. */
 export type StoreName = keyof WebhookStores;
@@ -23,6 +24,7 @@ export const STORE_NAMES: readonly StoreName[] = [
   'revisions',
   'configMaps',
   'workloadSpreads',
+  'podUnavailableBudgets',
 ];
 
 /** What the admission thread starts with (its workerData). */
@@ -62,6 +64,8 @@ export type ToThread =
   | { type: 'crrPodRead'; id: number; lookup?: CrrPodLookup; error?: string }
   /** The answer to a `pub` from the thread. */
   | { type: 'pubDecided'; id: number; verdict?: PubVerdict; error?: string }
+  /** The answer to a `pubWorkload`: the workload the ReplicaSet stands for (none: it does not exist). */
+  | { type: 'pubWorkloadFound'; id: number; workload?: WorkloadRef; error?: string }
   /** The answer to a `spread`: the subset to inject (none: leave the pod as it is). */
   | { type: 'spreadAssigned'; id: number; assignment?: SpreadAssignment; error?: string };
 
@@ -76,5 +80,7 @@ export type FromThread =
   | { type: 'crrPod'; id: number; namespace: string; pod: string }
   /** A pod operation under a PodUnavailableBudget, for the main thread's guard (answer: `pubDecided`). */
   | { type: 'pub'; id: number; query: PubQuery }
+  /** Binding a new pod to its budget: the main thread reads the pod's ReplicaSet (answer: `pubWorkloadFound`). */
+  | { type: 'pubWorkload'; id: number; namespace: string; replicaSet: WorkloadRef }
   /** WorkloadSpread: the main thread records a new pod in its subset (answer: `spreadAssigned`). */
   | { type: 'spread'; id: number; query: SpreadQuery };

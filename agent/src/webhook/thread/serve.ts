@@ -14,6 +14,7 @@ import { wiredDefinitions, type WebhookStores } from '../handlers.js';
 import type { DeletionInventory } from '../validating/deletion-protection-handler.js';
 import type { CrrPodLookup, CrrPodReader } from '../mutating/crr-defaults.js';
 import type { PubGuard, PubVerdict } from '../../controllers/podunavailablebudget/guard.js';
+import type { WorkloadRef } from '../../controllers/podunavailablebudget/client.js';
 import type { SpreadAssignment, SpreadGuard } from '../../controllers/workloadspread/admission.js';
 import type { WebhookServerMetrics } from '../metrics.js';
 import { WebhookServer } from '../server.js';
@@ -107,12 +108,19 @@ export function serveAdmissions(port: MessagePort, init: ThreadInit, logger: Log
   };
   const deciding = new Map<number, { resolve(v: PubVerdict): void; reject(e: Error): void }>();
   // PodUnavailableBudget admissions read and write the budget from the main thread, too.
+  const resolving = new Map<number, { resolve(v: WorkloadRef | undefined): void; reject(e: Error): void }>();
   const pubGuard: PubGuard = {
     admit: (query) =>
       new Promise<PubVerdict>((resolve, reject) => {
         const id = nextCount++;
         deciding.set(id, { resolve, reject });
         post({ type: 'pub', id, query });
+      }),
+    replicaSetWorkload: (namespace, replicaSet) =>
+      new Promise<WorkloadRef | undefined>((resolve, reject) => {
+        const id = nextCount++;
+        resolving.set(id, { resolve, reject });
+        post({ type: 'pubWorkload', id, namespace, replicaSet });
       }),
   };
   const assigning = new Map<number, { resolve(v: SpreadAssignment | undefined): void; reject(e: Error): void }>();
@@ -165,6 +173,14 @@ export function serveAdmissions(port: MessagePort, init: ThreadInit, logger: Log
     assigning.delete(msg.id);
     if (msg.error !== undefined) waiter?.reject(new Error(`WorkloadSpread assignment: ${msg.error}`));
     else waiter?.resolve(msg.assignment);
+  });
+  // A new pod's ReplicaSet, read for binding it to its budget.
+  port.on('message', (msg: ToThread) => {
+    if (msg.type !== 'pubWorkloadFound') return;
+    const waiter = resolving.get(msg.id);
+    resolving.delete(msg.id);
+    if (msg.error !== undefined) waiter?.reject(new Error(`reading the pod's ReplicaSet: ${msg.error}`));
+    else waiter?.resolve(msg.workload);
   });
   port.on('message', (msg: ToThread) => {
     switch (msg.type) {
