@@ -420,3 +420,32 @@ describe('markPodNotReady', () => {
     expect(plan.prepare[0]!.hook).toEqual(inPlaceUpdate);
   });
 });
+
+describe('specified-delete', () => {
+  const marked = (p: Pod): Pod => {
+    p.metadata.labels!['apps.kruise.io/specified-delete'] = 'true';
+    return p;
+  };
+
+  it('deletes a labelled pod whatever the partition, within maxUnavailable, before the update order', () => {
+    const s = set({ updateStrategy: { rollingUpdate: { partition: 3 } } });
+    const pods = [marked(pod(s, 0)), pod(s, 1), pod(s, 2)];
+    expect(planStatefulSet(input(s, pods)).delete.map((p) => p.metadata.name)).toEqual(['web-0']);
+    const busy = [marked(pod(s, 0)), pod(s, 1, NEW, false), pod(s, 2)];
+    expect(planStatefulSet(input(s, busy)).delete).toEqual([]);
+    const unready = [pod(s, 0), pod(s, 1), marked(pod(s, 2, NEW, false))];
+    expect(planStatefulSet(input(s, unready)).delete.map((p) => p.metadata.name)).toEqual(['web-2']);
+  });
+
+  it('uses up the budget the rolling update would take, and goes through the preDelete hook', () => {
+    const s = set({ replicas: 3, lifecycle: { preDelete: { labelsHandler: { hold: 'true' } } } });
+    const pods = [pod(s, 0, OLD), marked(pod(s, 1, OLD)), pod(s, 2, OLD)];
+    expect(planStatefulSet(input(s, pods)).delete.map((p) => p.metadata.name)).toEqual(['web-1']);
+    pods[1]!.metadata.labels!.hold = 'true';
+    const held = planStatefulSet(input(s, pods));
+    expect([held.delete, held.prepare.map((p) => [p.pod.metadata.name, p.state])]).toEqual([
+      [],
+      [['web-1', 'PreparingDelete']],
+    ]);
+  });
+});

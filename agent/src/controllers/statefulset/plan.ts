@@ -13,6 +13,8 @@
  *   them all, creations limited by scaleStrategy.maxUnavailable;
  * - the revision of a new pod and the order of the rolling update follow the partition and
  *   unorderedUpdate.priorityStrategy (update-order.ts);
+ * - pods labelled apps.kruise.io/specified-delete are deleted by the rolling update first (not
+ *   held by the partition) and come back at the revision the partition gives them;
  * - the rolling update keeps at most maxUnavailable pods unavailable (not ready for
  *   minReadySeconds, or in an in-place update; an already unavailable pod is updated without
  *   using up the budget); ReCreate deletes the pod, InPlaceIfPossible updates it in place when
@@ -27,7 +29,7 @@ import { CONDITION_INPLACE_UPDATE_READY, reservedOrdinals, scaledValue, type Sta
 import { isPodReady, podCondition, podReadySince } from '../../kube/pods.js';
 import type { PersistentVolumeClaim, Pod } from '../../kube/types.js';
 import { calculateInPlaceSpec, type UpdateSpec } from '../cloneset/inplace.js';
-import { hasRevision, isRunningAndAvailable } from '../cloneset/pods.js';
+import { hasRevision, isRunningAndAvailable, isSpecifiedDelete } from '../cloneset/pods.js';
 import { claimOwnerUpdates, claimsToDelete, type ClaimOwnerUpdate } from './claims.js';
 import { claimsFor, ordinalOf } from './identity.js';
 import { holdByHooks, type Preparation } from './lifecycle.js';
@@ -188,6 +190,28 @@ function updateMaxUnavailable(set: StatefulSet, replicas: number): number {
   return atLeastOne(set.spec.updateStrategy?.rollingUpdate?.maxUnavailable, replicas);
 }
 
+/**
+ * Pods labelled specified-delete, highest ordinal first, whatever the partition: an available one
+ * waits while the budget is used up (handleSpecifiedDeletedPods). Resolves them and the budget left.
+ */
+function specifiedDeletes(
+  wanted: number[],
+  pods: Map<number, Pod>,
+  available: (ordinal: number) => boolean,
+  budget: number,
+): { specified: Set<Pod>; budget: number } {
+  const specified = new Set<Pod>();
+  for (const ordinal of [...wanted].reverse()) {
+    const pod = pods.get(ordinal);
+    if (!pod || !isSpecifiedDelete(pod, undefined)) continue;
+    const free = !available(ordinal);
+    if (!free && budget <= 0) continue;
+    specified.add(pod);
+    if (!free) budget--;
+  }
+  return { specified, budget };
+}
+
 /** The rolling update: outdated pods in update order (update-order.ts) within maxUnavailable. */
 function planUpdate(input: PlanInput, wanted: number[], pods: Map<number, Pod>): UpdateStep[] {
   const strategy = input.set.spec.updateStrategy;
@@ -196,12 +220,14 @@ function planUpdate(input: PlanInput, wanted: number[], pods: Map<number, Pod>):
     const pod = pods.get(o);
     return pod !== undefined && isAvailable(pod, minReadySeconds(input.set), input.now);
   };
-  let budget = updateMaxUnavailable(input.set, wanted.length) - wanted.filter((o) => !available(o)).length;
-  const steps: UpdateStep[] = [];
+  const initial = updateMaxUnavailable(input.set, wanted.length) - wanted.filter((o) => !available(o)).length;
+  const { specified, budget: left } = specifiedDeletes(wanted, pods, available, initial);
+  let budget = left;
+  const steps: UpdateStep[] = [...specified].filter((p) => !terminating(p)).map((pod) => ({ kind: 'delete', pod }));
   for (const index of updateOrder(input.set, atPositions(wanted, pods), input.updateRevision)) {
     const ordinal = wanted[index]!;
     const pod = pods.get(ordinal)!;
-    if (terminating(pod) || hasRevision(pod, input.updateRevision)) continue;
+    if (specified.has(pod) || terminating(pod) || hasRevision(pod, input.updateRevision)) continue;
     const free = !available(ordinal);
     if (!free && budget <= 0) break;
     const step = updateStep(input, pod);
