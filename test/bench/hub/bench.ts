@@ -18,6 +18,8 @@
 // (experiments on the durables the hub created, writing results/hub-<experiment>.json:
 // --memory-consumers keeps their state in memory; --consumer-replicas=1 gives each one replica
 // instead of the stream's three)
+// --compare-consumers: the same agents measured with each durable setup in turn (agents' durables
+// for distribution, the hub's status durable for a backlog drain): results/hub-consumers.json
 import { fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -25,7 +27,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { format } from 'prettier';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { DESIRED_STREAM, agentConsumerName } from '@flotilla/api';
+import { DESIRED_STREAM, HUB_STATUS_CONSUMER, STATUS_STREAM, agentConsumerName } from '@flotilla/api';
 import { cloneSetSpec } from '../../integration/hub/fixtures.js';
 import { startFleetNats, startTestHub, type TestHub } from '../../integration/hub/fleet.js';
 import { cpuBetween, sampleCpu, type CpuSample } from './cpu.js';
@@ -371,13 +373,13 @@ async function finish(result: Record<string, unknown>): Promise<never> {
   process.exit(0);
 }
 
+const setups: ConsumerSetup[] = [
+  { memory: false, replicas: 0 },
+  { memory: true, replicas: 0 },
+  { memory: true, replicas: 1 },
+];
+const distributionSeries: Record<string, unknown>[] = [];
 if (COMPARE_CONSUMERS) {
-  const setups: ConsumerSetup[] = [
-    { memory: false, replicas: 0 },
-    { memory: true, replicas: 0 },
-    { memory: true, replicas: 1 },
-  ];
-  const series: Record<string, unknown>[] = [];
   for (const [i, setup] of setups.entries()) {
     if (i > 0) {
       await request({ type: 'pause' }, 'paused');
@@ -385,19 +387,10 @@ if (COMPARE_CONSUMERS) {
       await request({ type: 'resume' }, 'resumed');
     }
     console.log(`[bench] agent durables: ${describeSetup(setup)}`);
-    series.push({ agentDurables: describeSetup(setup), ...(await distribution()) });
+    distributionSeries.push({ agentDurables: describeSetup(setup), ...(await distribution()) });
   }
-  await finish({
-    measuredAt: new Date().toISOString(),
-    machine: machine(),
-    agents: AGENTS,
-    link,
-    warmupChanges: WARMUP,
-    changes: CHANGES,
-    restWriteToReceiptAtEveryAgent: series,
-  });
 }
-const restWriteToReceiptAtEveryAgent = await distribution();
+const restWriteToReceiptAtEveryAgent = COMPARE_CONSUMERS ? distributionSeries : await distribution();
 
 // 2. Status ingestion. The hub keeps only reports on objects it placed (status admission), so
 // REPORTS_PER_AGENT more workloads are placed on every cluster first, as a fleet carrying that many
@@ -419,7 +412,21 @@ while (objectReceipts < total && Date.now() < placeDeadline) await sleep(20);
 if (objectReceipts < total) throw new Error(`only ${objectReceipts} of ${total} placements reached the agents`);
 const placedSeconds = round1((now() - tPlace) / 1000);
 console.log(`[bench] ${REPORTS_PER_AGENT} more workloads placed on ${AGENTS} clusters in ${placedSeconds} s`);
-const ingestion = async (phase: 'live' | 'backlog'): Promise<Record<string, unknown>> => {
+/** The hub's status durable replaced by one of `setup` (a new one delivers what the stream holds). */
+async function swapHubConsumer(setup: ConsumerSetup): Promise<void> {
+  const jsm = await jetstreamManager(t.hub.nc);
+  const { config } = await jsm.consumers.info(STATUS_STREAM, HUB_STATUS_CONSUMER);
+  await jsm.consumers.delete(STATUS_STREAM, HUB_STATUS_CONSUMER);
+  await jsm.consumers.add(STATUS_STREAM, {
+    ...config,
+    mem_storage: setup.memory,
+    ...(setup.replicas ? { num_replicas: setup.replicas } : {}),
+  });
+}
+const ingestion = async (
+  phase: 'live' | 'backlog',
+  beforeDrain?: () => Promise<void>,
+): Promise<Record<string, unknown>> => {
   const loadBefore = load1();
   let published: Record<string, unknown> | undefined;
   if (phase === 'backlog') {
@@ -427,6 +434,7 @@ const ingestion = async (phase: 'live' | 'backlog'): Promise<Record<string, unkn
     await t.hub.ingest!.stop();
     await t.db.pool.query("delete from object_status where namespace = 'bench'");
     published = await request({ type: 'report', names: objectNames }, 'reported');
+    await beforeDrain?.();
   }
   const stagesBefore = await histogramSums(t);
   const cpuBefore = await markCpu();
@@ -448,6 +456,24 @@ const ingestion = async (phase: 'live' | 'backlog'): Promise<Record<string, unkn
   console.log(`[bench] ingestion ${phase}: ${JSON.stringify(out)}`);
   return out;
 };
+if (COMPARE_CONSUMERS) {
+  // The hub's own rate draining a backlog, once per setup of its status durable.
+  const drains: Record<string, unknown>[] = [];
+  for (const setup of setups) {
+    console.log(`[bench] hub status durable: ${describeSetup(setup)}`);
+    drains.push({ hubDurable: describeSetup(setup), ...(await ingestion('backlog', () => swapHubConsumer(setup))) });
+  }
+  await finish({
+    measuredAt: new Date().toISOString(),
+    machine: machine(),
+    agents: AGENTS,
+    link,
+    warmupChanges: WARMUP,
+    changes: CHANGES,
+    restWriteToReceiptAtEveryAgent,
+    statusIngestion: { reports: total, placedWorkloadsToEveryAgentSeconds: placedSeconds, backlogDrain: drains },
+  });
+}
 const live = await ingestion('live');
 const backlog = await ingestion('backlog');
 
