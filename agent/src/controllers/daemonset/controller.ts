@@ -1,6 +1,6 @@
 /**
  * The Advanced DaemonSet controller's reconcile: orphan pods matching the selector adopted
- * (adoption.ts; the pass ends there and goes on once the cache shows them owned), the update
+ * (kube/adoption.ts; the pass ends there and goes on once the cache shows them owned), the update
  * revision found or stored, finished
  * in-place updates marked ready, then plan.ts carried out — pods deleted (or held in
  * PreparingDelete while a preDelete hook holds them), old pods updated in place where
@@ -15,6 +15,7 @@ import {
   LABEL_CONTROLLER_REVISION_HASH,
   LABEL_LIFECYCLE_STATE,
   LifecycleState,
+  KRUISE_V1BETA1_API_VERSION,
   defaultDaemonSet,
   scaledValue,
   type DaemonSet,
@@ -22,6 +23,7 @@ import {
 } from '@flotilla/api';
 import { errorMessage, isKubeStatus } from '../../errors.js';
 import { podCondition } from '../../kube/pods.js';
+import { adoptionPatch, orphansToAdopt } from '../../kube/adoption.js';
 import type { NodeLike } from '../../kube/node-fit.js';
 import type { ControllerRevision, Pod } from '../../kube/types.js';
 import type { Lister } from '../../runtime/cache.js';
@@ -41,7 +43,6 @@ import {
 import { isPodHooked } from '../cloneset/lifecycle.js';
 import { addNotReadyKey, inPlaceReadyConditions, PRE_DELETE_KEY } from '../cloneset/readiness.js';
 import { decideUpdateRevision, revisionBytes, sortRevisions } from '../cloneset/revisions.js';
-import { adoptionPatch, orphansToAdopt } from './adoption.js';
 import type { DaemonSetClient } from './client.js';
 import { newDaemonPod } from './daemon-pod.js';
 import { planDaemonSet, type DaemonSetPlan } from './plan.js';
@@ -152,10 +153,16 @@ export function daemonSetReconciler(deps: DaemonSetReconcilerDeps): Reconciler {
 async function adoptOrphans(round: Round): Promise<boolean> {
   const { deps, ds, ctx } = round;
   const orphans = orphansToAdopt(ds, deps.podsIn(ds.metadata?.namespace ?? ''));
+  const ref = {
+    apiVersion: KRUISE_V1BETA1_API_VERSION,
+    kind: 'DaemonSet',
+    name: ctx.name,
+    uid: ds.metadata?.uid ?? '',
+  };
   let adopted = 0;
   for (const pod of orphans) {
     try {
-      expectWritten(round, await deps.client.patchPodMetadata(pod, adoptionPatch(ds, pod)));
+      expectWritten(round, await deps.client.patchPodMetadata(pod, adoptionPatch(ref, pod)));
       adopted++;
     } catch (err) {
       if (!isKubeStatus(err, 404) && !isKubeStatus(err, 409)) throw err;

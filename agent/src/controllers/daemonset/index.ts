@@ -5,6 +5,7 @@
  * revisions, and the status. It reads and writes DaemonSets at v1beta1, their storage version.
  */
 import { KRUISE_GROUP, type DaemonSetV1beta1 } from '@flotilla/api';
+import { orphansToAdopt } from '../../kube/adoption.js';
 import type { NodeLike } from '../../kube/node-fit.js';
 import type { ControllerRevision, Pod } from '../../kube/types.js';
 import { BY_OWNER_UID } from '../../runtime/cache.js';
@@ -19,7 +20,6 @@ import { namespacedKey, type KubeObject } from '../../runtime/kube-object.js';
 import { Resources } from '../../runtime/resource.js';
 import type { KubeRest } from '../../runtime/rest.js';
 import { observeNodePods } from '../../kube/node-pods.js';
-import { orphansToAdopt } from './adoption.js';
 import { kubeDaemonSetClient, type DaemonSetClient } from './client.js';
 import { daemonSetReconciler, type DaemonSetControllerOptions } from './controller.js';
 

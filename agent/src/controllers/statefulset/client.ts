@@ -18,6 +18,8 @@ export interface StatefulSetClient {
   updatePod(pod: Pod): Promise<Pod>;
   /** Merges these conditions (by type) into the pod status. */
   patchPodConditions(pod: Pod, conditions: PodCondition[]): Promise<Pod>;
+  /** A strategic-merge patch of the pod's metadata (owner references when claiming). */
+  patchPodMetadata(pod: Pod, metadata: Record<string, unknown>): Promise<Pod>;
   /** Deletes the pod with this uid; gone already is fine. */
   deletePod(pod: Pod): Promise<void>;
   /** Creates the claim; one of that name existing already is fine. */
@@ -59,6 +61,8 @@ export function kubeStatefulSetClient(rest: KubeRest): StatefulSetClient {
         contentType: PatchType.strategic,
         body: { status: { conditions } },
       }),
+    patchPodMetadata: (pod, metadata) =>
+      rest.request<Pod>({ method: 'PATCH', path: at(pods, pod), contentType: PatchType.strategic, body: { metadata } }),
     deletePod: (pod) => deleteIfSame(rest, at(pods, pod), pod.metadata.uid),
     createClaim: async (claim) => {
       try {

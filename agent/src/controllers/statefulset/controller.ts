@@ -20,6 +20,7 @@ import {
   type StatefulSet,
 } from '@flotilla/api';
 import { errorMessage, isKubeStatus } from '../../errors.js';
+import { adoptionPatch, orphansToAdopt, podsToRelease, releasePatch } from '../../kube/adoption.js';
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from '../../kube/types.js';
 import type { Lister } from '../../runtime/cache.js';
 import type { Clock } from '../../runtime/clock.js';
@@ -50,7 +51,7 @@ import {
 } from '../cloneset/revisions.js';
 import { planRefresh } from '../cloneset/update-plan.js';
 import type { StatefulSetClient } from './client.js';
-import { newPod } from './identity.js';
+import { newPod, ordinalOf, setOwnerRef } from './identity.js';
 import { planStatefulSet, type Plan } from './plan.js';
 import { newRevision } from './revisions.js';
 import { computeStatus, withCondition } from './status.js';
@@ -63,6 +64,8 @@ export interface StatefulSetControllerOptions {
 export interface StatefulSetReconcilerDeps {
   sets: Lister<StatefulSet>;
   podsOwnedBy: (uid: string) => Pod[];
+  /** Pods of a namespace, to find orphans the set adopts. */
+  podsIn: (namespace: string) => Pod[];
   revisionsOwnedBy: (uid: string) => ControllerRevision[];
   claimsIn: (namespace: string) => PersistentVolumeClaim[];
   client: StatefulSetClient;
@@ -128,8 +131,46 @@ export function statefulSetReconciler(deps: StatefulSetReconcilerDeps): Reconcil
       return { requeueAfter: deps.options.expectationRequeueMs };
     }
     if (cached.metadata?.deletionTimestamp) return;
+    if (await claimPods(key, cached, deps, ctx)) return { requeueAfter: deps.options.expectationRequeueMs };
     return sync(key, cached, deps, ctx);
   };
+}
+
+/**
+ * Claims the set's pods (kube/adoption.ts, ClaimPods with isMemberOf): orphans named
+ * `<set>-<ordinal>` that the selector matches are adopted, controlled pods it no longer matches
+ * are released. Resolves whether anything changed; the pass then waits for the cache to show it.
+ * A pod gone or replaced meanwhile (404, or 409 from the uid precondition) is skipped.
+ */
+async function claimPods(
+  key: string,
+  set: StatefulSet,
+  deps: StatefulSetReconcilerDeps,
+  ctx: ReconcileContext,
+): Promise<boolean> {
+  const uid = set.metadata?.uid ?? '';
+  const member = (pod: Pod): boolean => ordinalOf(set, pod) >= 0;
+  const adopt = orphansToAdopt(set, deps.podsIn(set.metadata?.namespace ?? ''), member);
+  const release = podsToRelease(set, deps.podsOwnedBy(uid).filter(controlledBy(uid)).filter(member));
+  const ref = setOwnerRef(set);
+  const writes = [
+    ...adopt.map((pod) => ({ pod, patch: adoptionPatch(ref, pod) })),
+    ...release.map((pod) => ({ pod, patch: releasePatch(uid, pod) })),
+  ];
+  let changed = false;
+  for (const { pod, patch } of writes) {
+    try {
+      deps.resourceVersions.expectUpdated(key, await deps.client.patchPodMetadata(pod, patch));
+      changed = true;
+    } catch (err) {
+      if (!isKubeStatus(err, 404) && !isKubeStatus(err, 409)) throw err;
+    }
+  }
+  if (writes.length > 0) {
+    const names = (pods: Pod[]): string[] => pods.map((p) => p.metadata.name);
+    ctx.log.info({ adopted: names(adopt), released: names(release) }, 'claimed pods');
+  }
+  return changed;
 }
 
 /** One pass over a set whose expectations are met: revisions, refresh, plan, writes, status. */

@@ -1,10 +1,11 @@
 /**
  * The Advanced StatefulSet controller (apps.kruise.io/v1beta1 StatefulSet): pods with stable
  * ordinal names and claims, OrderedReady or Parallel, reserved ordinals, rolling updates with
- * partition, maxUnavailable and in-place updates, PVC retention, and OpenKruise-compatible
- * revisions and status.
+ * partition, maxUnavailable and in-place updates, PVC retention, adoption and release of pods
+ * by the selector, and OpenKruise-compatible revisions and status.
  */
 import { KRUISE_GROUP, type StatefulSet } from '@flotilla/api';
+import { orphansToAdopt } from '../../kube/adoption.js';
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from '../../kube/types.js';
 import { BY_NAMESPACE, BY_OWNER_UID } from '../../runtime/cache.js';
 import { systemClock, type Clock } from '../../runtime/clock.js';
@@ -19,6 +20,7 @@ import { Resources } from '../../runtime/resource.js';
 import type { KubeRest } from '../../runtime/rest.js';
 import { kubeStatefulSetClient, type StatefulSetClient } from './client.js';
 import { statefulSetReconciler, type StatefulSetControllerOptions } from './controller.js';
+import { ordinalOf } from './identity.js';
 
 export type { StatefulSetControllerOptions } from './controller.js';
 
@@ -53,6 +55,7 @@ export function registerStatefulSetController(
     reconcile: statefulSetReconciler({
       sets,
       podsOwnedBy: (uid) => pods.byIndex(BY_OWNER_UID, uid),
+      podsIn: (namespace) => pods.list(namespace),
       revisionsOwnedBy: (uid) => revisions.byIndex(BY_OWNER_UID, uid),
       claimsIn: (namespace) => claims.byIndex(BY_NAMESPACE, namespace),
       client: deps.client ?? kubeStatefulSetClient(deps.rest),
@@ -73,6 +76,13 @@ export function registerStatefulSetController(
   controller.watch(sets);
   const owner = enqueueOwner({ group: KRUISE_GROUP, kind: 'StatefulSet' });
   controller.watch(pods, owner);
+  // An orphan pod wakes the sets of its namespace that would adopt it.
+  controller.watch(pods, (pod) =>
+    sets
+      .list(pod.metadata.namespace)
+      .filter((set) => orphansToAdopt(set, [pod], (p) => ordinalOf(set, p) >= 0).length > 0)
+      .map((set) => namespacedKey(set.metadata?.namespace, set.metadata?.name ?? '')),
+  );
   controller.watch(revisions, owner);
   return controller;
 }
