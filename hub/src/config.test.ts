@@ -73,8 +73,25 @@ describe('loadConfig', () => {
       caFile: '/tls/nats-ca.crt',
       publicUrls: ['tls://n1:4222', 'tls://n2:4222', 'tls://n3:4222'],
       replicas: 3,
+      agentDurables: { memory: false, replicas: 3 },
     });
     expect(c.http.tls).toEqual({ certFile: '/tls/hub.crt', keyFile: '/tls/hub.key' });
+  });
+
+  it('keeps agent durables as told, no more replicated than the streams', () => {
+    const c = loadConfig({
+      DATABASE_URL: 'x',
+      FLOTILLA_NATS_REPLICAS: '3',
+      FLOTILLA_NATS_AGENT_DURABLE_STORAGE: 'memory',
+      FLOTILLA_NATS_AGENT_DURABLE_REPLICAS: '1',
+    });
+    expect(c.nats.agentDurables).toEqual({ memory: true, replicas: 1 });
+    expect(() => loadConfig({ DATABASE_URL: 'x', FLOTILLA_NATS_AGENT_DURABLE_STORAGE: 'disk' })).toThrow(
+      /FLOTILLA_NATS_AGENT_DURABLE_STORAGE must be file or memory, not "disk"/,
+    );
+    expect(() => loadConfig({ DATABASE_URL: 'x', FLOTILLA_NATS_AGENT_DURABLE_REPLICAS: '3' })).toThrow(
+      /FLOTILLA_NATS_AGENT_DURABLE_REPLICAS must be an integer between 1 and 1/,
+    );
   });
 
   it('bounds both streams, the desired messages by the largest manifest the API accepts', () => {

@@ -3,6 +3,7 @@
  * other module receives the typed result. Errors name the variable that is wrong.
  */
 import { HubError } from './errors.js';
+import type { AgentDurableSetup } from './domain/agent-consumer-plan.js';
 import type { NatsAuthFiles } from './nats/auth/keys.js';
 
 export interface HubConfig {
@@ -28,6 +29,8 @@ export interface HubConfig {
     replicas: number;
     /** How long the start waits for JetStream to answer (a cluster electing its leader). */
     startTimeoutMs: number;
+    /** How agents' durables keep their state (domain/agent-consumer-plan.ts). */
+    agentDurables: AgentDurableSetup;
   };
   /**
    * Operator mode (docs/adr/0012): the hub's creds and signing-key files, read and checked at
@@ -302,6 +305,24 @@ function httpTls(env: Env): HubConfig['http']['tls'] {
   return { certFile, keyFile };
 }
 
+/**
+ * FLOTILLA_NATS_AGENT_DURABLE_STORAGE (file | memory, default file) and
+ * FLOTILLA_NATS_AGENT_DURABLE_REPLICAS (1 to the stream's replicas, default the stream's).
+ */
+function agentDurables(env: Env, streamReplicas: number): AgentDurableSetup {
+  const storage = optional(env, 'FLOTILLA_NATS_AGENT_DURABLE_STORAGE') ?? 'file';
+  if (storage !== 'file' && storage !== 'memory') {
+    throw new HubError(
+      'HUB_ERR_CONFIG',
+      `FLOTILLA_NATS_AGENT_DURABLE_STORAGE must be file or memory, not "${storage}"`,
+    );
+  }
+  return {
+    memory: storage === 'memory',
+    replicas: integer(env, 'FLOTILLA_NATS_AGENT_DURABLE_REPLICAS', streamReplicas, 1, streamReplicas),
+  };
+}
+
 /** Validates the environment; throws HubError(HUB_ERR_CONFIG) naming the offending variable. */
 export function loadConfig(env: Env): HubConfig {
   const natsServers = urlList(env, 'NATS_URL', ['nats://127.0.0.1:4222']);
@@ -315,6 +336,7 @@ export function loadConfig(env: Env): HubConfig {
       throw new HubError('HUB_ERR_CONFIG', `${key} must be at least 16 characters long`);
     }
   }
+  const streamReplicas = integer(env, 'FLOTILLA_NATS_REPLICAS', 1, 1, 5);
   return {
     databaseUrl: required(env, 'DATABASE_URL'),
     http: {
@@ -330,8 +352,9 @@ export function loadConfig(env: Env): HubConfig {
       user: optional(env, 'NATS_USER'),
       password: optional(env, 'NATS_PASSWORD'),
       publicUrls: urlList(env, 'FLOTILLA_NATS_PUBLIC_URLS', natsServers),
-      replicas: integer(env, 'FLOTILLA_NATS_REPLICAS', 1, 1, 5),
+      replicas: streamReplicas,
       startTimeoutMs: integer(env, 'FLOTILLA_NATS_START_TIMEOUT_SECONDS', 120, 1, 3600) * 1000,
+      agentDurables: agentDurables(env, streamReplicas),
     },
     natsAuth: natsAuthFiles(env),
     seedTokens: { admin: adminToken, bootstrap: bootstrapToken },

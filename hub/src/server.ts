@@ -232,11 +232,14 @@ async function startNatsLink(base: Base, db: Db, nats: Nats): Promise<NatsLink> 
   const syncAccounts = accounts ? createAccountSync(db, accounts, keep) : () => Promise.resolve();
   const agentConsumers = createAgentConsumers({
     jsm: nats.jsm,
+    setup: config.nats.agentDurables,
+    streamReplicas: config.nats.replicas,
     logger: logger.child({ component: 'consumers' }),
     metrics: base.metrics,
   });
   const link = createLinkReconciler({
     consumers: agentConsumers,
+    durableSetup: config.nats.agentDurables,
     acceptedClusters: () => acceptedClusterNames(db),
     syncAccounts,
     logger: logger.child({ component: 'consumers' }),

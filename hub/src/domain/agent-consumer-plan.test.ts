@@ -18,9 +18,13 @@ function durable(cluster: string, change: Partial<ConsumerView> = {}): ConsumerV
     deliverPolicy: LAST_PER_SUBJECT,
     ackPolicy: ACK_EXPLICIT,
     ackWaitMs: DESIRED_ACK_WAIT_MS,
+    memory: false,
+    replicas: 3,
     ...change,
   };
 }
+
+const SETUP = { memory: false, replicas: 3 };
 
 describe('consumerDrift', () => {
   it.each<[string, Partial<ConsumerView>, string[]]>([
@@ -38,8 +42,10 @@ describe('consumerDrift', () => {
       { filterSubjects: ['>'], deliverSubject: 'x', deliverPolicy: 'new', ackPolicy: 'all' },
       ['filter', 'push', 'deliver_policy', 'ack_policy'],
     ],
+    ['kept in memory', { memory: true }, ['storage']],
+    ['one replica', { replicas: 1 }, ['replicas']],
   ])('%s', (_step, change, want) => {
-    expect(consumerDrift('a', durable('a', change))).toEqual(want);
+    expect(consumerDrift('a', durable('a', change), SETUP)).toEqual(want);
   });
 });
 
@@ -69,6 +75,7 @@ describe('planAgentConsumers', () => {
         // Not an agent durable: left alone.
         durable('x', { name: 'hub-watch', filterSubjects: ['flotilla.desired.>'] }),
       ],
+      SETUP,
     );
     expect(plan).toEqual({
       create: ['c'],
@@ -80,10 +87,24 @@ describe('planAgentConsumers', () => {
   });
 
   it('plans nothing when everything is in place', () => {
-    expect(planAgentConsumers(['a'], [durable('a')])).toEqual({ create: [], repair: [], update: [], remove: [] });
+    expect(planAgentConsumers(['a'], [durable('a')], SETUP)).toEqual({
+      create: [],
+      repair: [],
+      update: [],
+      remove: [],
+    });
+  });
+
+  it('makes durables of another setup again when the setup changes', () => {
+    const plan = planAgentConsumers(['a', 'b'], [durable('a'), durable('b', { memory: true, replicas: 1 })], {
+      memory: true,
+      replicas: 1,
+    });
+    expect(plan.repair).toEqual([{ cluster: 'a', drift: ['storage', 'replicas'] }]);
+    expect(plan.create).toEqual([]);
   });
 
   it('removes every agent durable when no cluster is accepted', () => {
-    expect(planAgentConsumers([], [durable('a'), durable('b')]).remove).toEqual(['agent-a', 'agent-b']);
+    expect(planAgentConsumers([], [durable('a'), durable('b')], SETUP).remove).toEqual(['agent-a', 'agent-b']);
   });
 });

@@ -17,6 +17,18 @@ export const AGENT_CONSUMER_PREFIX = 'agent-';
 export const LAST_PER_SUBJECT = 'last_per_subject';
 export const ACK_EXPLICIT = 'explicit';
 
+/**
+ * Where an agent durable keeps its state (delivered and acknowledged positions). In memory, a
+ * durable whose server restarts starts again from the latest value of every object: the agent
+ * applies them all again by generation, a resync, and no desired state is lost (that lives in
+ * the stream). In a file, replicated, it keeps its position, at the cost of a replicated write
+ * for every delivery and acknowledgement.
+ */
+export interface AgentDurableSetup {
+  memory: boolean;
+  replicas: number;
+}
+
 /** The parts of a consumer's config that decide what its reader gets and where it goes. */
 export interface ConsumerView {
   name: string;
@@ -28,18 +40,27 @@ export interface ConsumerView {
   ackPolicy: string;
   /** ack_wait in milliseconds: tuning, updated in place (the durable keeps its position). */
   ackWaitMs: number;
+  /** mem_storage. */
+  memory: boolean;
+  /** Its replicas (the stream's when it names none). */
+  replicas: number;
 }
 
-/** Why a durable is not what the hub creates. */
-export type ConsumerDrift = 'filter' | 'push' | 'deliver_policy' | 'ack_policy';
+/**
+ * Why a durable is not what the hub creates: changed behind the hub (the first four), or made
+ * under another durable setup (storage, replicas; neither is updated in place).
+ */
+export type ConsumerDrift = 'filter' | 'push' | 'deliver_policy' | 'ack_policy' | 'storage' | 'replicas';
 
 /** Differences between an agent's durable and the one the hub creates for that cluster. */
-export function consumerDrift(cluster: string, view: ConsumerView): ConsumerDrift[] {
+export function consumerDrift(cluster: string, view: ConsumerView, setup: AgentDurableSetup): ConsumerDrift[] {
   const drift: ConsumerDrift[] = [];
   if (view.filterSubjects.length !== 1 || view.filterSubjects[0] !== desiredFilter(cluster)) drift.push('filter');
   if (view.deliverSubject !== undefined && view.deliverSubject !== '') drift.push('push');
   if (view.deliverPolicy !== LAST_PER_SUBJECT) drift.push('deliver_policy');
   if (view.ackPolicy !== ACK_EXPLICIT) drift.push('ack_policy');
+  if (view.memory !== setup.memory) drift.push('storage');
+  if (view.replicas !== setup.replicas) drift.push('replicas');
   return drift;
 }
 
@@ -72,7 +93,11 @@ export interface ConsumerPlan {
  * Compares the agent durables on the stream with the accepted clusters. Consumers whose names do
  * not start with `agent-` are not the agents' and are left alone (the hub's own readers).
  */
-export function planAgentConsumers(accepted: Iterable<string>, existing: readonly ConsumerView[]): ConsumerPlan {
+export function planAgentConsumers(
+  accepted: Iterable<string>,
+  existing: readonly ConsumerView[],
+  setup: AgentDurableSetup,
+): ConsumerPlan {
   const plan: ConsumerPlan = { create: [], repair: [], update: [], remove: [] };
   const byName = new Map(existing.map((c) => [c.name, c]));
   const wanted = new Set(accepted);
@@ -82,7 +107,7 @@ export function planAgentConsumers(accepted: Iterable<string>, existing: readonl
       plan.create.push(cluster);
       continue;
     }
-    const drift = consumerDrift(cluster, view);
+    const drift = consumerDrift(cluster, view, setup);
     if (drift.length > 0) plan.repair.push({ cluster, drift });
     else if (consumerTuning(view).length > 0) plan.update.push(cluster);
   }

@@ -19,6 +19,7 @@ import {
   AGENT_CONSUMER_PREFIX,
   consumerDrift,
   consumerTuning,
+  type AgentDurableSetup,
   type ConsumerDrift,
   type ConsumerTuning,
   type ConsumerView,
@@ -45,9 +46,12 @@ export interface AgentConsumers {
 /**
  * The durable of one cluster: its own subjects only, the latest value of each object first
  * (an agent that was away reads the current state, not the history), pull (no deliver_subject),
- * acknowledged one by one after the apply.
+ * acknowledged one by one after the apply, its state kept as the setup says.
  */
-export function agentConsumerConfig(cluster: string): Partial<ConsumerConfig> & { durable_name: string } {
+export function agentConsumerConfig(
+  cluster: string,
+  setup: AgentDurableSetup,
+): Partial<ConsumerConfig> & { durable_name: string } {
   return {
     durable_name: agentConsumerName(cluster),
     filter_subject: desiredFilter(cluster),
@@ -56,10 +60,13 @@ export function agentConsumerConfig(cluster: string): Partial<ConsumerConfig> & 
     ack_wait: DESIRED_ACK_WAIT_MS * NANOS_PER_MS,
     max_deliver: -1,
     max_ack_pending: 1000,
+    mem_storage: setup.memory,
+    num_replicas: setup.replicas,
   };
 }
 
-export function consumerView(info: Pick<ConsumerInfo, 'name' | 'config'>): ConsumerView {
+/** `streamReplicas`: what a durable naming no replicas has. */
+export function consumerView(info: Pick<ConsumerInfo, 'name' | 'config'>, streamReplicas: number): ConsumerView {
   const c = info.config;
   const filters = c.filter_subjects?.length ? c.filter_subjects : c.filter_subject ? [c.filter_subject] : [];
   return {
@@ -69,6 +76,8 @@ export function consumerView(info: Pick<ConsumerInfo, 'name' | 'config'>): Consu
     deliverPolicy: c.deliver_policy,
     ackPolicy: c.ack_policy,
     ackWaitMs: Math.round((c.ack_wait ?? 0) / NANOS_PER_MS),
+    memory: c.mem_storage === true,
+    replicas: c.num_replicas || streamReplicas,
   };
 }
 
@@ -78,6 +87,9 @@ function isApiError(err: unknown, code: number): boolean {
 
 export interface AgentConsumersDeps {
   jsm: JetStreamManager;
+  setup: AgentDurableSetup;
+  /** The DESIRED stream's replicas. */
+  streamReplicas: number;
   logger: Logger;
   metrics: HubMetrics;
 }
@@ -98,45 +110,47 @@ const info = (jsm: JetStreamManager, name: string): Promise<ConsumerInfo | undef
 const deleteConsumer = (jsm: JetStreamManager, name: string): Promise<boolean> =>
   unlessNotFound(jsm.consumers.delete(DESIRED_STREAM, name), false);
 
-/** Creates the durable; another replica creating the same one at the same time is fine. */
-async function create(jsm: JetStreamManager, cluster: string): Promise<void> {
-  try {
-    await jsm.consumers.add(DESIRED_STREAM, agentConsumerConfig(cluster));
-  } catch (err) {
-    const existing = await info(jsm, agentConsumerName(cluster));
-    if (!existing || consumerDrift(cluster, consumerView(existing)).length > 0) throw err;
-  }
-}
-
 export function createAgentConsumers(deps: AgentConsumersDeps): AgentConsumers {
-  const { jsm, logger, metrics } = deps;
+  const { jsm, logger, metrics, setup } = deps;
+  const view = (ci: Pick<ConsumerInfo, 'name' | 'config'>): ConsumerView => consumerView(ci, deps.streamReplicas);
+
+  /** Creates the durable; another replica creating the same one at the same time is fine. */
+  async function create(cluster: string): Promise<void> {
+    try {
+      await jsm.consumers.add(DESIRED_STREAM, agentConsumerConfig(cluster, setup));
+    } catch (err) {
+      const existing = await info(jsm, agentConsumerName(cluster));
+      if (!existing || consumerDrift(cluster, view(existing), setup).length > 0) throw err;
+    }
+  }
 
   return {
     async ensure(cluster) {
       const name = agentConsumerName(cluster);
       const existing = await info(jsm, name);
       if (!existing) {
-        await create(jsm, cluster);
+        await create(cluster);
         metrics.agentConsumerChanges.inc({ action: 'created', reason: '' });
         logger.info({ consumer: name }, 'created the agent durable');
         return { action: 'created' };
       }
-      const view = consumerView(existing);
-      const drift = consumerDrift(cluster, view);
+      const current = view(existing);
+      const drift = consumerDrift(cluster, current, setup);
       if (drift.length === 0) {
-        const tuning = consumerTuning(view);
+        const tuning = consumerTuning(current);
         if (tuning.length === 0) return { action: 'unchanged' };
         await jsm.consumers.update(DESIRED_STREAM, name, { ack_wait: DESIRED_ACK_WAIT_MS * NANOS_PER_MS });
         metrics.agentConsumerChanges.inc({ action: 'updated', reason: tuning.join('+') });
         logger.info({ consumer: name, tuning }, 'updated the agent durable in place');
         return { action: 'updated', tuning };
       }
-      // A durable's filter, push target and deliver policy cannot all be updated in place; a new
-      // one redelivers the latest value of every object, which the agent applies by generation.
+      // A durable's filter, push target, deliver policy and storage cannot all be updated in
+      // place; a new one redelivers the latest value of every object, which the agent applies by
+      // generation.
       await deleteConsumer(jsm, name);
-      await create(jsm, cluster);
+      await create(cluster);
       metrics.agentConsumerChanges.inc({ action: 'repaired', reason: drift.join('+') });
-      logger.warn({ consumer: name, drift }, 'the agent durable was changed behind the hub; created it again');
+      logger.warn({ consumer: name, drift }, "the agent durable differs from the hub's; created it again");
       return { action: 'repaired', drift };
     },
 
@@ -152,7 +166,7 @@ export function createAgentConsumers(deps: AgentConsumersDeps): AgentConsumers {
     async list() {
       const views: ConsumerView[] = [];
       for await (const ci of jsm.consumers.list(DESIRED_STREAM)) {
-        if (ci.name.startsWith(AGENT_CONSUMER_PREFIX)) views.push(consumerView(ci));
+        if (ci.name.startsWith(AGENT_CONSUMER_PREFIX)) views.push(view(ci));
       }
       return views;
     },

@@ -34,7 +34,10 @@ const durable = (cluster: string, filter = `flotilla.desired.${cluster}.>`): Con
   deliverPolicy: LAST_PER_SUBJECT,
   ackPolicy: ACK_EXPLICIT,
   ackWaitMs: DESIRED_ACK_WAIT_MS,
+  memory: false,
+  replicas: 1,
 });
+const durableSetup = { memory: false, replicas: 1 };
 
 describe('createLinkReconciler', () => {
   it('syncs identities, lists durables before reading the clusters, then creates, repairs and removes', async () => {
@@ -42,6 +45,7 @@ describe('createLinkReconciler', () => {
     const order: string[] = [];
     const link = createLinkReconciler({
       consumers,
+      durableSetup,
       acceptedClusters: () => {
         order.push(`clusters after ${consumers.calls.join(',')}`);
         return Promise.resolve(['a', 'b', 'c']);
@@ -68,6 +72,7 @@ describe('createLinkReconciler', () => {
     const consumers = fakeConsumers([durable('gone')], ['a']);
     const link = createLinkReconciler({
       consumers,
+      durableSetup,
       acceptedClusters: () => Promise.resolve(['a', 'b']),
       syncAccounts: () => Promise.reject(new Error('NATS resolver timeout')),
       logger: createLogger('silent'),
@@ -82,6 +87,7 @@ describe('createLinkReconciler', () => {
     let passes = 0;
     const link = createLinkReconciler({
       consumers,
+      durableSetup,
       acceptedClusters: () => Promise.resolve([]),
       syncAccounts: () => {
         passes++;

@@ -10,11 +10,13 @@
  * in each process.
  */
 import type { Logger } from 'pino';
-import { planAgentConsumers, type ConsumerPlan } from '../domain/agent-consumer-plan.js';
+import { planAgentConsumers, type AgentDurableSetup, type ConsumerPlan } from '../domain/agent-consumer-plan.js';
 import type { AgentConsumers } from './agent-consumers.js';
 
 export interface LinkReconcilerDeps {
   consumers: AgentConsumers;
+  /** How agent durables keep their state (the config's). */
+  durableSetup: AgentDurableSetup;
   /** Names of the accepted clusters, read after the durables were listed. */
   acceptedClusters: () => Promise<string[]>;
   /** Brings the NATS resolver's accounts in line with Postgres (services/account-sync.ts). */
@@ -46,7 +48,7 @@ async function reconcileConsumers(deps: LinkReconcilerDeps): Promise<ConsumerPla
   // Listed before the clusters are read: a durable created for a cluster accepted in between
   // is then never taken for a stale one.
   const existing = await deps.consumers.list();
-  const plan = planAgentConsumers(await deps.acceptedClusters(), existing);
+  const plan = planAgentConsumers(await deps.acceptedClusters(), existing, deps.durableSetup);
   for (const cluster of [...plan.create, ...plan.repair.map((r) => r.cluster), ...plan.update]) {
     await attempt(deps.logger, `ensure ${cluster}`, () => deps.consumers.ensure(cluster));
   }
