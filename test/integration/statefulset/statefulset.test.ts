@@ -2,7 +2,8 @@
  * Advanced StatefulSet on a real apiserver with kwok nodes, one cluster for the file and one
  * namespace per scenario: OrderedReady and Parallel creation, reserveOrdinals, in-place update
  * under a partition, a Parallel update within maxUnavailable, PVC retention on scale-in, the
- * preDelete lifecycle hook, a create refused by a quota (FailedCreatePod), and
+ * preDelete lifecycle hook (with markPodNotReady), unorderedUpdate's priorityStrategy,
+ * minReadySeconds, a create refused by a quota (FailedCreatePod), and
  * adoption of a set, revision and pods written the way OpenKruise v1.9 writes them. The test
  * clusters have no volume provisioner, so pods with claims stay Pending; only objects are checked.
  */
@@ -248,6 +249,103 @@ describe('Advanced StatefulSet', () => {
     expect(held.metadata.deletionTimestamp).toBeUndefined();
     await hold(null);
     await eventually('web-1 deleted', async () => names(await livePods(e, ns, 'web')).join() === 'web-0');
+  });
+
+  it('marks a pod the preDelete hook holds not ready (markPodNotReady) through KruisePodReady', async () => {
+    const ns = await setUp('asts-notready');
+    const set = statefulSet('web', {
+      podManagementPolicy: 'Parallel',
+      replicas: 2,
+      lifecycle: { preDelete: { labelsHandler: { 'example.com/hold': 'true' }, markPodNotReady: true } },
+      template: {
+        metadata: { labels: { app: 'web' } },
+        spec: {
+          containers: [{ name: 'main', image: 'registry.local/app:v1' }],
+          readinessGates: [{ conditionType: 'InPlaceUpdateReady' }, { conditionType: 'KruisePodReady' }],
+        },
+      },
+    });
+    await createSet(e, ns, set);
+    await eventually('two pods', async () => (await livePods(e, ns, 'web')).length === 2);
+    await e.rest.request({
+      method: 'PATCH',
+      path: resourcePath(Resources.pods, ns, 'web-1'),
+      contentType: PatchType.merge,
+      body: { metadata: { labels: { 'example.com/hold': 'true' } } },
+    });
+    await patchSet(e, ns, 'web', { spec: { replicas: 1 } });
+    const held = await eventually('web-1 in PreparingDelete and not ready', async () => {
+      const p = (await livePods(e, ns, 'web')).find((x) => x.metadata.name === 'web-1');
+      const ready = p?.status?.conditions?.find((c) => c.type === 'KruisePodReady');
+      return p?.metadata.labels?.['lifecycle.apps.kruise.io/state'] === 'PreparingDelete' && ready?.status === 'False'
+        ? ready
+        : false;
+    });
+    expect(JSON.parse(held.message ?? '[]')).toEqual([{ userAgent: 'Lifecycle', key: 'preDeleteHook' }]);
+  });
+
+  it('Parallel unorderedUpdate takes the pod of the highest priority weight first, and keeps partition pods old', async () => {
+    const ns = await setUp('asts-priority');
+    await createSet(
+      e,
+      ns,
+      statefulSet('web', {
+        podManagementPolicy: 'Parallel',
+        replicas: 3,
+        updateStrategy: {
+          rollingUpdate: {
+            partition: 2,
+            unorderedUpdate: {
+              priorityStrategy: {
+                weightPriority: [{ weight: 50, matchSelector: { matchLabels: { tier: 'canary' } } }],
+              },
+            },
+          },
+        },
+      }),
+    );
+    const before = await statusReaches(e, ns, 'web', 'three ready', (s) => allReady(s, 3));
+    await e.rest.request({
+      method: 'PATCH',
+      path: resourcePath(Resources.pods, ns, 'web-0'),
+      contentType: PatchType.merge,
+      body: { metadata: { labels: { tier: 'canary' } } },
+    });
+    await eventually('the canary label in the controller’s view', async () => {
+      const p = (await livePods(e, ns, 'web')).find((x) => x.metadata.name === 'web-0');
+      return p?.metadata.labels?.tier === 'canary';
+    });
+    await patchSet(e, ns, 'web', {
+      spec: { template: { spec: { containers: [{ name: 'main', image: 'registry.local/app:v2' }] } } },
+    });
+    const after = await statusReaches(
+      e,
+      ns,
+      'web',
+      'one pod updated and ready',
+      (s) =>
+        s.updateRevision !== before.status!.updateRevision && s.updatedReadyReplicas === 1 && s.readyReplicas === 3,
+    );
+    const pods = await livePods(e, ns, 'web');
+    const updated = pods.filter((p) => revisionOf(p) === after.status!.updateRevision).map((p) => p.metadata.name);
+    expect(updated).toEqual(['web-0']);
+  });
+
+  it('OrderedReady with minReadySeconds creates each pod only once the one before has been ready that long', async () => {
+    const ns = await setUp('asts-minready');
+    await createSet(
+      e,
+      ns,
+      statefulSet('web', { replicas: 2, updateStrategy: { rollingUpdate: { minReadySeconds: 2 } } }),
+    );
+    const done = await statusReaches(e, ns, 'web', 'two available', (s) => s.availableReplicas === 2);
+    expect(done.status!.readyReplicas).toBe(2);
+    const byName = Object.fromEntries((await livePods(e, ns, 'web')).map((p) => [p.metadata.name, p]));
+    const readySince = Date.parse(
+      byName['web-0']!.status!.conditions!.find((c) => c.type === 'Ready')!.lastTransitionTime!,
+    );
+    const secondCreated = Date.parse(byName['web-1']!.metadata.creationTimestamp!);
+    expect(secondCreated - readySince).toBeGreaterThanOrEqual(2000);
   });
 
   it('reports a pod it cannot create as the FailedCreatePod condition', async () => {
