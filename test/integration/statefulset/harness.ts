@@ -4,7 +4,13 @@
  * JSON. The generic pod, claim and revision readers are the CloneSet harness's.
  */
 import { Registry } from 'prom-client';
-import { defaultStatefulSet, KRUISE_V1BETA1_API_VERSION, type StatefulSet } from '@flotilla/api';
+import { afterEach } from 'vitest';
+import {
+  defaultStatefulSet,
+  KRUISE_V1BETA1_API_VERSION,
+  LABEL_CONTROLLER_REVISION_HASH,
+  type StatefulSet,
+} from '@flotilla/api';
 import { EventRecorder, kubeEventSink } from '../../../agent/src/runtime/events.js';
 import { kubeListWatcher } from '../../../agent/src/runtime/kube-list-watch.js';
 import { Manager } from '../../../agent/src/runtime/manager.js';
@@ -13,7 +19,7 @@ import { resourcePath, Resources } from '../../../agent/src/runtime/resource.js'
 import { PatchType } from '../../../agent/src/runtime/rest.js';
 import { registerStatefulSetController } from '../../../agent/src/controllers/statefulset/index.js';
 import { eventually } from '../helpers/kube.js';
-import type { Env, RunningController } from '../cloneset/harness.js';
+import { namespace, type Env, type Pod, type RunningController } from '../cloneset/harness.js';
 
 export {
   claims,
@@ -55,6 +61,25 @@ export async function startController(e: Env, ns: string): Promise<RunningContro
     },
   };
 }
+
+/**
+ * Per-test controllers: the function returned makes a namespace and starts the controller in it;
+ * each is stopped after its test.
+ */
+export function controllerPerTest(e: Env): (prefix: string) => Promise<string> {
+  const running: RunningController[] = [];
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((c) => c.stop()));
+  });
+  return async (prefix) => {
+    const ns = await namespace(e, prefix);
+    running.push(await startController(e, ns));
+    return ns;
+  };
+}
+
+/** The pod's controller-revision-hash label. */
+export const revisionOf = (p: Pod): string => p.metadata.labels?.[LABEL_CONTROLLER_REVISION_HASH] ?? '';
 
 /**
  * A v1beta1 set `name` selecting app=<name>, one container `main` at `image` with the
