@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { KubeRest } from '../../../agent/src/runtime/rest.js';
-import { freePort, startProcess, type ManagedProcess } from '../../env/src/index.js';
+import { ensureKruise, freePort, startProcess, type ManagedProcess } from '../../env/src/index.js';
 import { applyCrds, until } from '../cloneset/measure.js';
 
 /** The namespace the chart installs into; kruise-manager reads it from POD_NAMESPACE. */
@@ -61,6 +61,27 @@ export function checkKruiseDist(dist: KruiseDist): { sha256: string } {
       throw new KruiseStepError('finding its manifests', `${path.join(dist.source, dir)} does not exist`);
   }
   return { sha256: createHash('sha256').update(readFileSync(dist.binary)).digest('hex') };
+}
+
+/** The kruise-manager a bench runs: checked, with its SHA-256 and where it came from. */
+export interface ResolvedKruise extends KruiseDist {
+  sha256: string;
+  from: string;
+}
+
+/**
+ * The given kruise-manager (givenKruiseDist), else the one `build-tools.sh kruise` builds and
+ * caches at `version`; checked before any cluster starts.
+ */
+export async function resolveKruise(version: string, given: KruiseDist | undefined): Promise<ResolvedKruise> {
+  const dist =
+    given ??
+    (await kruiseStep(`building ${version} (bash test/env/build-tools.sh kruise)`, () => {
+      const tool = ensureKruise();
+      return { binary: tool.binary, source: tool.manifests };
+    }));
+  const from = given ? '--kruise-manager / --kruise-src' : 'build-tools.sh kruise (module proxy, pinned h1 hashes)';
+  return { ...dist, from, ...checkKruiseDist(dist) };
 }
 
 type Manifest = { kind: string; metadata: { name: string }; webhooks?: { name: string }[] };

@@ -55,32 +55,47 @@ export function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-export function medians(runs: RunMeasures[]): Partial<Record<Subject, Medians>> {
-  const out: Partial<Record<Subject, Medians>> = {};
+/** A measure summarized over runs: how to read it from one run, and the digits to round to. */
+export type Measure<R> = readonly [pick: (run: R) => number, digits: number];
+
+/** The median of every measure per subject, only for subjects that ran, with their run counts. */
+export function mediansBy<R extends { subject: Subject }, K extends string>(
+  runs: R[],
+  measures: Record<K, Measure<R>>,
+): Partial<Record<Subject, { runs: number } & Record<K, number>>> {
+  const out: Partial<Record<Subject, { runs: number } & Record<K, number>>> = {};
   for (const subject of SUBJECTS) {
     const mine = runs.filter((r) => r.subject === subject);
     if (mine.length === 0) continue;
-    const m = (pick: (r: RunMeasures) => number, digits = 2): number => round(median(mine.map(pick)), digits);
-    out[subject] = {
-      runs: mine.length,
-      scaleUpCreatedSeconds: m((r) => r.scaleUp.createdSeconds),
-      scaleUpReadySeconds: m((r) => r.scaleUp.readySeconds),
-      inPlaceUpdateSeconds: m((r) => r.inPlaceUpdate.seconds),
-      scaleDownSeconds: m((r) => r.scaleDown.seconds),
-      rssIdleMiB: m((r) => r.rssMiB.idle, 1),
-      rssAfterScaleUpMiB: m((r) => r.rssMiB.afterScaleUp, 1),
-      rssPeakMiB: m((r) => r.rssMiB.peak, 1),
-      idleCpuCores: m((r) => r.idleCpuCores, 4),
-    };
+    const entries = (Object.entries(measures) as [K, Measure<R>][]).map(
+      ([key, [pick, digits]]) => [key, round(median(mine.map(pick)), digits)] as const,
+    );
+    out[subject] = { runs: mine.length, ...(Object.fromEntries(entries) as Record<K, number>) };
   }
   return out;
+}
+
+/** num ÷ den rounded to two digits; null when a side is missing or the divisor is zero. */
+export function ratio(num: number | undefined, den: number | undefined): number | null {
+  return num === undefined || den === undefined || den === 0 ? null : round(num / den, 2);
+}
+
+export function medians(runs: RunMeasures[]): Partial<Record<Subject, Medians>> {
+  return mediansBy(runs, {
+    scaleUpCreatedSeconds: [(r) => r.scaleUp.createdSeconds, 2],
+    scaleUpReadySeconds: [(r) => r.scaleUp.readySeconds, 2],
+    inPlaceUpdateSeconds: [(r) => r.inPlaceUpdate.seconds, 2],
+    scaleDownSeconds: [(r) => r.scaleDown.seconds, 2],
+    rssIdleMiB: [(r) => r.rssMiB.idle, 1],
+    rssAfterScaleUpMiB: [(r) => r.rssMiB.afterScaleUp, 1],
+    rssPeakMiB: [(r) => r.rssMiB.peak, 1],
+    idleCpuCores: [(r) => r.idleCpuCores, 4],
+  });
 }
 
 export function ratios(of: Partial<Record<Subject, Medians>>, against: Subject = 'kruise-qps1000'): Ratios {
   const ours = of.flotilla;
   const theirs = of[against];
-  const ratio = (num: number | undefined, den: number | undefined): number | null =>
-    num === undefined || den === undefined || den === 0 ? null : round(num / den, 2);
   return {
     scaleUp: ratio(theirs?.scaleUpReadySeconds, ours?.scaleUpReadySeconds),
     inPlaceUpdate: ratio(theirs?.inPlaceUpdateSeconds, ours?.inPlaceUpdateSeconds),
