@@ -1,8 +1,10 @@
 /**
  * `agent manager` for clusters that other test suites share: the same flags, configuration,
  * wiring (createAgentManager: health, leader election) and components as agent/src/main.ts,
- * except that the CloneSet controller watches one namespace. The stock one watches every
- * namespace and would reconcile the other suites' CloneSets alongside their own controllers.
+ * except that the CloneSet, Advanced StatefulSet and Advanced DaemonSet controllers watch one
+ * namespace (the DaemonSet controller also only the Nodes FLOTILLA_TEST_NODE_SELECTOR selects,
+ * when set). The stock ones watch every namespace and would reconcile the other suites' sets
+ * alongside their own controllers.
  *
  * With FLOTILLA_TEST_SCOPE_LABEL=key=value every other component is narrowed too, so the whole
  * agent can run on a shared cluster: pod readiness to the namespace; the SidecarSet controller,
@@ -21,6 +23,10 @@ import { loadConfig, type AgentConfig } from '../../../agent/src/config.js';
 import { components } from '../../../agent/src/components.js';
 import { cloneSetComponent } from '../../../agent/src/controllers/cloneset/component.js';
 import { registerCloneSetController } from '../../../agent/src/controllers/cloneset/index.js';
+import { daemonSetComponent } from '../../../agent/src/controllers/daemonset/component.js';
+import { registerDaemonSetController } from '../../../agent/src/controllers/daemonset/index.js';
+import { statefulSetComponent } from '../../../agent/src/controllers/statefulset/component.js';
+import { registerStatefulSetController } from '../../../agent/src/controllers/statefulset/index.js';
 import { createRootLogger } from '../../../agent/src/logger.js';
 import type { Component } from '../../../agent/src/runtime/component.js';
 import type { Flags } from '../../../agent/src/settings/reader.js';
@@ -33,6 +39,7 @@ if (!watchNamespace) {
 }
 
 const scopeLabel = process.env.FLOTILLA_TEST_SCOPE_LABEL;
+const nodeSelector = process.env.FLOTILLA_TEST_NODE_SELECTOR;
 
 const scopedCloneSet: typeof cloneSetComponent = {
   ...cloneSetComponent,
@@ -45,9 +52,38 @@ const scopedCloneSet: typeof cloneSetComponent = {
   },
 };
 
-/** The stock components with the CloneSet controller scoped, and with a label everything else. */
+const scopedStatefulSet: Component<AgentConfig> = {
+  ...statefulSetComponent,
+  setup(ctx) {
+    registerStatefulSetController(ctx.manager, {
+      rest: ctx.rest,
+      events: ctx.events('statefulset'),
+      namespace: watchNamespace,
+    });
+  },
+};
+
+const scopedDaemonSet: Component<AgentConfig> = {
+  ...daemonSetComponent,
+  setup(ctx) {
+    registerDaemonSetController(ctx.manager, {
+      rest: ctx.rest,
+      events: ctx.events('daemonset'),
+      namespace: watchNamespace,
+      ...(nodeSelector ? { nodeSelector } : {}),
+    });
+  },
+};
+
+const namespaced = new Map<Component<AgentConfig>, Component<AgentConfig>>([
+  [cloneSetComponent, scopedCloneSet],
+  [statefulSetComponent, scopedStatefulSet],
+  [daemonSetComponent, scopedDaemonSet],
+]);
+
+/** The stock components with the set controllers scoped, and with a label everything else. */
 function scopedComponents(): Component<AgentConfig>[] {
-  const list = components.map((c) => (c === cloneSetComponent ? scopedCloneSet : c));
+  const list = components.map((c) => namespaced.get(c) ?? c);
   return scopeLabel ? labelScoped(list, watchNamespace!, scopeLabel) : list;
 }
 
