@@ -22,10 +22,11 @@ import {
 } from '@flotilla/test';
 import { cluster, type ClusterInfo } from '../helpers/context.js';
 import { customResource, eventually, kube, testNamespace, type Kube } from '../helpers/kube.js';
-import { startAgentProcess, type AgentProcess } from './agent-process.js';
+import type { AgentProcess } from './agent-process.js';
 import { installCrds } from './crds.js';
 import { cloneSetSpec } from './fixtures.js';
 import { rest, startFleetNats, startTestHub, type FleetNats, type TestHub } from './fleet.js';
+import { acceptWhenRegistered, startLinkedAgent } from './linked-agent.js';
 
 const GROUP = customResource('CloneSet');
 /**
@@ -63,42 +64,13 @@ async function probe(proc: AgentProcess, what: '/readyz' | '/healthz'): Promise<
 }
 
 async function startAgent(name: string, extraArgs: string[] = []): Promise<AgentProcess> {
-  const port = await freePort();
-  const proc = startAgentProcess(
-    [
-      `--kubeconfig=${info.kubeconfigPath}`,
-      `--cluster-name=${name}`,
-      '--health-host=127.0.0.1',
-      `--health-port=${port}`,
-      `--namespace=${ns}`,
-      '--no-leader-elect',
-      '--shutdown-timeout=10s',
-      `--hub-url=${t.hub.url}`,
-      // The suite's hub serves plain HTTP on loopback; NATS is TLS.
-      '--insecure=true',
-      `--join-secret=join-${name}`,
-      `--cluster-labels=suite=${name}`,
-      ...extraArgs,
-    ],
-    { FLOTILLA_BOOTSTRAP_TOKEN: t.bootstrapToken, FLOTILLA_LOG_LEVEL: 'info' },
-  );
+  const { proc, healthPort } = await startLinkedAgent({ hub: t, cluster: info, namespace: ns, name, extraArgs });
   agents.push(proc);
-  healthPorts.set(proc, port);
+  healthPorts.set(proc, healthPort);
   return proc;
 }
 
-/** Waits for the agent's registration and accepts it, as an operator does. */
-async function accept(name: string): Promise<void> {
-  await until(`${name} registers`, async () => {
-    const res = await t.hub.app.inject({
-      method: 'GET',
-      url: `/api/v1/clusters/${name}`,
-      headers: { authorization: `Bearer ${t.viewerToken}` },
-    });
-    return res.statusCode === 200;
-  });
-  await rest(t, 'POST', `/api/v1/clusters/${name}/accept`, t.operatorToken);
-}
+const accept = (name: string): Promise<void> => acceptWhenRegistered(t, name);
 
 async function replicasOf(name: string): Promise<number | undefined> {
   try {
