@@ -23,6 +23,11 @@ import { podForNode } from './pod-template.js';
 export interface BroadcastJobControllerOptions {
   /** How soon to look again while the cache lags behind this controller's own writes. */
   expectationRequeueMs: number;
+  /**
+   * Leave pods to the scheduler, pinned by node affinity (OpenKruise's default); false binds each
+   * pod to its node by spec.nodeName (`--assign-bcj-pods-by-scheduler=false`).
+   */
+  assignPodsByScheduler?: boolean;
 }
 
 export interface BroadcastJobReconcilerDeps {
@@ -119,7 +124,10 @@ async function createPods(
   for (let size = 1; start < nodes.length; size *= 2) {
     const batch = nodes.slice(start, start + size);
     deps.scale.expectCreations(key, batch);
-    const results = await Promise.allSettled(batch.map((node) => deps.client.createPod(podForNode(job, node))));
+    const byScheduler = deps.options.assignPodsByScheduler ?? true;
+    const results = await Promise.allSettled(
+      batch.map((node) => deps.client.createPod(podForNode(job, node, byScheduler))),
+    );
     const failed = batch.filter((_, i) => results[i]!.status === 'rejected');
     start += batch.length;
     for (const [i, r] of results.entries()) {

@@ -55,6 +55,28 @@ describe('pods of a BroadcastJob', () => {
     ]);
     expect(assignedNode({ ...p, metadata: { name: 'x' }, spec: { containers: [], ...p.spec } })).toBe('node-7');
   });
+
+  it('are bound by nodeName instead, keeping the template affinity, when not assigned by the scheduler', () => {
+    const affinity = {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] }],
+        },
+      },
+    };
+    const j = job({ template: { spec: { affinity, containers: [] } } });
+    const bound = podForNode(j, 'node-7', false).spec as { nodeName?: string; affinity?: unknown };
+    expect([bound.nodeName, bound.affinity]).toEqual(['node-7', affinity]);
+    const scheduled = podForNode(j, 'node-7').spec as { nodeName?: string; affinity?: unknown };
+    expect(scheduled.nodeName).toBeUndefined();
+    expect(scheduled.affinity).toEqual({
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node-7'] }] }],
+        },
+      },
+    });
+  });
 });
 
 describe('planBroadcastJob', () => {

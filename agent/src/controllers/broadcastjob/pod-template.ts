@@ -3,7 +3,9 @@
  * metadata (labels, annotations, finalizers) with the job's two labels, a controller reference at
  * v1beta1 (OpenKruise v1.9's controller version), and pinned to the node by a required node
  * affinity on metadata.name, which replaces the template's required terms (the node was checked
- * against them) and leaves the scheduler to bind it. Pure.
+ * against them) and leaves the scheduler to bind it; or, as OpenKruise does with
+ * `--assign-bcj-pods-by-scheduler=false`, bound to the node at once by spec.nodeName with the
+ * template's affinity left as it is. Pure.
  */
 import {
   KRUISE_V1BETA1_API_VERSION,
@@ -22,17 +24,22 @@ export function jobPodLabels(job: BroadcastJob): Record<string, string> {
   };
 }
 
-/** A new pod of `job` for node `nodeName`. */
-export function podForNode(job: BroadcastJob, nodeName: string): MutablePod {
+/** A new pod of `job` for node `nodeName`, left to the scheduler (default) or bound by nodeName. */
+export function podForNode(job: BroadcastJob, nodeName: string, byScheduler = true): MutablePod {
   const template = structuredClone(job.spec.template);
   const spec = (template.spec ?? {}) as Record<string, unknown>;
-  const affinity = (spec.affinity ?? {}) as Record<string, unknown>;
-  const nodeAffinity = (affinity.nodeAffinity ?? {}) as Record<string, unknown>;
-  const pinned: NodeSelectorTerm = { matchFields: [{ key: 'metadata.name', operator: 'In', values: [nodeName] }] };
-  spec.affinity = {
-    ...affinity,
-    nodeAffinity: { ...nodeAffinity, requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [pinned] } },
-  };
+  if (byScheduler) {
+    const affinity = (spec.affinity ?? {}) as Record<string, unknown>;
+    const nodeAffinity = (affinity.nodeAffinity ?? {}) as Record<string, unknown>;
+    const pinned: NodeSelectorTerm = { matchFields: [{ key: 'metadata.name', operator: 'In', values: [nodeName] }] };
+    const required = { nodeSelectorTerms: [pinned] };
+    spec.affinity = {
+      ...affinity,
+      nodeAffinity: { ...nodeAffinity, requiredDuringSchedulingIgnoredDuringExecution: required },
+    };
+  } else {
+    spec.nodeName = nodeName;
+  }
   const meta = template.metadata ?? {};
   const { finalizers } = meta as { finalizers?: string[] };
   return {
