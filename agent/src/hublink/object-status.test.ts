@@ -82,6 +82,34 @@ describe('statusReport', () => {
     });
   });
 
+  it('reports an Advanced DaemonSet read at v1alpha1 by its nodes and judges its partition step', () => {
+    const ds = (updated: number) => ({
+      metadata: { generation: 3 },
+      spec: { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: '50%' } } },
+      status: {
+        observedGeneration: 3,
+        desiredNumberScheduled: 4,
+        currentNumberScheduled: 4,
+        numberMisscheduled: 0,
+        numberReady: 4,
+        numberAvailable: 4,
+        updatedNumberScheduled: updated,
+        daemonSetHash: 'h2',
+      },
+    });
+    const dsRef = { kind: 'DaemonSet' as const, namespace: 'kube-agents', name: 'node-agent' };
+    // 50% of 4 nodes stay at the old revision: the step is done once the other 2 run the new one.
+    expect(statusReport('c1', dsRef, ds(2), new Date())).toMatchObject({
+      counts: { replicas: 4, readyReplicas: 4, updatedReplicas: 2, updatedReadyReplicas: 2, availableReplicas: 4 },
+      health: 'Healthy',
+    });
+    expect(statusReport('c1', dsRef, ds(1), new Date())).toMatchObject({
+      counts: { updatedReplicas: 1 },
+      health: 'Progressing',
+      message: '1 of 2 nodes updated',
+    });
+  });
+
   it('reports a CloneSet no controller has looked at as Progressing, not Healthy', () => {
     const report = statusReport('c1', ref, { metadata: { generation: 1 }, spec: { replicas: 2 } }, new Date());
     expect(report.health).toBe('Progressing');
