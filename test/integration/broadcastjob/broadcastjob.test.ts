@@ -1,8 +1,9 @@
 /**
  * BroadcastJob on a real apiserver with kwok nodes: one pod per node it fits (not on a node with
  * a taint it does not tolerate), parallelism, completion (Always with a deadline and a TTL),
- * and the failure policies FailFast, Pause and Continue. Pods end through the kwok stage
- * flotilla-pod-exit (exit code from a template label).
+ * and the failure policies FailFast, Pause and Continue; OpenKruise's e2e "succeeds for
+ * parallelism < number of node", and pods bound by nodeName (assign-bcj-pods-by-scheduler=false).
+ * Pods end through the kwok stage flotilla-pod-exit (exit code from a template label).
  */
 import { Watch } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,6 +101,36 @@ describe('BroadcastJob', () => {
     await waitForJob(e, ns, 'paced', 'completed', (j) => j.status?.phase === 'completed');
     expect(running()).toBe(1);
     expect(await podsOf('paced')).toHaveLength(3);
+  });
+
+  it('with parallelism below the nodes it fits, runs on every one, a tolerated tainted node too, and succeeds', async () => {
+    const base = broadcastJob('fewer', { exitCode: 0, spec: { parallelism: nodes.length } });
+    const toleration = { key: 'flotilla.test/bcj-untolerated', operator: 'Equal', value: 'yes', effect: 'NoSchedule' };
+    const template = base.spec.template;
+    const job = {
+      ...base,
+      spec: { ...base.spec, template: { ...template, spec: { ...template.spec, tolerations: [toleration] } } },
+    };
+    await createJob(e, ns, job);
+    const done = await waitForJob(e, ns, 'fewer', 'completed', (j) => j.status?.phase === 'completed');
+    const all = nodes.length + 1;
+    expect(done.status).toMatchObject({ desired: all, succeeded: all, failed: 0 });
+    expect((await podsOf('fewer')).map(assignedNode).sort()).toEqual([...nodes, tainted].sort());
+  });
+
+  it('binds pods by nodeName when not assigned by the scheduler (--assign-bcj-pods-by-scheduler=false)', async () => {
+    const boundNs = await namespace(e, 'bcj-bound');
+    const bound = await startController(e, boundNs, { assignPodsByScheduler: false });
+    try {
+      await createJob(e, boundNs, broadcastJob('bound', { exitCode: 0 }));
+      const done = await waitForJob(e, boundNs, 'bound', 'completed', (j) => j.status?.phase === 'completed');
+      expect(done.status).toMatchObject({ desired: nodes.length, succeeded: nodes.length });
+      const pods = (await listPods(e, boundNs)).filter((p) => p.metadata.labels?.['broadcastjob-name'] === 'bound');
+      expect(pods.map((p) => p.spec.nodeName).sort()).toEqual(nodes);
+      expect(pods.map((p) => p.spec.affinity)).toEqual(Array(nodes.length).fill(undefined));
+    } finally {
+      await bound.stop();
+    }
   });
 
   it('fails a job still running at activeDeadlineSeconds and deletes its pods', async () => {

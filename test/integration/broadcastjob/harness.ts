@@ -17,7 +17,10 @@ import { RuntimeMetrics } from '../../../agent/src/runtime/metrics.js';
 import { resourcePath, Resources } from '../../../agent/src/runtime/resource.js';
 import { createKubeRest, PatchType, type KubeRest } from '../../../agent/src/runtime/rest.js';
 import { isKubeStatus } from '../../../agent/src/errors.js';
-import { registerBroadcastJobController } from '../../../agent/src/controllers/broadcastjob/index.js';
+import {
+  registerBroadcastJobController,
+  type BroadcastJobControllerOptions,
+} from '../../../agent/src/controllers/broadcastjob/index.js';
 import type { Pod } from '../../../agent/src/kube/types.js';
 import { clusters } from '../helpers/context.js';
 import { eventually, kube, testNamespace, type Kube } from '../helpers/kube.js';
@@ -80,7 +83,11 @@ export interface RunningController {
 }
 
 /** Starts a manager running only the BroadcastJob controller, scoped to `ns`; resolves once synced. */
-export async function startController(e: Env, ns: string): Promise<RunningController> {
+export async function startController(
+  e: Env,
+  ns: string,
+  options: Partial<BroadcastJobControllerOptions> = {},
+): Promise<RunningController> {
   const manager = new Manager({
     logger: e.logger,
     metrics: new RuntimeMetrics(new Registry()),
@@ -93,7 +100,7 @@ export async function startController(e: Env, ns: string): Promise<RunningContro
     instance: 'test',
     logger: e.logger,
   });
-  registerBroadcastJobController(manager, { rest: e.rest, events, namespace: ns });
+  registerBroadcastJobController(manager, { rest: e.rest, events, namespace: ns, options });
   const done = manager.start();
   await eventually('controller caches synced', () => Promise.resolve(manager.hasSynced()), 30_000, 50);
   return {
