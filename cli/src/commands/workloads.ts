@@ -1,6 +1,13 @@
 /** `flotilla workloads ...`: apply, list, get, revisions, delete, status. */
 import { isDeepStrictEqual } from 'node:util';
-import type { CreateWorkloadRequest, ObjectStatusRow, Workload, WorkloadRevision, WorkloadStatus } from '@flotilla/api';
+import {
+  WORKLOAD_KINDS,
+  type CreateWorkloadRequest,
+  type ObjectStatusRow,
+  type Workload,
+  type WorkloadRevision,
+  type WorkloadStatus,
+} from '@flotilla/api';
 import { str } from '../args.js';
 import { listAll, seg, type HubClient, type Query } from '../client.js';
 import { confirm, print, type CliContext, type Command } from '../context.js';
@@ -98,7 +105,7 @@ const list: Command = {
   verb: 'list',
   summary: 'List workloads.',
   options: {
-    kind: { type: 'string', value: 'KIND', description: 'CloneSet, SidecarSet or ImagePullJob' },
+    kind: { type: 'string', value: 'KIND', description: `one of ${WORKLOAD_KINDS.join(', ')}` },
     namespace: { type: 'string', short: 'n', value: 'NS', description: 'only this namespace' },
   },
   async run(ctx, { options }) {
