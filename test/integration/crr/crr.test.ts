@@ -2,6 +2,7 @@
  * ContainerRecreateRequests end to end: the manager and the node daemon in-process against the
  * run's last cluster, the daemon stopping real containers in a real containerd through the CRI,
  * and the kubelet stand-in (harness.ts) restarting them and reporting it in the pod status.
+ * OpenKruise's e2e scenarios (simple, preStop hook, by force, ordered) each have a case here.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -76,6 +77,30 @@ describe('ContainerRecreateRequest', () => {
     const crr = await finished('ordered');
     expect(crr.status?.phase).toBe('Completed');
     expect(env.stopped.slice(from)).toEqual(['second', 'first']);
+  });
+
+  it('with forceRecreate stops containers even when they restarted after the request was written', async () => {
+    const pod = await env.runPod('forced', ['app', 'side']);
+    await env.createCrr('forced-first', pod, { containers: [{ name: 'app' }] });
+    expect((await finished('forced-first')).status?.phase).toBe('Completed');
+    const from = env.stopped.length;
+    // `pod` is the snapshot from before that restart: the status context still says restartCount 0.
+    await env.createCrr('forced', pod, {
+      containers: [{ name: 'app' }, { name: 'side' }],
+      strategy: { forceRecreate: true, orderedRecreate: true },
+    });
+    const crr = await finished('forced');
+    expect(crr.status).toMatchObject({
+      phase: 'Completed',
+      containerRecreateStates: [
+        { name: 'app', phase: 'Succeeded', isKilled: true },
+        { name: 'side', phase: 'Succeeded', isKilled: true },
+      ],
+    });
+    expect(env.stopped.slice(from)).toEqual(['app', 'side']);
+    const after = await env.k.core.readNamespacedPod({ namespace: env.ns, name: 'forced' });
+    const restarts = Object.fromEntries(after.status!.containerStatuses!.map((s) => [s.name, s.restartCount]));
+    expect(restarts).toEqual({ app: 2, side: 1 });
   });
 
   it('ends Failed with a message for a pod on a node that does not exist, and goes after its TTL', async () => {
