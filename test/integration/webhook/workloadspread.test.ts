@@ -3,8 +3,17 @@
  * zone-a and zone-b, with the WorkloadSpread and CloneSet controllers in the same replica: a
  * 6-replica CloneSet placed 2/4 (subset a takes 2, b the rest), the ratio kept through a surge
  * update, a scale-down taking pods from b first (deletion cost), a Deployment spread the same
- * way, and a WorkloadSpread whose target is missing reported without blocking pods.
+ * way, and a WorkloadSpread whose target is missing reported without blocking pods; a pod deleted
+ * or evicted recorded in its subset's deletingPods (seen through a watch) so its replacement goes
+ * back to that subset, the record cleared by the controller; pods made before their
+ * WorkloadSpread matched to subsets by their node; the invalid WorkloadSpreads of the corpus
+ * refused naming the field; and with the WorkloadSpread gate off, WorkloadSpreads refused.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Watch } from '@kubernetes/client-node';
+import { parse } from 'yaml';
 import type { WorkloadSpread } from '@flotilla/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerCloneSetController } from '../../../agent/src/controllers/cloneset/index.js';
@@ -66,6 +75,75 @@ async function createSpread(name: string, targetRef: WorkloadSpread['spec']['tar
     discardBody: true,
   });
 }
+
+const cloneSetRef = (name: string): WorkloadSpread['spec']['targetRef'] => ({
+  apiVersion: 'apps.kruise.io/v1alpha1',
+  kind: 'CloneSet',
+  name,
+});
+
+/** A CloneSet of `replicas` pods labelled app=<name>; `podSpec` and `spec` add to its pod spec and spec. */
+async function createCloneSet(
+  name: string,
+  replicas: number,
+  more: { podSpec?: object; spec?: object } = {},
+): Promise<void> {
+  const base = template(name, 'registry.local/web:v1');
+  await rest.request({
+    method: 'POST',
+    path: kruise('clonesets'),
+    body: {
+      apiVersion: 'apps.kruise.io/v1alpha1',
+      kind: 'CloneSet',
+      metadata: { name },
+      spec: {
+        replicas,
+        selector: { matchLabels: { app: name } },
+        template: { ...base, spec: { ...base.spec, ...more.podSpec } },
+        ...more.spec,
+      },
+    },
+    discardBody: true,
+  });
+}
+
+/**
+ * Follows the WorkloadSpread's writes through a watch (every write, in order, so none is missed)
+ * and answers the pods ever seen under a deletingPods record, with their subset.
+ */
+async function deletionsRecorded(name: string): Promise<{ seen: Map<string, string>; stop(): void }> {
+  const seen = new Map<string, string>();
+  const record = (statuses: WorkloadSpread['status']): void => {
+    const lists = [statuses?.subsetStatuses ?? [], ...Object.values(statuses?.versionedSubsetStatuses ?? {})];
+    for (const s of lists.flat()) for (const pod of Object.keys(s.deletingPods ?? {})) seen.set(pod, s.name);
+  };
+  const watch = await new Watch(k.kc).watch(
+    kruise('workloadspreads'),
+    { fieldSelector: `metadata.name=${name}` },
+    (_type: string, ws: WorkloadSpread) => record(ws.status),
+    () => undefined,
+  );
+  return { seen, stop: () => watch.abort() };
+}
+
+/**
+ * Once the controller has counted `inA` pods in subset a and every creation is seen: a pod
+ * deleted then is recorded as deleting (before, its creation record is dropped instead).
+ */
+async function countedBy(name: string, inA: number): Promise<void> {
+  await eventually(`${name}: the controller counting ${inA} pods in a`, async () => {
+    const status = (await getSpread(name)).status;
+    const lists = [status?.subsetStatuses ?? [], ...Object.values(status?.versionedSubsetStatuses ?? {})];
+    const creating = lists.flat().some((s) => Object.keys(s.creatingPods ?? {}).length > 0);
+    return !creating && status?.subsetStatuses?.[0]?.replicas === inA;
+  });
+}
+
+/** Whether any subset status of the WorkloadSpread still records a deletion. */
+const anyDeleting = (ws: WorkloadSpread): boolean =>
+  [ws.status?.subsetStatuses ?? [], ...Object.values(ws.status?.versionedSubsetStatuses ?? {})]
+    .flat()
+    .some((s) => Object.keys(s.deletingPods ?? {}).length > 0);
 
 const getSpread = (name: string): Promise<WorkloadSpread> =>
   rest.request<WorkloadSpread>({ method: 'GET', path: kruise('workloadspreads', name) });
@@ -150,22 +228,9 @@ describe('WorkloadSpread', () => {
     'places a 6-replica CloneSet 2/4, keeps it through a surge update, scales down from b',
     { timeout: 180_000 },
     async () => {
-      await createSpread('web', { apiVersion: 'apps.kruise.io/v1alpha1', kind: 'CloneSet', name: 'web' });
-      await rest.request({
-        method: 'POST',
-        path: kruise('clonesets'),
-        body: {
-          apiVersion: 'apps.kruise.io/v1alpha1',
-          kind: 'CloneSet',
-          metadata: { name: 'web' },
-          spec: {
-            replicas: 6,
-            selector: { matchLabels: { app: 'web' } },
-            template: template('web', 'registry.local/web:v1'),
-            updateStrategy: { type: 'ReCreate', maxSurge: 2, maxUnavailable: 0 },
-          },
-        },
-        discardBody: true,
+      await createSpread('web', cloneSetRef('web'));
+      await createCloneSet('web', 6, {
+        spec: { updateStrategy: { type: 'ReCreate', maxSurge: 2, maxUnavailable: 0 } },
       });
       expect(await placement('web', 6)).toEqual({ a: 2, b: 4 });
       await zonesMatch('web');
@@ -238,7 +303,7 @@ describe('WorkloadSpread', () => {
   });
 
   it('reports a missing target with a condition and an event; pods are still admitted', async () => {
-    await createSpread('ghost', { apiVersion: 'apps.kruise.io/v1alpha1', kind: 'CloneSet', name: 'ghost' });
+    await createSpread('ghost', cloneSetRef('ghost'));
     const condition = await eventually('TargetFound=False', async () =>
       (await getSpread('ghost')).status?.conditions?.find((c) => c.type === 'TargetFound' && c.status === 'False'),
     );
@@ -270,5 +335,156 @@ describe('WorkloadSpread', () => {
       },
     });
     expect(pod.metadata.name).toBe('orphan');
+  });
+
+  it(
+    'records a deleted and an evicted pod in its subset’s deletingPods; the replacement goes back there',
+    { timeout: 180_000 },
+    async () => {
+      await createSpread('del', cloneSetRef('del'));
+      await createCloneSet('del', 3);
+      expect(await placement('del', 3)).toEqual({ a: 2, b: 1 });
+      await countedBy('del', 2);
+      const watch = await deletionsRecorded('del');
+      try {
+        const [deleted, evicted] = (await podsOf('del')).filter((p) => subsetOf(p) === 'a').map((p) => p.metadata.name);
+        await rest.request({ method: 'DELETE', path: `/api/v1/namespaces/${ns}/pods/${deleted}`, discardBody: true });
+        // Every replacement is created while the deleted pod is recorded: it goes back to a.
+        expect(await placement('del', 3)).toEqual({ a: 2, b: 1 });
+        await countedBy('del', 2);
+        await rest.request({
+          method: 'POST',
+          path: `/api/v1/namespaces/${ns}/pods/${evicted}/eviction`,
+          body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: evicted, namespace: ns } },
+          discardBody: true,
+        });
+        expect(await placement('del', 3)).toEqual({ a: 2, b: 1 });
+        await eventually('both deletions seen recorded', () =>
+          Promise.resolve(watch.seen.has(deleted!) && watch.seen.has(evicted!)),
+        );
+        expect([watch.seen.get(deleted!), watch.seen.get(evicted!)]).toEqual(['a', 'a']);
+      } finally {
+        watch.stop();
+      }
+      // The controller drops the records once the pods are gone, and counts the replacements.
+      const status = await eventually('records cleared, a full again', async () => {
+        const ws = await getSpread('del');
+        const a = ws.status?.subsetStatuses?.[0];
+        return !anyDeleting(ws) && a?.replicas === 2 && a.missingReplicas === 0 ? ws.status : undefined;
+      });
+      expect(status.subsetStatuses?.map((s) => [s.name, s.replicas])).toEqual([
+        ['a', 2],
+        ['b', 1],
+      ]);
+    },
+  );
+
+  it('matches pods made before their WorkloadSpread to subsets by node, counting them and setting costs', async () => {
+    // Pods land in zone-a or zone-b (the scheduler picks), before any WorkloadSpread exists.
+    const affinity = {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE, operator: 'In', values: ['zone-a', 'zone-b'] }] }],
+        },
+      },
+    };
+    await createCloneSet('old', 4, { podSpec: { affinity } });
+    expect(await placement('old', 4)).toEqual({ none: 4 });
+    const nodes = await k.core.listNode();
+    const zoneOf = new Map(nodes.items.map((n) => [n.metadata!.name!, n.metadata!.labels?.[ZONE]]));
+    const inA = (await podsOf('old')).filter((p) => zoneOf.get(p.spec!.nodeName!) === 'zone-a').length;
+
+    await createSpread('old', cloneSetRef('old'));
+    const adopted = await eventually('every old pod matched to a subset', async () => {
+      const pods = await podsOf('old');
+      return pods.every((p) => subsetOf(p)) ? pods : undefined;
+    });
+    for (const p of adopted) expect(`zone-${subsetOf(p)}`).toBe(zoneOf.get(p.spec!.nodeName!));
+    const status = await eventually('the adopted pods counted', async () => {
+      const s = (await getSpread('old')).status?.subsetStatuses;
+      return s?.[0]?.replicas === inA && s[1]?.replicas === 4 - inA ? s : undefined;
+    });
+    expect(status.map((s) => [s.name, s.replicas, s.missingReplicas])).toEqual([
+      ['a', inA, Math.max(2 - inA, 0)],
+      ['b', 4 - inA, -1],
+    ]);
+    // a ranks first (+200) up to its limit of 2, its surplus −100; b +100.
+    const expected = [
+      ...Array<string>(Math.min(inA, 2)).fill('a=200'),
+      ...Array<string>(Math.max(inA - 2, 0)).fill('a=-100'),
+      ...Array<string>(4 - inA).fill('b=100'),
+    ].sort();
+    await eventually('deletion costs per subset', async () => {
+      const costs = (await podsOf('old')).map((p) => `${subsetOf(p)}=${p.metadata.annotations?.[COST] ?? '-'}`).sort();
+      if (costs.join(' ') === expected.join(' ')) return true;
+      throw new Error(`costs ${costs.join(' ')}, expected ${expected.join(' ')}`);
+    });
+  });
+
+  it('refuses every invalid WorkloadSpread of the corpus, naming the field', async () => {
+    const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../api/src/kruise/testdata/invalid');
+    const files = readdirSync(dir).filter((f) => f.startsWith('workloadspread-') && f.endsWith('.yaml'));
+    expect(files.length).toBeGreaterThanOrEqual(10);
+    for (const file of files) {
+      const text = readFileSync(path.join(dir, file), 'utf8');
+      const object = parse(text) as { metadata: object };
+      const err = await rest
+        .request({
+          method: 'POST',
+          path: kruise('workloadspreads'),
+          query: { dryRun: 'All', fieldValidation: 'Strict' },
+          body: { ...object, metadata: { ...object.metadata, namespace: ns } },
+        })
+        .then(
+          () => undefined,
+          (e: unknown) => e as Error,
+        );
+      expect(err, `${file} was admitted`).toBeInstanceOf(Error);
+      for (const [, field] of text.matchAll(/^# expect-path: (.*)$/gm)) {
+        expect(err!.message, file).toContain(field!.trim());
+      }
+    }
+  });
+});
+
+describe('WorkloadSpread gate off', () => {
+  const offSuite = `wsoff-${Math.random().toString(36).slice(2, 7)}`;
+  let offNs: string;
+  let offReplica: AgentReplica;
+  let offConfig: ReturnType<typeof testWebhookConfig>;
+  beforeAll(async () => {
+    await installCrds(k);
+    const agentNs = await testNamespace(k, 'agent', { [SUITE_LABEL]: offSuite });
+    offNs = await testNamespace(k, 'wsoff', { [SUITE_LABEL]: offSuite });
+    offConfig = { ...testWebhookConfig(offSuite, agentNs, await freePort()), workloadSpreadGate: false };
+    offReplica = await startReplica(k, offConfig, 'replica-off');
+  });
+  afterAll(async () => {
+    await deleteConfigurations(k, offConfig);
+    await offReplica?.stop();
+    await k.core.deleteNamespace({ name: offNs }).catch(() => undefined);
+  });
+
+  it('refuses WorkloadSpreads as OpenKruise does with its gate off', async () => {
+    const err = await eventually('the WorkloadSpread webhook refusing', async () =>
+      rest
+        .request({
+          method: 'POST',
+          path: `/apis/apps.kruise.io/v1alpha1/namespaces/${offNs}/workloadspreads`,
+          query: { dryRun: 'All' },
+          body: {
+            apiVersion: 'apps.kruise.io/v1alpha1',
+            kind: 'WorkloadSpread',
+            metadata: { name: 'ws' },
+            spec: { targetRef: cloneSetRef('web'), subsets: [zoneSubset('a', 'zone-a', 2)] },
+          },
+        })
+        .then(
+          () => undefined,
+          (e: unknown) => e as Error,
+        ),
+    );
+    expect(err.message).toContain('admission webhook "vworkloadspread.kb.io" denied the request');
+    expect(err.message).toContain('feature-gate WorkloadSpread is not enabled');
   });
 });

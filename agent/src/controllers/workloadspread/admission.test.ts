@@ -112,19 +112,40 @@ describe('spreadGuard', () => {
 
   it('records a deleted pod under its subset’s deletingPods, missingReplicas one higher, once', async () => {
     const s = store();
+    // The controller has counted p1 in a, which it fills.
+    s.list('ns')[0]!.status = {
+      versionedSubsetStatuses: {
+        h1: [
+          { name: 'a', replicas: 1, missingReplicas: 0 },
+          { name: 'b', replicas: 0, missingReplicas: -1 },
+        ],
+      },
+    };
     const guard = spreadGuard({ store: s, now });
-    await guard.assign({ namespace: 'ns', pod: pod('p1'), dryRun: false });
     const deleted = placedPod('p1', 'a');
     expect(await guard.assign({ namespace: 'ns', pod: deleted, dryRun: false, operation: 'DELETE' })).toBeUndefined();
     await guard.assign({ namespace: 'ns', pod: deleted, dryRun: false, operation: 'DELETE' });
-    expect(s.writes).toHaveLength(2);
+    expect(s.writes).toHaveLength(1);
+    expect(s.writes[0]?.status?.versionedSubsetStatuses?.h1?.[0]).toEqual({
+      name: 'a',
+      replicas: 1,
+      missingReplicas: 1,
+      deletingPods: { p1: '2026-01-01T00:00:00.000Z' },
+    });
+  });
+
+  it('gives back the slot of a pod deleted before the controller counted it, by its creation record', async () => {
+    const s = store();
+    const guard = spreadGuard({ store: s, now });
+    await guard.assign({ namespace: 'ns', pod: pod('p1'), dryRun: false });
+    await guard.assign({ namespace: 'ns', pod: placedPod('p1', 'a'), dryRun: false, operation: 'DELETE' });
     expect(s.writes.at(-1)?.status?.versionedSubsetStatuses?.h1?.[0]).toEqual({
       name: 'a',
       replicas: 0,
       missingReplicas: 1,
-      creatingPods: { p1: '2026-01-01T00:00:00.000Z' },
-      deletingPods: { p1: '2026-01-01T00:00:00.000Z' },
     });
+    // The slot is free again: the next pod takes a.
+    expect((await guard.assign({ namespace: 'ns', pod: pod('p2'), dryRun: false }))?.matched.subset).toBe('a');
   });
 
   it('reads an evicted pod; leaves unplaced, terminating and missing pods and dry runs alone', async () => {

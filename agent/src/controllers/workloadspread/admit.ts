@@ -65,7 +65,12 @@ export function admitCreation(
   return { subset: chosen.name, status };
 }
 
-/** A pod of `matched` subset being deleted or evicted: the status recording it. */
+/**
+ * A pod of `matched` subset being deleted or evicted: the status recording it. A pod whose
+ * creation is still recorded (the controller has not counted it yet) gives its slot back by
+ * dropping that record instead: were it also listed as deleting, the controller, which drops
+ * creation records only for pods it lists, would hold its slot until the creation expired.
+ */
 export function admitDeletion(
   ws: WorkloadSpread,
   pod: SpreadPod,
@@ -74,10 +79,18 @@ export function admitDeletion(
   now: string,
 ): Admitted {
   const { status, statuses } = withVersion(ws, podVersion(pod), replicas);
+  const name = pod.metadata.name;
   const subset = statuses.find((s) => s.name === matched.subset);
-  if (!subset || Object.hasOwn(subset.deletingPods ?? {}, pod.metadata.name)) return {};
+  if (!subset || Object.hasOwn(subset.deletingPods ?? {}, name)) return {};
   if (subset.missingReplicas === -1) return { subset: subset.name };
-  subset.deletingPods = { ...subset.deletingPods, [pod.metadata.name]: now };
-  if (subset.missingReplicas >= 0) subset.missingReplicas++;
+  const creation = matched.uid || name;
+  if (Object.hasOwn(subset.creatingPods ?? {}, creation)) {
+    const { [creation]: _dropped, ...creating } = subset.creatingPods!;
+    if (Object.keys(creating).length > 0) subset.creatingPods = creating;
+    else delete subset.creatingPods;
+  } else {
+    subset.deletingPods = { ...subset.deletingPods, [name]: now };
+  }
+  subset.missingReplicas++;
   return { subset: subset.name, status };
 }
