@@ -2,8 +2,11 @@
  * Deletion protection on a real apiserver calling the agent's webhook over TLS (both
  * ResourcesDeletionProtection and DeletionProtectionForCRDCascadingGate on): the label
  * `policy.kruise.io/delete-protection` refuses or allows deleting Namespaces, a CRD, a Service and
- * a CloneSet as OpenKruise v1.9 decides, with its messages; the counts (pods of a namespace, custom
- * resources of a CRD) are read live by the agent's main thread for the admission thread.
+ * a CloneSet, a Deployment and an Ingress as OpenKruise v1.9 decides, with its messages; the counts
+ * (pods of a namespace, custom resources of a CRD) are read live by the agent's main thread for
+ * the admission thread. Then the gates: without DeletionProtectionForCRDCascadingGate a Cascading
+ * CRD is refused outright; without ResourcesDeletionProtection nothing is protected (no deletion
+ * webhook is registered, a labelled namespace goes).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeRest, PatchType, type KubeRest } from '../../../agent/src/runtime/index.js';
@@ -27,6 +30,7 @@ const FORBIDDEN = `denied the request: forbidden by ResourcesProtectionDeletion 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const group = `${suite}.flotilla-test.io`;
 const crdName = `widgets.${group}`;
+const INGRESSES = (ns: string): string => `/apis/networking.k8s.io/v1/namespaces/${ns}/ingresses`;
 let replica: AgentReplica;
 let config: ReturnType<typeof testWebhookConfig>;
 /** Everything labelled here, to unlabel and delete at the end. */
@@ -42,10 +46,39 @@ async function refusal(path: string, dryRun = false): Promise<string | undefined
   }
 }
 
-async function protectedNamespace(value: string): Promise<string> {
-  const ns = await testNamespace(k, 'delp', { [SUITE_LABEL]: suite, [LABEL]: value });
+async function protectedNamespace(value: string, suiteName = suite): Promise<string> {
+  const ns = await testNamespace(k, 'delp', { [SUITE_LABEL]: suiteName, [LABEL]: value });
   made.push(`/api/v1/namespaces/${ns}`);
   return ns;
+}
+
+/** A CRD of `group` labelled `value`, with one version serving anything. */
+async function createCrd(group: string, value: string, suiteName = suite): Promise<string> {
+  const name = `widgets.${group}`;
+  await rest.request({
+    method: 'POST',
+    path: CRDS,
+    body: {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name, labels: { [SUITE_LABEL]: suiteName, [LABEL]: value } },
+      spec: {
+        group,
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        ],
+      },
+    },
+  });
+  made.push(`${CRDS}/${name}`);
+  return name;
 }
 
 const unlabel = (path: string): Promise<unknown> =>
@@ -55,6 +88,14 @@ const unlabel = (path: string): Promise<unknown> =>
     body: { metadata: { labels: { [LABEL]: null } } },
     contentType: PatchType.merge,
   });
+
+// After every suite of the file: what they labelled, unlabelled and deleted.
+afterAll(async () => {
+  for (const path of made.reverse()) {
+    await unlabel(path).catch(() => undefined);
+    await rest.request({ method: 'DELETE', path, discardBody: true }).catch(() => undefined);
+  }
+});
 
 describe('deletion protection', () => {
   beforeAll(async () => {
@@ -71,10 +112,6 @@ describe('deletion protection', () => {
     await eventually('the namespace webhook refusing', () => refusal(`/api/v1/namespaces/${probe}`, true));
   });
   afterAll(async () => {
-    for (const path of made.reverse()) {
-      await unlabel(path).catch(() => undefined);
-      await rest.request({ method: 'DELETE', path, discardBody: true }).catch(() => undefined);
-    }
     await deleteConfigurations(k, config);
     await replica?.stop();
   });
@@ -97,29 +134,7 @@ describe('deletion protection', () => {
   });
 
   it('a CRD under Cascading is refused while it has custom resources', async () => {
-    await rest.request({
-      method: 'POST',
-      path: CRDS,
-      body: {
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        metadata: { name: crdName, labels: { [SUITE_LABEL]: suite, [LABEL]: 'Cascading' } },
-        spec: {
-          group,
-          scope: 'Namespaced',
-          names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-          versions: [
-            {
-              name: 'v1',
-              served: true,
-              storage: true,
-              schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-            },
-          ],
-        },
-      },
-    });
-    made.push(`${CRDS}/${crdName}`);
+    await createCrd(group, 'Cascading');
     const ns = await protectedNamespace('Never');
     const widget = `/apis/${group}/v1/namespaces/${ns}/widgets`;
     await eventually('the Widget kind served', async () =>
@@ -175,5 +190,91 @@ describe('deletion protection', () => {
     expect(await refusal(path)).toContain(`admission webhook "vcloneset.kb.io" ${FORBIDDEN}Cascading and replicas 2>0`);
     await rest.request({ method: 'PATCH', path, body: { spec: { replicas: 0 } }, contentType: PatchType.merge });
     expect(await refusal(path)).toBeUndefined();
+  });
+
+  it('a Deployment with replicas under Cascading is refused until scaled to 0; an Ingress under Always refused', async () => {
+    const ns = await protectedNamespace('Never');
+    const deployment = `/apis/apps/v1/namespaces/${ns}/deployments/api`;
+    await k.apps.createNamespacedDeployment({
+      namespace: ns,
+      body: {
+        metadata: { name: 'api', labels: { [LABEL]: 'Cascading' } },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { app: 'api' } },
+          template: {
+            metadata: { labels: { app: 'api' } },
+            spec: { containers: [{ name: 'main', image: 'registry.local/app:v1' }] },
+          },
+        },
+      },
+    });
+    made.push(deployment);
+    expect(await refusal(deployment)).toContain(
+      `admission webhook "vbuiltindeployment.kb.io" ${FORBIDDEN}Cascading and replicas 1>0`,
+    );
+    await rest.request({
+      method: 'PATCH',
+      path: deployment,
+      body: { spec: { replicas: 0 } },
+      contentType: PatchType.merge,
+    });
+    expect(await refusal(deployment)).toBeUndefined();
+
+    await rest.request({
+      method: 'POST',
+      path: INGRESSES(ns),
+      body: {
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'Ingress',
+        metadata: { name: 'web', labels: { [LABEL]: 'Always' } },
+        spec: { defaultBackend: { service: { name: 'web', port: { number: 80 } } } },
+      },
+    });
+    made.push(`${INGRESSES(ns)}/web`);
+    expect(await refusal(`${INGRESSES(ns)}/web`)).toContain(`admission webhook "vingress.kb.io" ${FORBIDDEN}Always`);
+  });
+});
+
+describe.each([
+  { gate: 'DeletionProtectionForCRDCascadingGate', protection: true },
+  { gate: 'ResourcesDeletionProtection', protection: false },
+])('deletion protection without $gate', ({ gate, protection }) => {
+  const offSuite = `delg-${Math.random().toString(36).slice(2, 7)}`;
+  let offReplica: AgentReplica;
+  let offConfig: ReturnType<typeof testWebhookConfig>;
+  beforeAll(async () => {
+    const agentNs = await testNamespace(k, 'agent', { [SUITE_LABEL]: offSuite });
+    offConfig = {
+      ...testWebhookConfig(offSuite, agentNs, await freePort()),
+      resourcesDeletionProtection: protection,
+      crdCascadingDeletionProtection: false,
+    };
+    offReplica = await startReplica(k, offConfig, `replica-${offSuite}`);
+  });
+  afterAll(async () => {
+    await deleteConfigurations(k, offConfig);
+    await offReplica?.stop();
+  });
+
+  it(protection ? 'refuses a Cascading CRD outright, custom resources or not' : 'protects nothing', async () => {
+    const crd = await createCrd(`${offSuite}.flotilla-test.io`, protection ? 'Cascading' : 'Always', offSuite);
+    if (protection) {
+      const message = await eventually('the CRD webhook refusing', () => refusal(`${CRDS}/${crd}`, true));
+      expect(message).toContain(
+        `admission webhook "vcustomresourcedefinition.kb.io" ${FORBIDDEN}Cascading and feature-gate ${gate} is not enabled`,
+      );
+      return;
+    }
+    // The configuration exists (the replica is ready) and has no deletion webhook at all.
+    const configuration = await k.admission.readValidatingWebhookConfiguration({
+      name: offConfig.validatingConfigurationName,
+    });
+    const names = (configuration.webhooks ?? []).map((w) => w.name);
+    expect(names).toContain('vcloneset.kb.io');
+    expect(names.filter((n) => /^v(namespace|customresourcedefinition|service|ingress|builtin)/.test(n))).toEqual([]);
+    expect(await refusal(`${CRDS}/${crd}`)).toBeUndefined();
+    const ns = await protectedNamespace('Always', offSuite);
+    expect(await refusal(`/api/v1/namespaces/${ns}`)).toBeUndefined();
   });
 });
