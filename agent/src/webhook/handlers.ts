@@ -58,6 +58,7 @@ export interface HandlerWiring {
     | 'crdCascadingDeletionProtection'
     | 'pubDeleteGate'
     | 'pubUpdateGate'
+    | 'workloadSpreadGate'
     | 'inPlacePodVerticalScaling'
   >;
   logger: Logger;
@@ -82,8 +83,16 @@ export function wiredDefinitions(stores: WebhookStores, wiring: HandlerWiring): 
     resourcesDeletionProtection: config.resourcesDeletionProtection,
     crdCascading: config.crdCascadingDeletionProtection,
   };
+  // WorkloadSpread admissions go to the main thread's guard only in namespaces that have one.
+  const spread: SpreadGuard = {
+    assign: (query) =>
+      stores.workloadSpreads.list(query.namespace).length > 0
+        ? wiring.spreadGuard.assign(query)
+        : Promise.resolve(undefined),
+  };
   return webhookDefinitions({
     crrPods: wiring.crrPods,
+    workloadSpread: { enabled: config.workloadSpreadGate, guard: spread },
     deletionProtection: config.resourcesDeletionProtection ? { gates, inventory: wiring.inventory } : undefined,
     podBudget: {
       gates: {
@@ -114,12 +123,7 @@ export function wiredDefinitions(stores: WebhookStores, wiring: HandlerWiring): 
                   ),
               })
           : undefined,
-      spread: {
-        assign: (query) =>
-          stores.workloadSpreads.list(query.namespace).length > 0
-            ? wiring.spreadGuard.assign(query)
-            : Promise.resolve(undefined),
-      },
+      spread: config.workloadSpreadGate ? spread : undefined,
     },
     extraValidation: {
       PodUnavailableBudget: (object) => {

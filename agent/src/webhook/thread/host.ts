@@ -138,6 +138,7 @@ export class AdmissionThread {
         crdCascadingDeletionProtection: this.#o.config.crdCascadingDeletionProtection,
         pubDeleteGate: this.#o.config.pubDeleteGate,
         pubUpdateGate: this.#o.config.pubUpdateGate,
+        workloadSpreadGate: this.#o.config.workloadSpreadGate,
         inPlacePodVerticalScaling: this.#o.config.inPlacePodVerticalScaling,
       },
       logLevel: this.#o.logger.level,
