@@ -2,7 +2,8 @@
  * The ContainerRecreateRequest webhooks on a real apiserver calling the agent's replica over TLS
  * (the handlers in the admission thread, the pod read through the main thread): a CRR for a
  * running kwok pod gets the pod's labels, grace and container status context; one for a missing
- * container or pod is refused naming the field; the spec cannot change afterwards.
+ * container or pod, or with an invalid spec, is refused by the webhook naming the field; the spec
+ * cannot change afterwards.
  */
 import type { ContainerRecreateRequest } from '@flotilla/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -106,6 +107,31 @@ describe('ContainerRecreateRequest webhooks', () => {
   it('refuses a missing container and a missing pod, naming the field', async () => {
     expect(await refusal(create('ghost', 'web', ['ghost']))).toContain('spec.containers[0].name');
     expect(await refusal(create('nopod', 'nope', ['app']))).toContain('no found Pod named nope');
+  });
+
+  it('refuses invalid specs through the webhook, naming the field', async () => {
+    // Each passes the CRD schema; only the webhook's rules refuse it.
+    const invalid: [Record<string, unknown>, string][] = [
+      [{ containers: [{ name: 'app' }, { name: 'app' }] }, 'spec.containers[1].name'],
+      [{ containers: [{ name: 'app' }], activeDeadlineSeconds: 2 }, 'spec.activeDeadlineSeconds'],
+      [{ containers: [{ name: 'app', statusContext: { containerID: 'x', restartCount: 0 } }] }, 'spec.containers[0]'],
+    ];
+    for (const [spec, field] of invalid) {
+      const message = await refusal(
+        rest.request({
+          method: 'POST',
+          path: `${path()}?dryRun=All`,
+          body: {
+            apiVersion: 'apps.kruise.io/v1alpha1',
+            kind: 'ContainerRecreateRequest',
+            metadata: { name: 'invalid' },
+            spec: { podName: 'web', ...spec },
+          },
+        }),
+      );
+      expect(message, field).toContain('admission webhook');
+      expect(message, field).toContain(field);
+    }
   });
 
   it('keeps the spec immutable', async () => {
