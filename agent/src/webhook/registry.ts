@@ -189,6 +189,14 @@ function podValidationDefinitions(deps: WebhookHandlerDeps): WebhookDefinition[]
   return defs;
 }
 
+/** OpenKruise v1.9's refusal of a PodUnavailableBudget while neither PUB gate is on. */
+export const PUB_GATES_OFF =
+  'feature PodUnavailableBudget is invalid, please open via feature-gate(PodUnavailableBudgetDeleteGate, PodUnavailableBudgetUpdateGate)';
+
+/** Whether a budget guards anything: one of the PUB gates is on (no PUB wiring: as OpenKruise's defaults, delete on). */
+const pubGateOn = (budget: WebhookHandlerDeps['podBudget']): boolean =>
+  !budget || budget.gates.deleteGate || budget.gates.updateGate;
+
 /**
  * The Kruise kind's validating handler; CloneSet's also takes DELETE for deletion protection, as
  * OpenKruise's (under the CloneSet webhook's own failurePolicy, with no label selector).
@@ -197,6 +205,10 @@ function kruiseValidation(kind: KruiseKindName, deps: WebhookHandlerDeps): { han
   if (kind === KruiseKind.WorkloadSpread && deps.workloadSpread?.enabled === false) {
     // As OpenKruise's WorkloadSpread webhook answers with its gate off.
     return { handler: () => deny('feature-gate WorkloadSpread is not enabled'), del: false };
+  }
+  if (kind === KruiseKind.PodUnavailableBudget && !pubGateOn(deps.podBudget)) {
+    // As OpenKruise's PodUnavailableBudget webhook answers with both of its gates off.
+    return { handler: () => deny(PUB_GATES_OFF, 400, 'BadRequest'), del: false };
   }
   const validate = kruiseValidatingHandler(kind, deps.extraValidation?.[kind]);
   const protection = deps.deletionProtection;
