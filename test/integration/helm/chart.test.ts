@@ -326,6 +326,7 @@ describe('helm template with the required values', () => {
       FLOTILLA_PUB_DELETE_GATE: 'true',
       FLOTILLA_PUB_UPDATE_GATE: 'false',
       FLOTILLA_IN_PLACE_POD_VERTICAL_SCALING: 'false',
+      FLOTILLA_WORKLOADSPREAD_GATE: 'true',
       FLOTILLA_IMAGEPULLJOB_SECRET_NAMESPACES: '',
       FLOTILLA_WEBHOOK_PORT: '9876',
       FLOTILLA_WEBHOOK_SERVICE_NAME: 'flotilla-agent-webhook',
@@ -382,18 +383,29 @@ describe('helm template with the required values', () => {
     expect(svc.spec.selector).toEqual(manager(ms).spec.selector.matchLabels);
   });
 
-  it.each([false, true])(
-    'renders exactly the webhooks the agent serves, as the agent itself would build them (deletion protection %s)',
-    async (protection) => {
-      const ms = await render([...REQUIRED, ...set(`featureGates.ResourcesDeletionProtection=${protection}`)]);
+  it.each([
+    { protection: false, pubDelete: true, workloadSpread: true },
+    { protection: true, pubDelete: true, workloadSpread: true },
+    // The pod DELETE and eviction webhooks stay for WorkloadSpread alone, and go with both gates off.
+    { protection: false, pubDelete: false, workloadSpread: true },
+    { protection: false, pubDelete: false, workloadSpread: false },
+  ])(
+    'renders exactly the webhooks the agent serves, as the agent itself would build them (%o)',
+    async ({ protection, pubDelete, workloadSpread }) => {
+      const ms = await render([
+        ...REQUIRED,
+        ...set(`featureGates.ResourcesDeletionProtection=${protection}`),
+        ...set(`featureGates.PodUnavailableBudgetDeleteGate=${pubDelete}`),
+        ...set(`featureGates.WorkloadSpread=${workloadSpread}`),
+      ]);
       const gates = { resourcesDeletionProtection: protection, crdCascading: false };
       const inventory = { count: () => Promise.resolve(0) };
       const defs = webhookDefinitions({
         pods: {} as PodMutationSources,
         ...(protection ? { deletionProtection: { gates, inventory } } : {}),
-        // The chart's default PodUnavailableBudget gates: delete on, update off.
+        workloadSpread: { enabled: workloadSpread, guard: { assign: () => Promise.resolve(undefined) } },
         podBudget: {
-          gates: { deleteGate: true, updateGate: false, inPlaceResize: false },
+          gates: { deleteGate: pubDelete, updateGate: false, inPlaceResize: false },
           guard: {
             admit: () => Promise.resolve({ allowed: true }),
             replicaSetWorkload: () => Promise.resolve(undefined),

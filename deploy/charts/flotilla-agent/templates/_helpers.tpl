@@ -112,8 +112,8 @@ under an unversioned path, and ImagePullJob's names end in -v1beta1.
 - {name: vworkloadspread.kb.io, type: validating, path: /validate-apps-kruise-io-v1alpha1-workloadspread, group: apps.kruise.io, versions: [v1alpha1], resource: workloadspreads, operations: [CREATE, UPDATE], clusterScoped: false}
 {{- /* PodUnavailableBudget: validated only, at an unversioned path though served at v1alpha1 alone. */}}
 - {name: vpodunavailablebudget.kb.io, type: validating, path: /validate-policy-kruise-io-podunavailablebudget, group: policy.kruise.io, versions: [v1alpha1], resource: podunavailablebudgets, operations: [CREATE, UPDATE], clusterScoped: false}
-{{- /* PodUnavailableBudget admission of pods (agent/src/webhook/registry.ts), per gate. */}}
-{{- $pubDelete := .Values.featureGates.PodUnavailableBudgetDeleteGate }}
+{{- /* Pod DELETE and eviction (agent/src/webhook/registry.ts): PodUnavailableBudget's delete gate or WorkloadSpread; UPDATE: the budget update gate. */}}
+{{- $pubDelete := or .Values.featureGates.PodUnavailableBudgetDeleteGate .Values.featureGates.WorkloadSpread }}
 {{- $pubUpdate := .Values.featureGates.PodUnavailableBudgetUpdateGate }}
 {{- if or $pubDelete $pubUpdate }}
 - {name: vpod.kb.io, type: validating, path: /validate-pod, group: "", versions: [v1], resource: pods, operations: [{{ if $pubUpdate }}UPDATE{{ if $pubDelete }}, {{ end }}{{ end }}{{ if $pubDelete }}DELETE{{ end }}], clusterScoped: false}
