@@ -98,6 +98,14 @@ describe('loadConfig', () => {
     );
   });
 
+  it("takes OpenKruise's --assign-bcj-pods-by-scheduler, on by default", () => {
+    expect(loadConfig(base, {}, host).assignBcjPodsByScheduler).toBe(true);
+    expect(loadConfig({ ...base, assignBcjPodsByScheduler: 'false' }, {}, host).assignBcjPodsByScheduler).toBe(false);
+    expect(loadConfig(base, { FLOTILLA_ASSIGN_BCJ_PODS_BY_SCHEDULER: 'false' }, host).assignBcjPodsByScheduler).toBe(
+      false,
+    );
+  });
+
   it('runs in-cluster without a kubeconfig', () => {
     expect(loadConfig({ clusterName: 'c' }, { KUBERNETES_SERVICE_HOST: '10.0.0.1' }, host).kubeconfig).toBeUndefined();
   });

@@ -5,6 +5,7 @@
  * generates the flags and --help from the same tables (MANAGER_SETTINGS_GROUPS).
  */
 import { randomUUID } from 'node:crypto';
+import { BROADCASTJOB_SETTINGS } from './controllers/broadcastjob/config.js';
 import { CLONESET_SETTINGS } from './controllers/cloneset/config.js';
 import { IMAGEPULLJOB_SETTINGS } from './controllers/imagepulljob/config.js';
 import { HUB_SETTINGS, hubConfig, type HubConfig } from './hublink/config.js';
@@ -56,6 +57,8 @@ export interface AgentConfig {
   alwaysNodeImageTtlSeconds?: number;
   /** Gate InPlaceWorkloadVerticalScaling for CloneSets (controllers/cloneset/config.ts); undefined: off. */
   inPlaceWorkloadVerticalScaling?: boolean;
+  /** BroadcastJob pods left to the scheduler (controllers/broadcastjob/config.ts); undefined: true. */
+  assignBcjPodsByScheduler?: boolean;
   /**
    * Admission webhook settings (see webhook/config.ts). loadConfig always sets them;
    * configurations built by hand (tests) without them get the defaults.
@@ -179,6 +182,7 @@ export const MANAGER_SETTINGS_GROUPS: readonly SettingsGroup[] = [
   { title: 'Hub link', settings: HUB_SETTINGS },
   { title: 'ImagePullJob', settings: IMAGEPULLJOB_SETTINGS },
   { title: 'CloneSet', settings: CLONESET_SETTINGS },
+  { title: 'BroadcastJob', settings: BROADCASTJOB_SETTINGS },
 ];
 
 /**
@@ -199,6 +203,7 @@ export function loadConfig(flags: Flags, env: Env, host: ConfigHost = realHost):
     hub: hubConfig(read),
     ...imagePullJobConfig(read),
     ...read.read(CLONESET_SETTINGS),
+    ...read.read(BROADCASTJOB_SETTINGS),
   };
   refuseRetiredVariables(read);
   read.check('AGENT_ERR_CONFIG', 'invalid configuration: ');

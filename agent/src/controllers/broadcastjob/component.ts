@@ -9,6 +9,10 @@ export const broadcastJobComponent: Component<AgentConfig> = {
   runsOn: 'leader',
   requires: [Resources.broadcastJobs],
   setup(ctx) {
-    registerBroadcastJobController(ctx.manager, { rest: ctx.rest, events: ctx.events('broadcastjob') });
+    registerBroadcastJobController(ctx.manager, {
+      rest: ctx.rest,
+      events: ctx.events('broadcastjob'),
+      options: { assignPodsByScheduler: ctx.config.assignBcjPodsByScheduler ?? true },
+    });
   },
 };
