@@ -1,10 +1,10 @@
 /**
  * Deletion protection on a real apiserver calling the agent's webhook over TLS (both
  * ResourcesDeletionProtection and DeletionProtectionForCRDCascadingGate on): the label
- * `policy.kruise.io/delete-protection` refuses or allows deleting Namespaces, a CRD, a Service and
- * a CloneSet, a Deployment and an Ingress as OpenKruise v1.9 decides, with its messages; the counts
- * (pods of a namespace, custom resources of a CRD) are read live by the agent's main thread for
- * the admission thread. Then the gates: without DeletionProtectionForCRDCascadingGate a Cascading
+ * `policy.kruise.io/delete-protection` refuses or allows deleting Namespaces (with pods, with a
+ * Bound PVC, empty), a CRD, a Service, a CloneSet, a Deployment and an Ingress as OpenKruise v1.9
+ * decides, with its messages; the counts (pods and PVCs of a namespace, custom resources of a CRD)
+ * are read live by the agent's main thread for the admission thread. Then the gates: without DeletionProtectionForCRDCascadingGate a Cascading
  * CRD is refused outright; without ResourcesDeletionProtection nothing is protected (no deletion
  * webhook is registered, a labelled namespace goes).
  */
@@ -131,6 +131,43 @@ describe('deletion protection', () => {
     // A value OpenKruise does not know protects nothing (the values are case-sensitive).
     const unknown = await protectedNamespace('always');
     expect(await refusal(`/api/v1/namespaces/${unknown}`)).toBeUndefined();
+  });
+
+  it('a namespace under Cascading with a Bound PVC (no pods) is refused', async () => {
+    const ns = await protectedNamespace('Cascading');
+    const pv = `pv-${ns}`;
+    await k.core.createPersistentVolume({
+      body: {
+        metadata: { name: pv, labels: { [SUITE_LABEL]: suite } },
+        spec: {
+          capacity: { storage: '1Gi' },
+          accessModes: ['ReadWriteOnce'],
+          storageClassName: 'manual',
+          hostPath: { path: `/tmp/${pv}` },
+        },
+      },
+    });
+    made.push(`/api/v1/persistentvolumes/${pv}`);
+    await k.core.createNamespacedPersistentVolumeClaim({
+      namespace: ns,
+      body: {
+        metadata: { name: 'data' },
+        spec: {
+          accessModes: ['ReadWriteOnce'],
+          storageClassName: 'manual',
+          volumeName: pv,
+          resources: { requests: { storage: '1Gi' } },
+        },
+      },
+    });
+    // kube-controller-manager's binder binds the claim to the volume it names.
+    await eventually('the claim Bound', async () => {
+      const pvc = await k.core.readNamespacedPersistentVolumeClaim({ namespace: ns, name: 'data' });
+      return pvc.status?.phase === 'Bound';
+    });
+    expect(await refusal(`/api/v1/namespaces/${ns}`)).toContain(
+      `admission webhook "vnamespace.kb.io" ${FORBIDDEN}Cascading and "Bound" status pvc 1>0`,
+    );
   });
 
   it('a CRD under Cascading is refused while it has custom resources', async () => {
