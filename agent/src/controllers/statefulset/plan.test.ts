@@ -449,3 +449,34 @@ describe('specified-delete', () => {
     ]);
   });
 });
+
+describe('in-place updates by lifecycle state', () => {
+  const s = set({
+    replicas: 1,
+    lifecycle: { inPlaceUpdate: { labelsHandler: { drain: 'wait' } } },
+    updateStrategy: { rollingUpdate: { podUpdatePolicy: 'InPlaceIfPossible' } },
+  });
+  const inState = (state: string): Pod => {
+    const p = pod(s, 0, OLD);
+    p.metadata.labels!['lifecycle.apps.kruise.io/state'] = state;
+    return p;
+  };
+  const step = (p: Pod): [string[], string[]] => {
+    const plan = planStatefulSet(input(s, [p]));
+    return [plan.inPlace.map((u) => u.pod.metadata.name), plan.prepare.map((x) => x.state)];
+  };
+
+  it('goes on for Updating, waits in PreparingDelete, and updates an unhooked Normal pod at once', () => {
+    expect(step(inState('Updating'))).toEqual([['web-0'], []]);
+    expect(step(inState('PreparingDelete'))).toEqual([[], []]);
+    expect(step(inState('Normal'))).toEqual([['web-0'], []]);
+  });
+
+  it('waits with an Updated pod when the set has no inPlaceUpdate hook', () => {
+    const bare = set({ replicas: 1, updateStrategy: { rollingUpdate: { podUpdatePolicy: 'InPlaceIfPossible' } } });
+    const p = pod(bare, 0, OLD);
+    p.metadata.labels!['lifecycle.apps.kruise.io/state'] = 'Updated';
+    const plan = planStatefulSet(input(bare, [p]));
+    expect([plan.inPlace, plan.prepare]).toEqual([[], []]);
+  });
+});
