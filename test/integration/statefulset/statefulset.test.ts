@@ -2,9 +2,9 @@
  * Advanced StatefulSet on a real apiserver with kwok nodes, one cluster for the file and one
  * namespace per scenario: OrderedReady and Parallel creation, reserveOrdinals, in-place update
  * under a partition, a Parallel update within maxUnavailable, PVC retention on scale-in, the
- * preDelete lifecycle hook (with markPodNotReady), unorderedUpdate's priorityStrategy,
- * minReadySeconds, a create refused by a quota (FailedCreatePod), and
- * adoption of a set, revision and pods written the way OpenKruise v1.9 writes them. The test
+ * preDelete and inPlaceUpdate lifecycle hooks (with markPodNotReady), unorderedUpdate's
+ * priorityStrategy, minReadySeconds, a create refused by a quota (FailedCreatePod), and adoption
+ * of a set, revision and pods written the way OpenKruise v1.9 writes them. The test
  * clusters have no volume provisioner, so pods with claims stay Pending; only objects are checked.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -282,6 +282,57 @@ describe('Advanced StatefulSet', () => {
         : false;
     });
     expect(JSON.parse(held.message ?? '[]')).toEqual([{ userAgent: 'Lifecycle', key: 'preDeleteHook' }]);
+  });
+
+  it('holds an in-place update in PreparingUpdate marked not ready, and clears the mark once Updated', async () => {
+    const ns = await setUp('asts-inplace-hook');
+    const hook = { 'example.com/drain': 'wait' };
+    await createSet(
+      e,
+      ns,
+      statefulSet('web', {
+        replicas: 1,
+        updateStrategy: { rollingUpdate: { podUpdatePolicy: 'InPlaceIfPossible' } },
+        lifecycle: { inPlaceUpdate: { labelsHandler: hook, markPodNotReady: true } },
+        template: {
+          metadata: { labels: { app: 'web', ...hook } },
+          spec: {
+            containers: [{ name: 'main', image: 'registry.local/app:v1' }],
+            readinessGates: [{ conditionType: 'InPlaceUpdateReady' }, { conditionType: 'KruisePodReady' }],
+          },
+        },
+      }),
+    );
+    await eventually('web-0', async () => (await livePods(e, ns, 'web')).length === 1);
+    await patchSet(e, ns, 'web', {
+      spec: { template: { spec: { containers: [{ name: 'main', image: 'registry.local/app:v2' }] } } },
+    });
+    const kruiseReady = (p: Pod) => p.status?.conditions?.find((c) => c.type === 'KruisePodReady');
+    const held = await eventually('web-0 in PreparingUpdate, not ready', async () => {
+      const [p] = await livePods(e, ns, 'web');
+      return p?.metadata.labels?.['lifecycle.apps.kruise.io/state'] === 'PreparingUpdate' &&
+        kruiseReady(p)?.status === 'False'
+        ? p
+        : false;
+    });
+    expect(held.spec.containers[0]!.image).toBe('registry.local/app:v1');
+    expect(JSON.parse(kruiseReady(held)!.message ?? '[]')).toEqual([{ userAgent: 'Lifecycle', key: 'preUpdateHook' }]);
+    await e.rest.request({
+      method: 'PATCH',
+      path: resourcePath(Resources.pods, ns, 'web-0'),
+      contentType: PatchType.merge,
+      body: { metadata: { labels: { 'example.com/drain': null } } },
+    });
+    const updated = await eventually('web-0 Updated and ready again', async () => {
+      const [p] = await livePods(e, ns, 'web');
+      return p?.metadata.labels?.['lifecycle.apps.kruise.io/state'] === 'Updated' && kruiseReady(p)?.status === 'True'
+        ? p
+        : false;
+    });
+    expect([updated.metadata.uid, updated.spec.containers[0]!.image]).toEqual([
+      held.metadata.uid,
+      'registry.local/app:v2',
+    ]);
   });
 
   it('Parallel unorderedUpdate takes the pod of the highest priority weight first, and keeps partition pods old', async () => {
