@@ -3,7 +3,7 @@
  * zone-a and zone-b, with the WorkloadSpread and CloneSet controllers in the same replica: a
  * 6-replica CloneSet placed 2/4 (subset a takes 2, b the rest), the ratio kept through a surge
  * update, a scale-down taking pods from b first (deletion cost), a Deployment spread the same
- * way, and a WorkloadSpread whose target is missing reported without blocking pods; a pod deleted
+ * way (through a surge rolling update too), and a WorkloadSpread whose target is missing reported without blocking pods; a pod deleted
  * or evicted recorded in its subset's deletingPods (seen through a watch) so its replacement goes
  * back to that subset, the record cleared by the controller; pods made before their
  * WorkloadSpread matched to subsets by their node; the invalid WorkloadSpreads of the corpus
@@ -281,7 +281,7 @@ describe('WorkloadSpread', () => {
     },
   );
 
-  it('spreads a Deployment the same way', async () => {
+  it('spreads a Deployment the same way, through a surge rolling update too', { timeout: 180_000 }, async () => {
     await createSpread('api', { apiVersion: 'apps/v1', kind: 'Deployment', name: 'api' });
     await rest.request({
       method: 'POST',
@@ -294,12 +294,45 @@ describe('WorkloadSpread', () => {
           replicas: 6,
           selector: { matchLabels: { app: 'api' } },
           template: template('api', 'registry.local/api:v1'),
+          strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 2, maxUnavailable: 0 } },
         },
       },
       discardBody: true,
     });
     expect(await placement('api', 6)).toEqual({ a: 2, b: 4 });
     await zonesMatch('api');
+
+    // The new ReplicaSet's pods (a new pod-template-hash) are spread afresh: 2/4 again.
+    const deployment = `/apis/apps/v1/namespaces/${ns}/deployments/api`;
+    await rest.request({
+      method: 'PATCH',
+      path: deployment,
+      contentType: 'application/merge-patch+json',
+      body: { spec: { template: template('api', 'registry.local/api:v2') } },
+      discardBody: true,
+    });
+    await eventually(
+      'every api pod updated',
+      async () => {
+        const d = await rest.request<{
+          metadata: { generation: number };
+          status?: { observedGeneration?: number; updatedReplicas?: number; replicas?: number };
+        }>({ method: 'GET', path: deployment });
+        const { status } = d;
+        if (
+          status?.observedGeneration === d.metadata.generation &&
+          status.updatedReplicas === 6 &&
+          status.replicas === 6
+        )
+          return true;
+        throw new Error(`Deployment status ${JSON.stringify(status)}`);
+      },
+      120_000,
+    );
+    expect(await placement('api', 6)).toEqual({ a: 2, b: 4 });
+    await zonesMatch('api');
+    const hashes = (await podsOf('api')).map((p) => p.metadata.labels?.['pod-template-hash']);
+    expect(new Set(hashes).size).toBe(1);
   });
 
   it('reports a missing target with a condition and an event; pods are still admitted', async () => {
