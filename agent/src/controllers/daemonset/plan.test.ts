@@ -139,6 +139,23 @@ describe('planDaemonSet', () => {
     expect(second.delete).toEqual([old2]);
   });
 
+  it('Surging with minReadySeconds: keeps the old pod, and looks again when the new one becomes available', () => {
+    const ds = daemonSet({ maxSurge: 1, maxUnavailable: 0 }, { minReadySeconds: 30 });
+    const nodes = [node('n1')];
+    const fresh = pod(ds, 'n1', 'new');
+    fresh.status!.conditions = [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-01-01T00:09:50Z' }];
+    const waiting = planDaemonSet({ ds, nodes, pods: [pod(ds, 'n1', 'old'), fresh], hash: 'new', nowMs: NOW });
+    expect([waiting.delete, waiting.requeueAfterMs]).toEqual([[], 20_000]);
+    const later = planDaemonSet({
+      ds,
+      nodes,
+      pods: [pod(ds, 'n1', 'old'), fresh],
+      hash: 'new',
+      nowMs: NOW + 20_000,
+    });
+    expect(later.delete.map((p) => p.metadata.labels?.['controller-revision-hash'])).toEqual(['old']);
+  });
+
   it('partition keeps that many nodes old; the selector picks which nodes update', () => {
     const byPartition = daemonSet({ maxUnavailable: 10, partition: 1 });
     byPartition.status!.desiredNumberScheduled = 3;

@@ -148,6 +148,15 @@ interface Context {
   surge: boolean;
   byNode: Map<string, Pod[]>;
   nodes: readonly NodeLike[];
+  /** Waits (ms) until a surged new pod becomes available and its old pod may go; filled by surgePrune. */
+  surgeWaitsMs: number[];
+}
+
+/** Nothing else wakes the set when a ready new pod's minReadySeconds are over: look again then. */
+function waitForAvailable(c: Context, pod: Pod): void {
+  if (!isPodReady(pod) || c.minReady <= 0) return;
+  const since = podReadySince(pod) ?? c.nowMs;
+  c.surgeWaitsMs.push(Math.max(since + c.minReady * 1000 - c.nowMs, 1000));
 }
 
 /** With surge: keep the oldest new and oldest old pod until the new one is available; delete the rest. */
@@ -163,6 +172,8 @@ function surgePrune(c: Context, running: readonly Pod[]): Pod[] {
   }
   if (oldestNew && oldestOld && (!isPodReady(oldestOld) || isAvailable(oldestNew, c.minReady, c.nowMs))) {
     remove.push(oldestOld);
+  } else if (oldestNew && oldestOld) {
+    waitForAvailable(c, oldestNew);
   }
   return remove;
 }
@@ -365,13 +376,16 @@ export function planDaemonSet(input: DaemonSetPlanInput): DaemonSetPlan {
     surge: false,
     byNode,
     nodes: input.nodes,
+    surgeWaitsMs: [],
   };
   const desired = input.nodes.filter((n) => nodePlacement(input.ds, n).shouldRun).length;
   c.surge = updateLimits(input.ds, 1).maxSurge > 0 && rollingUpdateOf(input.ds) !== undefined;
   const { status, requeueAfterMs } = planStatus(c);
   const statusDesired = input.ds.status?.desiredNumberScheduled ?? 0;
   const manage = planManage(c, statusDesired);
-  const plan: DaemonSetPlan = { ...manage, replace: [], status, ...(requeueAfterMs ? { requeueAfterMs } : {}) };
+  const waits = [requeueAfterMs, ...c.surgeWaitsMs].filter((w): w is number => w !== undefined);
+  const requeue = waits.length > 0 ? { requeueAfterMs: Math.min(...waits) } : {};
+  const plan: DaemonSetPlan = { ...manage, replace: [], status, ...requeue };
   if (manage.create.length > 0 || manage.delete.length > 0) return plan;
   if (!rollingUpdateOf(input.ds) || rollingUpdateOf(input.ds)?.paused) return plan;
   const rolling = planRollingUpdate(c, desired, statusDesired);
