@@ -2,9 +2,10 @@
  * Our versions of OpenKruise's Advanced DaemonSet e2e scenarios (test/e2e/apps/v1beta1/
  * daemonset.go) that the other file does not already cover, on a real apiserver with this file's
  * own three kwok nodes: a deleted daemon pod revived, a daemon following a node label on and off
- * the node, a failed daemon pod recreated, an orphan pod adopted, and InPlaceIfPossible recreating
- * pods when more than an image changed.
+ * the node, a failed daemon pod recreated, an orphan pod adopted, a surging update honouring
+ * minReadySeconds, and InPlaceIfPossible recreating pods when more than an image changed.
  */
+import { Watch } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/kube.js';
 import { resourcePath, Resources } from '../../../agent/src/runtime/resource.js';
@@ -123,6 +124,53 @@ describe('Advanced DaemonSet, OpenKruise e2e scenarios', () => {
     expect(adopted.metadata.ownerReferences).toEqual([
       expect.objectContaining({ kind: 'DaemonSet', uid: created.metadata!.uid, controller: true }),
     ]);
+  });
+
+  it('surging update with minReadySeconds: an old pod goes only once the new one has been ready that long', async () => {
+    await createSet(
+      e,
+      ns,
+      daemonSet(e, 'surge-min', {
+        minReadySeconds: 2,
+        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+      }),
+    );
+    await waitForSet(e, ns, 'surge-min', 'rolled out', rolledOut(3));
+    // Per pod, as the watch saw it: node, image, when it turned Ready, when its deletion was seen
+    // (its deletionTimestamp lies a grace period ahead, so it tells nothing).
+    const seen = new Map<string, { node: string; image: string; readySince?: number; deleted?: number }>();
+    const watch = await new Watch(e.k.kc).watch(
+      `/api/v1/namespaces/${ns}/pods`,
+      { labelSelector: 'app=surge-min' },
+      (type: string, p: Pod) => {
+        const ready = p.status?.conditions?.find((c) => c.type === 'Ready' && c.status === 'True');
+        const entry = seen.get(p.metadata.uid!) ?? { node: '', image: p.spec.containers[0]!.image! };
+        entry.node = nodeOf(p) || entry.node;
+        if (ready?.lastTransitionTime) entry.readySince ??= Date.parse(ready.lastTransitionTime);
+        if (p.metadata.deletionTimestamp || type === 'DELETED') entry.deleted ??= Date.now();
+        seen.set(p.metadata.uid!, entry);
+      },
+      () => undefined,
+    );
+    try {
+      await patchSet(e, ns, 'surge-min', {
+        spec: { template: { spec: { containers: [{ name: 'main', image: 'registry.local/agent:v2' }] } } },
+      });
+      await waitForSet(e, ns, 'surge-min', 'v2 rolled out', (d) => rolledOut(3)(d) && d.metadata?.generation === 2);
+      await eventually('every old pod seen deleted', () =>
+        Promise.resolve(
+          [...seen.values()].filter((p) => p.image.endsWith(':v1') && p.deleted !== undefined).length === 3,
+        ),
+      );
+    } finally {
+      watch.abort();
+    }
+    for (const node of nodeNames) {
+      const pods = [...seen.values()].filter((p) => p.node === node);
+      const old = pods.find((p) => p.image.endsWith(':v1'))!;
+      const fresh = pods.find((p) => p.image.endsWith(':v2'))!;
+      expect(old.deleted! - fresh.readySince!, node).toBeGreaterThanOrEqual(2000);
+    }
   });
 
   it('InPlaceIfPossible updates an image in place and recreates pods when the env changes', async () => {
