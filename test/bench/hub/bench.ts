@@ -137,7 +137,12 @@ async function waitStored(t: TestHub, total: number): Promise<number> {
 }
 
 const nats = await startFleetNats({ nodes: NATS_NODES });
-const t = await startTestHub(nats, { env: BENCH_LIMITS });
+// The experiments swap durables behind the hub, whose link reconcile would make them again as
+// it creates them (storage and replicas are its settings): it runs once at start only, then.
+const SWAPS = COMPARE_CONSUMERS || MEMORY_CONSUMERS || CONSUMER_REPLICAS > 0;
+const t = await startTestHub(nats, {
+  env: { ...BENCH_LIMITS, ...(SWAPS ? { FLOTILLA_NATS_RECONCILE_SECONDS: '3600' } : {}) },
+});
 const names = Array.from({ length: AGENTS }, (_, i) => `b${i}`);
 const natsPids = (): number[] => nats.cluster.nodes.map((n) => n.process.pid);
 interface ConsumerSetup {
