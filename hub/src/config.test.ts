@@ -73,7 +73,7 @@ describe('loadConfig', () => {
       caFile: '/tls/nats-ca.crt',
       publicUrls: ['tls://n1:4222', 'tls://n2:4222', 'tls://n3:4222'],
       replicas: 3,
-      agentDurables: { memory: false, replicas: 3 },
+      agentDurables: { memory: true, replicas: 3 },
     });
     expect(c.http.tls).toEqual({ certFile: '/tls/hub.crt', keyFile: '/tls/hub.key' });
   });

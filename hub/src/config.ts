@@ -306,11 +306,11 @@ function httpTls(env: Env): HubConfig['http']['tls'] {
 }
 
 /**
- * FLOTILLA_NATS_AGENT_DURABLE_STORAGE (file | memory, default file) and
+ * FLOTILLA_NATS_AGENT_DURABLE_STORAGE (file | memory, default memory: test/bench/hub/README.md) and
  * FLOTILLA_NATS_AGENT_DURABLE_REPLICAS (1 to the stream's replicas, default the stream's).
  */
 function agentDurables(env: Env, streamReplicas: number): AgentDurableSetup {
-  const storage = optional(env, 'FLOTILLA_NATS_AGENT_DURABLE_STORAGE') ?? 'file';
+  const storage = optional(env, 'FLOTILLA_NATS_AGENT_DURABLE_STORAGE') ?? 'memory';
   if (storage !== 'file' && storage !== 'memory') {
     throw new HubError(
       'HUB_ERR_CONFIG',
