@@ -327,6 +327,7 @@ describe('helm template with the required values', () => {
       FLOTILLA_PUB_UPDATE_GATE: 'false',
       FLOTILLA_IN_PLACE_POD_VERTICAL_SCALING: 'false',
       FLOTILLA_WORKLOADSPREAD_GATE: 'true',
+      FLOTILLA_ASSIGN_BCJ_PODS_BY_SCHEDULER: 'true',
       FLOTILLA_IMAGEPULLJOB_SECRET_NAMESPACES: '',
       FLOTILLA_WEBHOOK_PORT: '9876',
       FLOTILLA_WEBHOOK_SERVICE_NAME: 'flotilla-agent-webhook',
@@ -593,6 +594,11 @@ describe('helm template with changed values', () => {
     const everywhere = await render([...REQUIRED, ...set('imagePullJob.pullSecretNamespaces={*}')]);
     expect(grants(clusterRole(everywhere, 'flotilla-agent-manager').rules, '', 'secrets', 'list')).toBe(true);
     expect(envOf(managerContainer(everywhere), 'FLOTILLA_IMAGEPULLJOB_SECRET_NAMESPACES')).toBeUndefined();
+  });
+
+  it('binds BroadcastJob pods by nodeName when told, as OpenKruise without its scheduler flag', async () => {
+    const byName = await render([...REQUIRED, ...set('broadcastJob.assignPodsByScheduler=false')]);
+    expect(envOf(managerContainer(byName), 'FLOTILLA_ASSIGN_BCJ_PODS_BY_SCHEDULER')).toBe('false');
   });
 
   it('leaves the CRDs out, or lets uninstall delete them, on request', async () => {
