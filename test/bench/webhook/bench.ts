@@ -26,6 +26,7 @@
 //      --apiserver-profile=<file> --apiserver-trace=<file> --components=*|webhook --webhook-thread=true|false --trace=true|false
 //      --trace-rate=<per million> --apiserver-cpus=<list> | --split-cores
 //      --apiserver-env=GOMAXPROCS=2,GODEBUG=gctrace=1 --nice-others=<n> --packets --controllers-nice=<n>]
+import { benchAgentArgs, hostAddress } from './agent-args.js';
 import { spawn } from 'node:child_process';
 import https from 'node:https';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -150,15 +151,6 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 12
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(200);
   }
-}
-
-/** The machine's first non-loopback IPv4 address. */
-function hostAddress(): string {
-  const found = Object.values(os.networkInterfaces())
-    .flat()
-    .find((a) => a && a.family === 'IPv4' && !a.internal);
-  if (!found) throw new Error('no non-loopback IPv4 address for the webhook');
-  return found.address;
 }
 
 /** What the processes did during one phase, from /metrics and process.cpuUsage before and after. */
@@ -311,28 +303,19 @@ try {
   const webhookHost = hostAddress();
   const child = spawn(
     process.execPath,
-    [
-      ...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []),
-      '--conditions=@flotilla/source',
-      '--import',
-      'tsx',
-      'agent/src/main.ts',
-      'manager',
-      `--kubeconfig=${cluster.kubeconfigPath}`,
-      '--cluster-name=bench',
-      '--no-leader-elect',
-      `--namespace=${AGENT_NS}`,
-      '--health-host=127.0.0.1',
-      `--health-port=${healthPort}`,
-      '--log-level=warn',
-      `--components=${COMPONENTS}`,
-      `--webhook-thread=${WEBHOOK_THREAD}`,
-      `--webhook-controllers-nice=${WEBHOOK_THREAD === 'false' ? 0 : CONTROLLERS_NICE}`,
-      `--webhook-host=${webhookHost}`,
-      `--webhook-port=${webhookPort}`,
-      `--webhook-url=https://${webhookHost}:${webhookPort}`,
-      '--webhook-timeout-seconds=10',
-    ],
+    benchAgentArgs({
+      kubeconfigPath: cluster.kubeconfigPath,
+      namespace: AGENT_NS,
+      healthPort,
+      webhookHost,
+      webhookPort,
+      components: COMPONENTS,
+      nodeFlags: cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [],
+      extra: [
+        `--webhook-thread=${WEBHOOK_THREAD}`,
+        `--webhook-controllers-nice=${WEBHOOK_THREAD === 'false' ? 0 : CONTROLLERS_NICE}`,
+      ],
+    }),
     { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
   );
   stopAgent = () => child.kill('SIGTERM');

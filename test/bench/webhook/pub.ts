@@ -12,6 +12,7 @@
 // admission and the budget's status after the phase.
 // Run: npx tsx --conditions=@flotilla/source test/bench/webhook/pub.ts [-- --rate=100 --seconds=30
 //      --out=<file> (default test/bench/results/webhook-pub.json)]
+import { benchAgentArgs, hostAddress } from './agent-args.js';
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -158,31 +159,17 @@ try {
   const webhookPort = await freePort();
   // As the pod-create bench: a non-loopback address, so the apiserver speaks HTTP/1.1 to the
   // webhook as to one behind a Service.
-  const webhookHost =
-    Object.values(os.networkInterfaces())
-      .flat()
-      .find((a) => a && a.family === 'IPv4' && !a.internal)?.address ?? '127.0.0.1';
+  const webhookHost = hostAddress();
   const child = spawn(
     process.execPath,
-    [
-      '--conditions=@flotilla/source',
-      '--import',
-      'tsx',
-      'agent/src/main.ts',
-      'manager',
-      `--kubeconfig=${cluster.kubeconfigPath}`,
-      '--cluster-name=bench',
-      '--no-leader-elect',
-      `--namespace=${AGENT_NS}`,
-      '--health-host=127.0.0.1',
-      `--health-port=${healthPort}`,
-      '--log-level=warn',
-      '--components=*',
-      `--webhook-host=${webhookHost}`,
-      `--webhook-port=${webhookPort}`,
-      `--webhook-url=https://${webhookHost}:${webhookPort}`,
-      '--webhook-timeout-seconds=10',
-    ],
+    benchAgentArgs({
+      kubeconfigPath: cluster.kubeconfigPath,
+      namespace: AGENT_NS,
+      healthPort,
+      webhookHost,
+      webhookPort,
+      components: '*',
+    }),
     { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
   );
   stopAgent = () => child.kill('SIGTERM');
