@@ -66,7 +66,8 @@ describe('Advanced DaemonSet, OpenKruise e2e scenarios', () => {
     const after = await eventually('a new pod on the node', async () => {
       const pods = await podsOf(e, ns, 'simple');
       const byNode = uidsByNode(pods);
-      return pods.length === 3 && byNode[nodeNames[1]!] !== before[nodeNames[1]!] && byNode;
+      const revived = byNode[nodeNames[1]!];
+      return pods.length === 3 && revived !== undefined && revived !== before[nodeNames[1]!] && byNode;
     });
     expect(Object.keys(after).sort()).toEqual(nodeNames);
     expect(after[nodeNames[0]!]).toBe(before[nodeNames[0]!]);
