@@ -1,10 +1,11 @@
+import { RUN_TEMPLATE_HASH_ANNOTATION, TEMPLATE_HASH_ANNOTATION } from '../protocol/job-template.js';
 import { MalformedField, countAt, isRecord, recordAt, stringAt } from './fields.js';
 import { generationVerdict } from './generation.js';
 import { type HealthVerdict, verdict } from './verdict.js';
 
 /** What broadcastJobHealth reads of a BroadcastJob; the full BroadcastJob type fits. */
 export interface BroadcastJobHealthInput {
-  metadata?: { generation?: number } | null;
+  metadata?: { generation?: number; annotations?: Record<string, string> | null } | null;
   spec?: {
     paused?: boolean;
     completionPolicy?: { type?: string } | null;
@@ -29,8 +30,11 @@ export interface BroadcastJobHealthInput {
  * failed pod (failurePolicy Pause) is Degraded too, while paused by spec.paused is Progressing;
  * completed is Healthy unless some pods failed (failurePolicy Continue), which is Degraded. A
  * Never-completing job is Healthy once every desired node's pod succeeded. OpenKruise's status
- * has no observedGeneration, so staleness is checked only when one is present. Never throws:
- * malformed input gives Unknown.
+ * has no observedGeneration, so staleness is checked only when one is present. A job the hub
+ * manages counts only for the template its run started from: when the agent's template-hash
+ * annotation differs from the run-template-hash (a new template patched into a job that ran an
+ * older one), the job is Progressing whatever its phase. Never throws: malformed input gives
+ * Unknown.
  */
 export function broadcastJobHealth(job: BroadcastJobHealthInput): HealthVerdict {
   try {
@@ -45,9 +49,11 @@ function evaluate(input: unknown): HealthVerdict {
   if (!isRecord(input)) return verdict('Unknown', 'MalformedInput', 'the BroadcastJob is not an object');
   const spec = recordAt(input, 'spec', 'spec');
   const status = recordAt(input, 'status', 'status');
-  const stale = generationVerdict(input, status, true);
-  if (stale) return stale;
+  return generationVerdict(input, status, true) ?? templateNotRun(input) ?? byPhase(spec, status);
+}
 
+/** The verdict of a current job from its phase and counts. */
+function byPhase(spec: Record<string, unknown>, status: Record<string, unknown>): HealthVerdict {
   const desired = countAt(status, 'desired', 'status.desired', 0);
   const active = countAt(status, 'active', 'status.active', 0);
   const succeeded = countAt(status, 'succeeded', 'status.succeeded', 0);
@@ -77,6 +83,27 @@ function evaluate(input: unknown): HealthVerdict {
       }
       return verdict('Progressing', 'Running', `${counts}, ${active} running`);
   }
+}
+
+/**
+ * Progressing when the job's run started from another template than the one its spec carries
+ * (both hashes stamped by the agent); undefined when they agree or either is absent (a job the
+ * hub does not manage, or one created before the agent stamped them).
+ */
+function templateNotRun(input: Record<string, unknown>): HealthVerdict | undefined {
+  const annotations = recordAt(recordAt(input, 'metadata', 'metadata'), 'annotations', 'metadata.annotations');
+  const wanted = stringAt(annotations, TEMPLATE_HASH_ANNOTATION, `metadata.annotations.${TEMPLATE_HASH_ANNOTATION}`);
+  const ran = stringAt(
+    annotations,
+    RUN_TEMPLATE_HASH_ANNOTATION,
+    `metadata.annotations.${RUN_TEMPLATE_HASH_ANNOTATION}`,
+  );
+  if (wanted === undefined || ran === undefined || wanted === ran) return undefined;
+  return verdict(
+    'Progressing',
+    'TemplateNotRun',
+    `the job ran template ${ran}; template ${wanted} has not run yet (the agent replaces the job to run it)`,
+  );
 }
 
 /** The message of the True Failed condition, if there is one. */
