@@ -11,7 +11,7 @@
 // own metric of the call, the client's latency of each deletion and eviction, the agent's CPU per
 // admission and the budget's status after the phase.
 // Run: npx tsx --conditions=@flotilla/source test/bench/webhook/pub.ts [-- --rate=100 --seconds=30
-//      --out=<file> (default test/bench/results/webhook-pub.json)]
+//      --out=<file> (default test/bench/results/webhook-pub.json) --cpu-prof=<dir>]
 import { benchAgentArgs, hostAddress } from './agent-args.js';
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -34,6 +34,8 @@ const option = (name: string): string | undefined =>
 const RATE = Number(option('rate') ?? 100);
 const SECONDS = Number(option('seconds') ?? 30);
 const OUT = option('out') ?? path.join(here, '../results/webhook-pub.json');
+/** Where the agent writes a CPU profile on exit (`--cpu-prof=<dir>`); none by default. */
+const cpuProfDir = option('cpu-prof');
 const PODS_PER_PHASE = Math.round(RATE * SECONDS);
 /** The fake nodes take 110 pods each; the pods are created at this rate before the phases. */
 const PODS_PER_NODE = 100;
@@ -169,6 +171,7 @@ try {
       webhookHost,
       webhookPort,
       components: '*',
+      nodeFlags: cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [],
     }),
     { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
   );
@@ -250,5 +253,7 @@ try {
   }
 } finally {
   stopAgent();
+  // The profile is written on exit; give the agent its shutdown before the cluster goes.
+  if (cpuProfDir) await sleep(5000);
   await env.stop();
 }

@@ -51,6 +51,11 @@ export function relatedPub(pod: Pick<Pod, 'metadata'> | undefined): string | und
   return pod?.metadata.annotations?.[ANNOTATION_RELATED_PUB] || undefined;
 }
 
+/** Whether the budget's status already records the pod (an admission paid for it). */
+export function isRecorded(status: PodUnavailableBudgetStatus | undefined, podName: string): boolean {
+  return podName in (status?.disruptedPods ?? {}) || podName in (status?.unavailablePods ?? {});
+}
+
 /** Whether the request could concern a budget before anything is read: the pod must be bound and protected. */
 export function mayConcernBudget(pod: Pick<Pod, 'metadata'> | undefined): boolean {
   return !!relatedPub(pod) && pod?.metadata.annotations?.[ANNOTATION_PUB_NO_PROTECT] !== 'true';
@@ -148,8 +153,7 @@ function costsNothing(
     !isPodAvailable(pod) ||
     status.desiredAvailable === 0 ||
     !protectedOperations(pub, inPlaceResize).has(operation) ||
-    name in (status.disruptedPods ?? {}) ||
-    name in (status.unavailablePods ?? {})
+    isRecorded(status, name)
   );
 }
 
@@ -187,4 +191,36 @@ export function decidePub(
       [field]: { ...status[field], [name]: nowIso },
     },
   };
+}
+
+/** What a batch of operations on one budget comes to, in order: each decision, and the status after the takes. */
+export interface BatchDecision {
+  decisions: PubDecision[];
+  status: PodUnavailableBudgetStatus | undefined;
+}
+
+/**
+ * Decides operations one after another, each against the status the takes before it left (a dry
+ * run decides but takes nothing), as if they had been admitted one at a time. A repeat of an
+ * operation on a pod the batch already took for is a take that costs nothing more: it stands or
+ * falls with the write that stores the pod's record.
+ */
+export function decideBatch(
+  pub: PodUnavailableBudget,
+  operations: readonly { pod: Pod; query: { operation: PubOperation; dryRun: boolean } }[],
+  inPlaceResize: boolean,
+  nowIso: string,
+): BatchDecision {
+  let current = pub;
+  const taken = new Set<string>();
+  const decisions = operations.map(({ pod, query }): PubDecision => {
+    if (taken.has(pod.metadata.name) && current.status) return { action: 'take', status: current.status };
+    const decision = decidePub(pod, current, query.operation, inPlaceResize, nowIso);
+    if (decision.action === 'take' && !query.dryRun) {
+      current = { ...current, status: decision.status };
+      taken.add(pod.metadata.name);
+    }
+    return decision;
+  });
+  return { decisions, status: current.status };
 }

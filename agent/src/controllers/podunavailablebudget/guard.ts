@@ -1,11 +1,14 @@
 /**
  * The acting side of PodUnavailableBudget admission, in the thread that talks to the apiserver:
  * reads the pod (evictions name it only) and the budget, lets decision.ts decide, and writes
- * the budget's status when the operation takes from it — one admission per budget at a time in
- * this process, a stale copy answered by the apiserver's 409 and retried on a fresh read (up to
- * four times), as OpenKruise's check-and-decrement does. Dry runs decide without writing. A
- * refusal records a Warning `PubPreventPodDeletion` on the pod. It also reads, for the pod
- * webhook binding a new pod to its budget, which workload the pod's ReplicaSet stands for.
+ * the budget's status when the operation takes from it. As OpenKruise's check-and-decrement, a
+ * stale copy is answered by the apiserver's 409 and decided again on a fresh read (up to four
+ * times); unlike it, admissions arriving while a budget's write is in flight wait and are then
+ * decided together, in arrival order, and paid for by one status write — so a storm costs one
+ * write per round trip instead of one per pod, and none is answered before its record is
+ * stored. Dry runs decide without writing. A refusal records a Warning `PubPreventPodDeletion`
+ * on the pod. It also reads, for the pod webhook binding a new pod to its budget, which
+ * workload the pod's ReplicaSet stands for.
  */
 import type { PodUnavailableBudget, PubOperation } from '@flotilla/api';
 import { isKubeStatus } from '../../errors.js';
@@ -15,7 +18,7 @@ import { formatTime } from '../../runtime/kube-time.js';
 import { groupOf } from '../../runtime/kube-object.js';
 import type { ReplicaSetOwnerLookup } from './binding.js';
 import type { Workload, WorkloadRef } from './client.js';
-import { decidePub, PUB_DENIAL_EVENT, relatedPub } from './decision.js';
+import { decideBatch, isRecorded, PUB_DENIAL_EVENT, relatedPub, type PubDecision } from './decision.js';
 
 /** One guarded operation on a pod, as the admission handler hands it over. */
 export interface PubQuery {
@@ -53,58 +56,83 @@ export interface PubGuardDeps {
   onDenied(pod: Pod, reason: string, message: string): void;
   /** Attempts at writing the status before giving up (OpenKruise: 4 conflict retries). */
   attempts?: number;
+  /** Admissions settled by one status write at most (default 100). */
+  maxBatch?: number;
+}
+
+const DEFAULT_MAX_BATCH = 100;
+
+/** An admission waiting for its budget. */
+interface Waiting {
+  query: PubQuery;
+  pod: Pod;
+  resolve(verdict: PubVerdict): void;
+  reject(err: unknown): void;
 }
 
 export function pubGuard(deps: PubGuardDeps): PubGuard {
-  const locks = new Map<string, Promise<unknown>>();
+  /** Admissions waiting for their budget, per budget; one batch per budget is settled at a time. */
+  const waiting = new Map<string, Waiting[]>();
   /** The copy this process last wrote per budget: usually current, so a storm costs no extra reads. */
   const written = new Map<string, PodUnavailableBudget>();
   const attempts = deps.attempts ?? 5;
+  const maxBatch = deps.maxBatch ?? DEFAULT_MAX_BATCH;
 
-  const serialized = <T>(key: string, work: () => Promise<T>): Promise<T> => {
-    const previous = locks.get(key) ?? Promise.resolve();
-    const next = previous.then(work, work);
-    const tail = next.catch(() => undefined);
-    locks.set(key, tail);
-    void tail.then(() => {
-      if (locks.get(key) === tail) locks.delete(key);
-    });
-    return next;
+  const answer = (w: Waiting, decision: PubDecision): void => {
+    if (decision.action === 'deny') {
+      deps.onDenied(w.pod, PUB_DENIAL_EVENT.reason, PUB_DENIAL_EVENT.message);
+      w.resolve({ allowed: false, code: 403, message: decision.message });
+    } else {
+      w.resolve({ allowed: true });
+    }
   };
 
-  async function decide(query: PubQuery, pod: Pod, pubName: string): Promise<PubVerdict> {
-    const key = `${query.namespace}/${pubName}`;
+  /** Decides a batch against the budget and writes what the admitted ones took, in one status write. */
+  async function settle(namespace: string, pubName: string, batch: Waiting[]): Promise<void> {
+    const key = `${namespace}/${pubName}`;
     let cached = written.get(key);
+    let open = batch;
     for (let attempt = 0; attempt < attempts;) {
-      const pub = cached ?? (await deps.store.getPub(query.namespace, pubName));
-      if (!pub) return { allowed: true };
-      const decision = decidePub(pod, pub, query.operation, deps.inPlaceResize, formatTime(deps.clock.now()));
-      // Only a write proves the remembered copy current: any other answer is given on a fresh read.
-      if (cached && decision.action !== 'take') {
+      const pub = cached ?? (await deps.store.getPub(namespace, pubName));
+      if (!pub) return open.forEach((w) => w.resolve({ allowed: true }));
+      const now = formatTime(deps.clock.now());
+      const round = decideBatch(pub, open, deps.inPlaceResize, now);
+      // Only a write proves the remembered copy current: any other answer is given on a fresh read,
+      // but for a pod the copy records (that admission was paid for whatever happened since).
+      const unproven = (d: PubDecision, i: number): boolean =>
+        d.action !== 'take' && !isRecorded(cached?.status, open[i]!.pod.metadata.name);
+      if (cached && round.decisions.some(unproven)) {
         cached = undefined;
         continue;
       }
       cached = undefined;
       attempt++;
-      if (decision.action === 'allow') return { allowed: true };
-      if (decision.action === 'deny') {
-        deps.onDenied(pod, PUB_DENIAL_EVENT.reason, PUB_DENIAL_EVENT.message);
-        return { allowed: false, code: 403, message: decision.message };
-      }
-      if (query.dryRun) return { allowed: true };
+      const takers: Waiting[] = [];
+      round.decisions.forEach((d, i) => {
+        if (d.action === 'take' && !open[i]!.query.dryRun) takers.push(open[i]!);
+        else answer(open[i]!, d);
+      });
+      if (takers.length === 0) return;
       try {
-        written.set(key, await deps.store.updateStatus({ ...pub, status: decision.status }));
-        return { allowed: true };
+        written.set(key, await deps.store.updateStatus({ ...pub, status: round.status }));
+        return takers.forEach((w) => w.resolve({ allowed: true }));
       } catch (err) {
         written.delete(key);
-        if (!isKubeStatus(err, 409)) throw err;
+        if (!isKubeStatus(err, 409)) return takers.forEach((w) => w.reject(err));
+        open = takers;
       }
     }
-    return {
-      allowed: false,
-      code: 409,
-      message: `couldn't update PodUnavailableBudget ${pubName} due to conflicts`,
-    };
+    const message = `couldn't update PodUnavailableBudget ${pubName} due to conflicts`;
+    open.forEach((w) => w.resolve({ allowed: false, code: 409, message }));
+  }
+
+  async function drain(namespace: string, pubName: string, queue: Waiting[]): Promise<void> {
+    const key = `${namespace}/${pubName}`;
+    while (queue.length > 0) {
+      const batch = queue.splice(0, maxBatch);
+      await settle(namespace, pubName, batch).catch((err: unknown) => batch.forEach((w) => w.reject(err)));
+    }
+    waiting.delete(key);
   }
 
   return {
@@ -112,7 +140,14 @@ export function pubGuard(deps: PubGuardDeps): PubGuard {
       const pod = query.pod ?? (await deps.store.getPod(query.namespace, query.podName));
       const pubName = relatedPub(pod);
       if (!pod || !pubName) return { allowed: true };
-      return serialized(`${query.namespace}/${pubName}`, () => decide(query, pod, pubName));
+      const key = `${query.namespace}/${pubName}`;
+      return new Promise<PubVerdict>((resolve, reject) => {
+        const queue = waiting.get(key);
+        if (queue) return void queue.push({ query, pod, resolve, reject });
+        const fresh: Waiting[] = [{ query, pod, resolve, reject }];
+        waiting.set(key, fresh);
+        void drain(query.namespace, pubName, fresh);
+      });
     },
     async replicaSetWorkload(namespace, replicaSet) {
       const found = await deps.store.getWorkload(namespace, replicaSet);

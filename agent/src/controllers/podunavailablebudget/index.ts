@@ -8,10 +8,11 @@ import type { Pod } from '../../kube/types.js';
 import { systemClock, type Clock } from '../../runtime/clock.js';
 import type { ComponentRegistrar } from '../../runtime/component.js';
 import type { Controller } from '../../runtime/controller.js';
+import { enqueueObject } from '../../runtime/handlers.js';
 import type { EventRecording } from '../../runtime/events.js';
 import { ResourceVersionExpectations } from '../../runtime/expectations.js';
 import { labelSelectorMatcher } from '../../runtime/label-selector.js';
-import { namespacedKey } from '../../runtime/kube-object.js';
+import { namespacedKey, sameJson } from '../../runtime/kube-object.js';
 import { Resources } from '../../runtime/resource.js';
 import type { KubeRest } from '../../runtime/rest.js';
 import { kubePubClient, type PubClient } from './client.js';
@@ -24,8 +25,18 @@ export interface PubControllerDeps {
   namespace?: string;
   clock?: Clock;
   client?: PubClient;
-  /** Pod events are batched for this long per budget (ms); default 200. */
+  /** Pod events and budget status writes are batched for this long per budget (ms); default 200. */
   podEventDelayMs?: number;
+}
+
+/** An update that changed only the status: the spec, labels and annotations are the same. */
+function statusOnly(old: PodUnavailableBudget, obj: PodUnavailableBudget): boolean {
+  return (
+    old.metadata?.generation === obj.metadata?.generation &&
+    sameJson(old.metadata?.annotations, obj.metadata?.annotations) &&
+    sameJson(old.metadata?.labels, obj.metadata?.labels) &&
+    !!old.metadata?.deletionTimestamp === !!obj.metadata?.deletionTimestamp
+  );
 }
 
 /** The budgets a pod change concerns: the one it is bound to, selectors matching it, every targetRef budget. */
@@ -64,9 +75,11 @@ export function registerPubController(manager: ComponentRegistrar, deps: PubCont
     onUpdate: (_old, obj) => resourceVersions.observed(obj),
     onDelete: (obj) => resourceVersions.deleted(obj),
   });
-  controller.watch(pubs);
-  controller.watch(pods, (pod) => budgetsOfPod(pod, pubs.list(pod.metadata.namespace)), {
-    delayMs: deps.podEventDelayMs ?? 200,
-  });
+  const delayMs = deps.podEventDelayMs ?? 200;
+  controller.watch(pubs, enqueueObject, { updated: (old, obj) => !statusOnly(old, obj) });
+  // Status writes (the webhook's admissions, mostly) wait like pod events: a storm of them shares
+  // one recount instead of racing the admissions for the budget.
+  controller.watch(pubs, enqueueObject, { updated: statusOnly, delayMs });
+  controller.watch(pods, (pod) => budgetsOfPod(pod, pubs.list(pod.metadata.namespace)), { delayMs });
   return controller;
 }
