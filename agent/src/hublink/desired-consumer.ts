@@ -131,6 +131,15 @@ async function act(msg: DesiredMessage, ref: ObjectRef, deps: DesiredConsumerDep
     await deps.guard.apply(ref, decision.manifest, msg.generation);
     deps.metrics.applied.inc();
     deps.status.kick();
+  } else if (decision.action === 'replace') {
+    deps.logger.info(
+      { ref, generation: msg.generation, revision: msg.revision, reason: decision.reason },
+      'replacing the job so that it runs the new template',
+    );
+    await deps.guard.replace(ref, decision.manifest, msg.generation);
+    deps.metrics.applied.inc();
+    deps.metrics.replaced.inc();
+    deps.status.kick();
   } else if (decision.action === 'delete') {
     await deps.guard.delete(ref);
     deps.metrics.pruned.inc();

@@ -56,4 +56,26 @@ describe('decideDesired', () => {
   it('applies again once the managed-by label is back', () => {
     expect(decideDesired(msg(10), object(9)).action).toBe('apply');
   });
+
+  it('replaces a BroadcastJob whose template changed instead of patching it', () => {
+    const job = (image: string, generation: number): DesiredMessage => ({
+      ...msg(generation),
+      kind: 'BroadcastJob',
+      manifest: {
+        apiVersion: 'apps.kruise.io/v1alpha1',
+        kind: 'BroadcastJob',
+        metadata: { name: 'web' },
+        spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'main', image }] } } },
+      },
+    });
+    const first = decideDesired(job('task:v1', 1), undefined);
+    expect(first.action).toBe('apply');
+    if (first.action !== 'apply') return;
+    const current: KubeObject = { ...first.manifest, metadata: { ...first.manifest.metadata, uid: 'u1' } };
+    expect(decideDesired(job('task:v1', 2), current).action).toBe('apply');
+    const second = decideDesired(job('task:v2', 2), current);
+    expect(second).toMatchObject({ action: 'replace', reason: 'template-changed' });
+    if (second.action === 'replace')
+      expect(second.manifest.metadata?.annotations?.['flotilla.io/generation']).toBe('2');
+  });
 });

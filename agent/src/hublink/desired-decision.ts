@@ -5,13 +5,16 @@
  * - touch only what the hub manages: an object of the same name without the managed-by label
  *   (created by someone else, or taken over by removing the label) is neither applied over nor
  *   pruned; putting the label back hands it (back) to the hub;
- * - apply stamps the generation, so status reports and later messages can be ordered.
+ * - apply stamps the generation, so status reports and later messages can be ordered;
+ * - a run-to-completion kind whose template changed is replaced, not patched (job-rerun.ts).
  */
 import { GENERATION_ANNOTATION, MANAGED_BY_HUB, MANAGED_BY_LABEL, type DesiredMessage } from '@flotilla/api';
+import { planJobApply, type JobApplyPlan } from './job-rerun.js';
 import type { KubeObject } from './types.js';
 
 export type DesiredDecision =
   | { action: 'apply'; manifest: KubeObject }
+  | { action: 'replace'; manifest: KubeObject; reason: NonNullable<JobApplyPlan['reason']> }
   | { action: 'delete' }
   | { action: 'skip'; reason: 'stale' | 'not-managed' | 'already-gone' };
 
@@ -50,5 +53,8 @@ export function decideDesired(msg: DesiredMessage, current: KubeObject | undefin
   }
   if (!msg.manifest) return { action: 'skip', reason: 'stale' };
   if (current && !isManaged(current)) return { action: 'skip', reason: 'not-managed' };
-  return { action: 'apply', manifest: stampManifest(msg.manifest, msg.generation) };
+  const plan = planJobApply(msg.kind, stampManifest(msg.manifest, msg.generation), current);
+  return plan.replace
+    ? { action: 'replace', manifest: plan.manifest, reason: plan.reason ?? 'template-changed' }
+    : { action: 'apply', manifest: plan.manifest };
 }

@@ -20,6 +20,7 @@ import type { WorkloadKind } from '@flotilla/api';
 import type { Logger } from 'pino';
 import { appliedGeneration, isManaged } from './desired-decision.js';
 import { errorText } from './error-text.js';
+import { removeForReplacement, type ReplaceWait } from './job-replacer.js';
 import type { HubLinkMetrics } from './metrics.js';
 import type { KubeApplier, KubeObject, ObjectRef } from './types.js';
 
@@ -51,6 +52,8 @@ interface Applied {
 export interface DriftGuard {
   /** Applies a desired manifest and remembers it. Call inside `serial`. */
   apply(ref: ObjectRef, manifest: KubeObject, generation: number): Promise<void>;
+  /** Deletes the object with its pods, waits until it is gone, then applies. Call inside `serial`. */
+  replace(ref: ObjectRef, manifest: KubeObject, generation: number): Promise<void>;
   /** Deletes an object the hub removed and forgets it. Call inside `serial`. */
   delete(ref: ObjectRef): Promise<void>;
   /** Stops guarding an object (the hub removed it, whether or not there was anything to delete). */
@@ -66,6 +69,8 @@ export interface DriftGuardDeps {
   serial: Serial;
   logger: Logger;
   metrics: HubLinkMetrics;
+  /** How long a replacement waits for the old object to go (default job-replacer's). */
+  replaceWait?: ReplaceWait;
 }
 
 const keyOf = (r: ObjectRef): string => `${r.kind}/${r.namespace}/${r.name}`;
@@ -113,6 +118,12 @@ export function createDriftGuard(deps: DriftGuardDeps): DriftGuard {
 
   return {
     apply: (ref, manifest, generation) => applyNow({ ref, manifest, generation }),
+    async replace(ref, manifest, generation) {
+      // Not guarded meanwhile: the object going away is no drift to repair.
+      applied.delete(keyOf(ref));
+      await removeForReplacement(deps.kube, ref, deps.replaceWait);
+      await applyNow({ ref, manifest, generation });
+    },
     async delete(ref) {
       await deps.kube.delete(ref);
       applied.delete(keyOf(ref));

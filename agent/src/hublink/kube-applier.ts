@@ -45,11 +45,12 @@ export function createKubeApplier(rest: KubeRest): KubeApplier {
         throw err;
       }
     },
-    async delete(ref) {
+    async delete(ref, propagation) {
       const path = objectPath(ref);
       if (!path) return;
       try {
-        await rest.request({ method: 'DELETE', path, discardBody: true });
+        const query = propagation ? { propagationPolicy: propagation } : undefined;
+        await rest.request({ method: 'DELETE', path, query, discardBody: true });
       } catch (err) {
         if (!isKubeStatus(err, 404)) throw err;
       }

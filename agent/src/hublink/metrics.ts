@@ -4,6 +4,8 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 export interface HubLinkMetrics {
   applied: Counter;
   pruned: Counter;
+  /** Jobs deleted and created anew to run a changed template. */
+  replaced: Counter;
   applyFailures: Counter;
   dropped: Counter<'reason'>;
   statusPublished: Counter;
@@ -23,6 +25,11 @@ export function createHubLinkMetrics(registry: Registry): HubLinkMetrics {
   return {
     applied: new Counter({ name: 'flotilla_agent_hublink_applied_total', help: 'Desired objects applied', registers }),
     pruned: new Counter({ name: 'flotilla_agent_hublink_pruned_total', help: 'Managed objects deleted', registers }),
+    replaced: new Counter({
+      name: 'flotilla_agent_hublink_replaced_total',
+      help: 'Jobs deleted and created anew to run a changed template',
+      registers,
+    }),
     applyFailures: new Counter({
       name: 'flotilla_agent_hublink_apply_failures_total',
       help: 'Applies or deletes that failed and will be retried',

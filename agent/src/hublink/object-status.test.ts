@@ -69,6 +69,23 @@ describe('statusReport', () => {
     });
   });
 
+  it('reports a BroadcastJob completed at an older template than its spec carries as Progressing', () => {
+    const job = {
+      metadata: {
+        annotations: {
+          'flotilla.io/revision': '2',
+          'flotilla.io/template-hash': 'new',
+          'flotilla.io/run-template-hash': 'old',
+        },
+      },
+      spec: {},
+      status: { phase: 'completed', desired: 3, succeeded: 3 },
+    };
+    const report = statusReport('c1', { kind: 'BroadcastJob', namespace: 'ops', name: 'task' }, job, new Date());
+    expect(report).toMatchObject({ revision: 2, health: 'Progressing' });
+    expect(report.message).toContain('template new has not run');
+  });
+
   it('reports an Advanced StatefulSet as a set of replicas and judges its partition step', () => {
     const set = {
       metadata: { generation: 2 },

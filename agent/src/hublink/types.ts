@@ -38,6 +38,8 @@ export interface KubeObject {
     name?: string;
     namespace?: string;
     generation?: number;
+    uid?: string;
+    deletionTimestamp?: string;
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
   };
@@ -57,8 +59,11 @@ export interface KubeApplier {
   /** Server-side apply under the agent's field manager (force: the hub owns these fields). */
   apply(ref: ObjectRef, manifest: KubeObject): Promise<KubeObject>;
   get(ref: ObjectRef): Promise<KubeObject | undefined>;
-  /** Deletes the object; an object that is already gone is not an error. */
-  delete(ref: ObjectRef): Promise<void>;
+  /**
+   * Deletes the object; an object that is already gone is not an error. `propagation` Foreground
+   * keeps the object (with a deletionTimestamp) until the garbage collector removed its pods.
+   */
+  delete(ref: ObjectRef, propagation?: 'Foreground' | 'Background'): Promise<void>;
   /** Objects of a kind that carry the hub's managed-by label, in every namespace. */
   listManaged(kind: WorkloadKind): Promise<KubeObject[]>;
   /** e.g. v1.36.3 */

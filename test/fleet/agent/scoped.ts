@@ -3,6 +3,7 @@
  * on a cluster other suites share (test/fleet/agent/main.ts, FLOTILLA_TEST_SCOPE_LABEL).
  */
 import { agentNamespace, type AgentConfig } from '../../../agent/src/config.js';
+import { registerBroadcastJobController } from '../../../agent/src/controllers/broadcastjob/index.js';
 import { registerImagePullJobController } from '../../../agent/src/controllers/imagepulljob/index.js';
 import { registerNodeImageController } from '../../../agent/src/controllers/nodeimage/index.js';
 import { setupPodReadinessController } from '../../../agent/src/controllers/podreadiness/index.js';
@@ -34,6 +35,16 @@ function replacements(namespace: string, label: string): Record<string, Partial<
           rest: ctx.rest,
           events: ctx.events('nodeimage'),
           options: { scope, creationDelayMs: 0 },
+        }),
+    },
+    // Jobs and their pods in the namespace only; the pods' nodes are the job template's business.
+    broadcastjob: {
+      setup: (ctx) =>
+        void registerBroadcastJobController(ctx.manager, {
+          rest: ctx.rest,
+          events: ctx.events('broadcastjob'),
+          namespace,
+          options: { assignPodsByScheduler: ctx.config.assignBcjPodsByScheduler ?? true },
         }),
     },
     storagemigration: null,

@@ -15,61 +15,38 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Rollout } from '@flotilla/api';
-import { fakeNode } from '@flotilla/test';
-import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startFleet, type Fleet } from '../../fleet/fleet.js';
 import { startRollout } from '../../fleet/workload.js';
-import { clusters, type ClusterInfo } from '../helpers/context.js';
-import { customResource, eventually, isPodReady, kube, type Kube } from '../helpers/kube.js';
+import { customResource, eventually, isPodReady, type Kube } from '../helpers/kube.js';
+import { prepareFleetSuite, type FleetSuite } from './fleet-suite.js';
 
 const V1 = 'registry.local/app:v1';
 const V2 = 'registry.local/app:v2';
 /** Pods of a StatefulSet; nodes of a DaemonSet (the suite's four nodes per cluster). */
 const DESIRED = 4;
-const NODE_LABEL = 'flotilla.test/fleet-sets';
-const ONLY_TAINT = { key: 'flotilla.test/fleet-sets-only', value: 'yes', effect: 'NoSchedule' };
 const TERMINAL = ['Succeeded', 'Failed', 'Aborted', 'RolledBack'];
 
 type SetKind = 'StatefulSet' | 'DaemonSet';
 
 let fleet: Fleet;
-let infos: ClusterInfo[] = [];
+let suite: FleetSuite;
 let ns = '';
 let suffix = '';
 let names: string[] = [];
-const kubes = new Map<string, Kube>();
-
-const nodeNames = (): string[] => Array.from({ length: DESIRED }, (_, i) => `fleet-sets-${suffix}-${i}`);
-
-async function addNodes(k: Kube): Promise<void> {
-  for (const name of nodeNames()) {
-    const node: V1Node = fakeNode(name, 0);
-    node.metadata!.labels = { ...node.metadata!.labels, [NODE_LABEL]: suffix };
-    node.spec = { taints: [ONLY_TAINT] };
-    await k.core.createNode({ body: node });
-  }
-}
+let kubes = new Map<string, Kube>();
 
 beforeAll(async () => {
-  infos = clusters().slice(0, 2);
-  if (infos.length < 2) throw new Error('the sets rollout suite needs FLOTILLA_TEST_CLUSTERS >= 2');
-  suffix = Math.random().toString(36).slice(2, 7);
-  ns = `rollouts-sets-${suffix}`;
-  names = infos.map((c) => `sets-${c.name}`);
-  infos.forEach((c, i) => kubes.set(names[i]!, kube(c)));
-  await Promise.all([...kubes.values()].map(addNodes));
+  suite = await prepareFleetSuite('sets', DESIRED);
+  ({ ns, suffix, names, kubes } = suite);
   fleet = await startFleet({
     dir: mkdtempSync(path.join(os.tmpdir(), 'flotilla-rollouts-sets-')),
-    env: { ...process.env, FLOTILLA_TEST_NODE_SELECTOR: `${NODE_LABEL}=${suffix}` },
+    env: { ...process.env, FLOTILLA_TEST_NODE_SELECTOR: `${suite.nodeLabel}=${suffix}` },
     namespace: ns,
     scopeControllers: true,
     components: 'statefulset,daemonset,hublink',
-    members: infos.map((c, i) => ({
-      name: names[i]!,
-      cluster: c,
-      labels: { fleet: `sets-${suffix}`, ring: String(i) },
-    })),
+    members: suite.members(),
     rolloutTickMs: 200,
     logLevel: 'info',
   });
@@ -77,22 +54,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await fleet?.stop();
-  // The clusters outlive this suite: leave nothing behind in them.
-  for (const k of kubes.values()) {
-    await k.core.deleteNamespace({ name: ns }).catch(() => undefined);
-    for (const name of nodeNames()) await k.core.deleteNode({ name }).catch(() => undefined);
-  }
+  await suite?.cleanUp();
 });
 
 /** The pod template both kinds use: on the suite's nodes only. */
 function template(name: string, image: string): Record<string, unknown> {
   return {
     metadata: { labels: { app: name } },
-    spec: {
-      nodeSelector: { [NODE_LABEL]: suffix },
-      tolerations: [{ key: ONLY_TAINT.key, operator: 'Exists', effect: 'NoSchedule' }],
-      containers: [{ name: 'main', image }],
-    },
+    spec: { ...suite.placement(), containers: [{ name: 'main', image }] },
   };
 }
 
