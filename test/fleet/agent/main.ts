@@ -1,10 +1,13 @@
 /**
  * `agent manager` for clusters that other test suites share: the same flags, configuration,
  * wiring (createAgentManager: health, leader election) and components as agent/src/main.ts,
- * except that the CloneSet, Advanced StatefulSet and Advanced DaemonSet controllers watch one
- * namespace (the DaemonSet controller also only the Nodes FLOTILLA_TEST_NODE_SELECTOR selects,
- * when set). The stock ones watch every namespace and would reconcile the other suites' sets
- * alongside their own controllers.
+ * except that the CloneSet, Advanced StatefulSet, Advanced DaemonSet, PodUnavailableBudget and
+ * WorkloadSpread controllers watch one namespace (the DaemonSet controller also only the Nodes
+ * FLOTILLA_TEST_NODE_SELECTOR selects, when set). The stock ones watch every namespace and would
+ * reconcile the other suites' objects alongside their own controllers. The CloneSet, budget and
+ * spread controllers are set up by the stock components' own functions, so they get the same
+ * settings from the configuration (the CloneSet its PodUnavailableBudget guard under
+ * --pub-update-gate, the spread controller its gate).
  *
  * With FLOTILLA_TEST_SCOPE_LABEL=key=value every other component is narrowed too, so the whole
  * agent can run on a shared cluster: pod readiness to the namespace; the SidecarSet controller,
@@ -21,12 +24,19 @@ import { createAgentManager } from '../../../agent/src/app.js';
 import { buildCli } from '../../../agent/src/cli.js';
 import { loadConfig, type AgentConfig } from '../../../agent/src/config.js';
 import { components } from '../../../agent/src/components.js';
-import { cloneSetComponent } from '../../../agent/src/controllers/cloneset/component.js';
-import { registerCloneSetController } from '../../../agent/src/controllers/cloneset/index.js';
+import { cloneSetComponent, setupCloneSetController } from '../../../agent/src/controllers/cloneset/component.js';
 import { daemonSetComponent } from '../../../agent/src/controllers/daemonset/component.js';
 import { registerDaemonSetController } from '../../../agent/src/controllers/daemonset/index.js';
+import {
+  podUnavailableBudgetComponent,
+  setupPubController,
+} from '../../../agent/src/controllers/podunavailablebudget/component.js';
 import { statefulSetComponent } from '../../../agent/src/controllers/statefulset/component.js';
 import { registerStatefulSetController } from '../../../agent/src/controllers/statefulset/index.js';
+import {
+  setupWorkloadSpreadController,
+  workloadSpreadComponent,
+} from '../../../agent/src/controllers/workloadspread/component.js';
 import { createRootLogger } from '../../../agent/src/logger.js';
 import type { Component } from '../../../agent/src/runtime/component.js';
 import type { Flags } from '../../../agent/src/settings/reader.js';
@@ -41,15 +51,21 @@ if (!watchNamespace) {
 const scopeLabel = process.env.FLOTILLA_TEST_SCOPE_LABEL;
 const nodeSelector = process.env.FLOTILLA_TEST_NODE_SELECTOR;
 
-const scopedCloneSet: typeof cloneSetComponent = {
+const scope = { namespace: watchNamespace };
+
+const scopedCloneSet: Component<AgentConfig> = {
   ...cloneSetComponent,
-  setup(ctx) {
-    registerCloneSetController(ctx.manager, {
-      rest: ctx.rest,
-      events: ctx.events('cloneset'),
-      namespace: watchNamespace,
-    });
-  },
+  setup: (ctx) => void setupCloneSetController(ctx, scope),
+};
+
+const scopedPub: Component<AgentConfig> = {
+  ...podUnavailableBudgetComponent,
+  setup: (ctx) => void setupPubController(ctx, scope),
+};
+
+const scopedWorkloadSpread: Component<AgentConfig> = {
+  ...workloadSpreadComponent,
+  setup: (ctx) => setupWorkloadSpreadController(ctx, scope),
 };
 
 const scopedStatefulSet: Component<AgentConfig> = {
@@ -79,6 +95,8 @@ const namespaced = new Map<Component<AgentConfig>, Component<AgentConfig>>([
   [cloneSetComponent, scopedCloneSet],
   [statefulSetComponent, scopedStatefulSet],
   [daemonSetComponent, scopedDaemonSet],
+  [podUnavailableBudgetComponent, scopedPub],
+  [workloadSpreadComponent, scopedWorkloadSpread],
 ]);
 
 /** The stock components with the set controllers scoped, and with a label everything else. */

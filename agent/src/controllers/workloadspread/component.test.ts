@@ -3,14 +3,17 @@ import { describe, expect, it } from 'vitest';
 import type { AgentConfig } from '../../config.js';
 import type { ComponentContext } from '../../runtime/component.js';
 import { defaultWebhookConfig } from '../../webhook/config.js';
-import { workloadSpreadComponent } from './component.js';
+import { setupWorkloadSpreadController, workloadSpreadComponent } from './component.js';
 
 /** A context whose manager records the informers and controllers registered. */
 function context(workloadSpreadGate: boolean): { ctx: ComponentContext<AgentConfig>; registered: string[] } {
   const registered: string[] = [];
   const informer = { list: () => [], get: () => undefined, byIndex: () => [] };
   const manager = {
-    informer: (o: { resource: { plural: string } }) => (registered.push(`informer:${o.resource.plural}`), informer),
+    informer: (o: { resource: { plural: string }; namespace?: string }) => (
+      registered.push(`informer:${o.resource.plural}${o.namespace ? ` in ${o.namespace}` : ''}`),
+      informer
+    ),
     controller: (o: { name: string }) => (registered.push(`controller:${o.name}`), { watch: () => undefined }),
     addReadinessCheck: () => undefined,
   };
@@ -42,5 +45,14 @@ describe('workloadSpreadComponent', () => {
     const { ctx, registered } = context(false);
     await workloadSpreadComponent.setup(ctx);
     expect(registered).toEqual([]);
+  });
+
+  it('narrows what it watches to one namespace when asked (agents on clusters other suites share)', () => {
+    const { ctx, registered } = context(true);
+    setupWorkloadSpreadController(ctx, { namespace: 'apps' });
+    expect(registered).toContain('informer:workloadspreads in apps');
+    expect(registered).toContain('informer:pods in apps');
+    // Nodes are cluster-scoped: adoption reads them all.
+    expect(registered).toContain('informer:nodes');
   });
 });
