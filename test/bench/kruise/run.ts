@@ -1,10 +1,12 @@
 // One run of bench:kruise: a fresh harness cluster with one CloneSet controller (kruise-manager
 // as shipped, kruise-manager with a raised client rate limit, or the Flotilla agent; see
 // side-by-side.ts) and the same phases, measured with the CloneSet bench's instrument (settle()
-// before each phase, the protobuf pod counter, CPU and resident memory from /proc).
+// before each phase, the protobuf pod counter, CPU and resident memory from /proc). The ceiling
+// runs the same phases with no controller (ceiling.ts).
 import type { KubeRest } from '../../../agent/src/runtime/rest.js';
 import { resourcePath, Resources } from '../../../agent/src/runtime/resource.js';
 import { cloneSet, namespace, patchCloneSet, status, until } from '../cloneset/measure.js';
+import { ceilingPhases, type CeilingPhases } from './ceiling.js';
 import {
   mib,
   round,
@@ -15,7 +17,7 @@ import {
   type RunFrame,
   type RunSetup,
 } from './side-by-side.js';
-import type { RunMeasures } from './summary.js';
+import type { ControllerMeasures, ControllerSubject } from './summary.js';
 
 export interface RunOptions extends Omit<RunSetup, 'nodes'> {
   pods: number;
@@ -23,10 +25,17 @@ export interface RunOptions extends Omit<RunSetup, 'nodes'> {
   idleSeconds: number;
 }
 
-export interface RunRecord extends RunMeasures, RunFrame {
+export interface ControllerRecord extends ControllerMeasures, RunFrame {
+  subject: ControllerSubject;
   pods: number;
   cpuMs: { idle: PhaseCpu; scaleUp: PhaseCpu; inPlaceUpdate: PhaseCpu; scaleDown: PhaseCpu };
 }
+
+export interface CeilingRecord extends CeilingPhases, RunFrame {
+  subject: 'ceiling';
+}
+
+export type RunRecord = ControllerRecord | CeilingRecord;
 
 const log = (msg: string): void => void process.stderr.write(`[bench:kruise] ${msg}\n`);
 
@@ -57,6 +66,13 @@ async function untilStatus(
 
 export async function runOnce(opts: RunOptions): Promise<RunRecord> {
   const nodes = Math.ceil(opts.pods / 100) + 2;
+  if (opts.subject === 'ceiling') {
+    const prefix = `ceiling round ${opts.round}`;
+    return runOnFreshCluster({ ...opts, nodes }, cloneSetReady, (ctx) =>
+      ceilingPhases(ctx, opts.pods, (msg) => log(`${prefix}: ${msg}`)),
+    );
+  }
+  const subject = opts.subject;
   return runOnFreshCluster({ ...opts, nodes }, cloneSetReady, async (ctx) => {
     const { rest, measure } = ctx;
     log(`${opts.subject} round ${opts.round}: idle for ${opts.idleSeconds} s`);
@@ -112,6 +128,7 @@ export async function runOnce(opts: RunOptions): Promise<RunRecord> {
     log(`scaled down in ${round(downSeconds)} s`);
 
     return {
+      subject,
       pods: opts.pods,
       scaleUp: { createdSeconds: up.createdSeconds, readySeconds: up.readySeconds },
       inPlaceUpdate: { seconds: round(updateSeconds) },

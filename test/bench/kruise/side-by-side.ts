@@ -12,8 +12,15 @@ import { CONTROL_PLANE } from '../cpus.js';
 import { cpuSeconds, settle, sleep, until } from '../cloneset/measure.js';
 import { podCounter } from '../cloneset/pod-counter.js';
 import { givenKruiseDist, kruiseStep, resolveKruise, type ResolvedKruise } from './kruise-manager.js';
-import { agentLaunch, startController, subjectDescriptions, type Controller, type StartOptions } from './subjects.js';
-import { schedule, SUBJECTS, type Subject } from './summary.js';
+import {
+  agentLaunch,
+  isKruise,
+  startController,
+  subjectDescriptions,
+  type Controller,
+  type StartOptions,
+} from './subjects.js';
+import { CONTROLLERS, schedule, type Subject } from './summary.js';
 
 /** Processes whose CPU every phase reports, besides the controller's. */
 const PROCESSES = [...CONTROL_PLANE, 'kwok'] as const;
@@ -102,9 +109,9 @@ export interface RunFrame {
 
 /**
  * Starts a fresh harness cluster (the apiserver with profiling, for settle()'s collections),
- * starts the subject on it, waits for `ready`, then runs `phases` with the instrument. A failure
- * carries the controller's log tail, since the cluster's folder goes with it; everything started
- * is stopped either way.
+ * starts the subject on it, waits for `ready` (not for the ceiling, which runs no controller),
+ * then runs `phases` with the instrument. A failure carries the controller's log tail, since the
+ * cluster's folder goes with it; everything started is stopped either way.
  */
 export async function runOnFreshCluster<T>(
   setup: RunSetup,
@@ -128,7 +135,8 @@ export async function runOnFreshCluster<T>(
   try {
     const startedAt = performance.now();
     controller = await startController(setup, cluster, rest);
-    await (setup.subject === 'flotilla' ? ready.probe(rest) : kruiseStep(ready.step, () => ready.probe(rest)));
+    if (isKruise(setup.subject)) await kruiseStep(ready.step, () => ready.probe(rest));
+    else if (setup.subject === 'flotilla') await ready.probe(rest);
     const controllerStartSeconds = round((performance.now() - startedAt) / 1000);
     measure = instrument(rest, pidOf, controller.pid);
     const measured = await phases({ cluster, rest, measure });
@@ -163,19 +171,29 @@ export interface Creation {
 
 /**
  * Times a phase that creates `pods` pods in namespace `ns`: from `create` until the CloneSet
- * bench's protobuf pod counter has seen them all, and until `ready` returns.
+ * bench's protobuf pod counter has seen them all, and until `ready` returns. `failed`, when
+ * given, is called while waiting for the pods: it throws, ending the wait, once writes that
+ * `create` started and left running have failed.
  */
 export async function timeCreation(
   { cluster, measure }: RunContext,
   ns: string,
   pods: number,
-  steps: { create(): Promise<unknown>; ready(): Promise<void> },
+  steps: { create(): Promise<unknown>; ready(): Promise<void>; failed?(): void },
 ): Promise<Creation> {
   const counter = await podCounter(cluster.kubeConfig(), ns);
   const mark = measure.cpuNow();
   const t0 = performance.now();
   await steps.create();
-  await until('all pods created', () => counter.count() >= pods, 900_000, 20);
+  await until(
+    'all pods created',
+    () => {
+      steps.failed?.();
+      return counter.count() >= pods;
+    },
+    900_000,
+    20,
+  );
   const createdSeconds = round((performance.now() - t0) / 1000);
   await counter.stop();
   await steps.ready();
@@ -205,13 +223,13 @@ export function benchArgs(argv: string[]): BenchArgs {
   };
 }
 
-function chosenSubjects(args: BenchArgs): Subject[] {
+function chosenSubjects(args: BenchArgs, known: readonly Subject[]): Subject[] {
   const raw = args.option('subjects');
-  if (raw === undefined) return [...SUBJECTS];
+  if (raw === undefined) return [...known];
   const list = raw.split(',');
   for (const s of list) {
-    if (!(SUBJECTS as readonly string[]).includes(s))
-      throw new Error(`--subjects: "${s}" is not one of ${SUBJECTS.join(', ')}`);
+    if (!(known as readonly string[]).includes(s))
+      throw new Error(`--subjects: "${s}" is not one of ${known.join(', ')}`);
   }
   return list as Subject[];
 }
@@ -225,8 +243,11 @@ export interface SideBySideBench<R extends { subject: Subject }> {
   defaultOut: string;
   /** The bench's own settings, written into the results file (pods, nodes, idle window…). */
   settings: Record<string, unknown>;
+  /** The subjects it can run, in a round's order, and runs by default; default the three controllers. */
+  subjects?: readonly Subject[];
   run(setup: Omit<RunSetup, 'nodes'>): Promise<R>;
-  summarize(runs: R[]): { medians: object; ratios: object };
+  /** `ceilingRatios`, when given, is printed and written beside the ratios. */
+  summarize(runs: R[]): { medians: object; ratios: object; ceilingRatios?: object };
 }
 
 /**
@@ -239,11 +260,12 @@ export async function runSideBySide<R extends { subject: Subject }>(bench: SideB
   const { args } = bench;
   const log = (msg: string): void => void process.stderr.write(`[bench:${bench.name}] ${msg}\n`);
   const rounds = args.positiveInt('rounds', 3);
-  const subjects = chosenSubjects(args);
+  const known = bench.subjects ?? CONTROLLERS;
+  const subjects = chosenSubjects(args, known);
   const out = path.resolve(args.option('out') ?? bench.defaultOut);
   const version = readVersions().KRUISE_VERSION;
   let kruise: ResolvedKruise | undefined;
-  if (subjects.some((s) => s !== 'flotilla')) {
+  if (subjects.some(isKruise)) {
     const given = givenKruiseDist(
       args.option('kruise-manager') ?? process.env.KRUISE_MANAGER,
       args.option('kruise-src') ?? process.env.KRUISE_SRC,
@@ -251,13 +273,14 @@ export async function runSideBySide<R extends { subject: Subject }>(bench: SideB
     kruise = await resolveKruise(version, given);
   }
   const agent = agentLaunch(bench.root);
+  const descriptions = subjectDescriptions(version, agent);
   const runs: R[] = [];
   const result = (): Record<string, unknown> => ({
     measuredAt: new Date().toISOString(),
     machine: { cpus: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 1024 ** 3) },
     ...bench.settings,
     rounds,
-    subjects: subjectDescriptions(version, agent),
+    subjects: Object.fromEntries(known.map((s) => [s, descriptions[s]])),
     kruiseManager: kruise && { version, from: kruise.from, binarySha256: kruise.sha256 },
     ...bench.summarize(runs),
     runs,
@@ -269,8 +292,14 @@ export async function runSideBySide<R extends { subject: Subject }>(bench: SideB
     mkdirSync(path.dirname(out), { recursive: true });
     writeFileSync(out, JSON.stringify(result(), null, 2) + '\n');
   }
-  const { medians, ratios } = bench.summarize(runs);
+  const { medians, ratios, ceilingRatios } = bench.summarize(runs);
   console.table(medians);
   console.log('ratios against kruise with the raised rate limit:', JSON.stringify(ratios));
+  if (ceilingRatios && Object.keys(ceilingRatios).length > 0) {
+    console.log(
+      "each subject's time ÷ the ceiling's (1: as fast as the apiserver and kwok go here; kruise-qps1000's row: the most any controller can beat it by):",
+    );
+    console.table(ceilingRatios);
+  }
   log(`results in ${out}`);
 }

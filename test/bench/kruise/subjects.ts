@@ -2,6 +2,7 @@
 // cluster: kruise-manager as its chart ships it, kruise-manager with a raised client rate limit,
 // or the Flotilla agent as its image runs it. bench:kruise (CloneSets) and bench:daemonset
 // (Advanced DaemonSets) start them through here, so both compare the same three programs.
+// bench:kruise's ceiling starts no controller: the bench process itself makes the writes.
 import path from 'node:path';
 import { createKubeRest, type KubeRest } from '../../../agent/src/runtime/rest.js';
 import { freePort, startProcess, type Cluster } from '../../env/src/index.js';
@@ -12,6 +13,12 @@ import type { Subject } from './summary.js';
 
 /** The raised client rate limit of the second kruise configuration. */
 export const RAISED_QPS = { qps: 1000, burst: 2000 };
+
+/**
+ * The ceiling's writes in flight at most: far above the 64 creations a controller sends at once,
+ * so its writes wait on the apiserver and kwok, not on the client.
+ */
+export const CEILING_WRITES_IN_FLIGHT = 200;
 
 /** How every run starts the agent, resolved once per bench. */
 export interface AgentLaunch {
@@ -38,12 +45,16 @@ export function agentLaunch(root: string): AgentLaunch {
   };
 }
 
+/** The subjects that run kruise-manager. */
+export const isKruise = (subject: Subject): boolean => subject === 'kruise' || subject === 'kruise-qps1000';
+
 /** One line per subject for the results file: what ran. */
 export function subjectDescriptions(kruiseVersion: string, agent: AgentLaunch): Record<Subject, string> {
   return {
     kruise: `kruise-manager ${kruiseVersion}, as its chart starts it (client rate limit 30 qps / burst 50, log level 4), webhook in URL mode`,
     'kruise-qps1000': `the same with --rest-config-qps=${RAISED_QPS.qps} --rest-config-burst=${RAISED_QPS.burst}`,
     flotilla: `agent manager, every component (webhook in URL mode); ${agent.describe}`,
+    ceiling: `no controller: the bench makes a CloneSet controller's writes itself, every pod at once (at most ${CEILING_WRITES_IN_FLIGHT} requests in flight, kept-alive HTTP/1.1); its "controller" CPU is the bench process's`,
   };
 }
 
@@ -121,10 +132,13 @@ async function startKruise(opts: StartOptions, cluster: Cluster, rest: KubeRest)
 /**
  * Installs the subject's CRDs (Flotilla's deploy/crds, or kruise's own with its webhook
  * configurations) and starts it, until its health endpoint says ready. Whether its controllers
- * work is the bench's probe to tell (a workload of its own kind reconciled).
+ * work is the bench's probe to tell (a workload of its own kind reconciled). The ceiling gets
+ * Flotilla's CRDs (its CloneSet owns the pods) and no controller: the process measured as its
+ * controller is the bench itself, which makes the writes.
  */
 export async function startController(opts: StartOptions, cluster: Cluster, rest: KubeRest): Promise<Controller> {
-  if (opts.subject !== 'flotilla') return startKruise(opts, cluster, rest);
+  if (isKruise(opts.subject)) return startKruise(opts, cluster, rest);
   await installCrds(rest, opts.root);
+  if (opts.subject === 'ceiling') return { pid: process.pid, logTail: () => '', stop: async () => {} };
   return startFlotilla(opts, cluster);
 }

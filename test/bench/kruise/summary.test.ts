@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { median, medians, ratios, schedule, type RunMeasures, type Subject } from './summary.js';
+import {
+  ceilingRatios,
+  median,
+  medians,
+  ratios,
+  schedule,
+  type CeilingMeasures,
+  type ControllerMeasures,
+  type ControllerSubject,
+} from './summary.js';
 
-function run(subject: Subject, round: number, scale: number, rss: number, cpu: number): RunMeasures {
+function run(subject: ControllerSubject, round: number, scale: number, rss: number, cpu: number): ControllerMeasures {
   return {
     subject,
     round,
@@ -71,16 +80,69 @@ describe('ratios', () => {
   });
 });
 
+/** A ceiling run: scale-up ready in `scale` s (seen in half), update in 2 × `scale`, scale-down in 1 s. */
+function ceiling(round: number, scale: number): CeilingMeasures {
+  return {
+    subject: 'ceiling',
+    round,
+    scaleUp: { createdSeconds: scale / 2, readySeconds: scale },
+    inPlaceUpdate: { seconds: scale * 2 },
+    scaleDown: { seconds: 1 },
+  };
+}
+
+describe('the ceiling', () => {
+  const runs = [
+    run('kruise-qps1000', 1, 20, 80, 0.005),
+    run('flotilla', 1, 10, 140, 0.03),
+    ceiling(1, 8),
+    ceiling(2, 6),
+    ceiling(3, 10),
+  ];
+
+  it("gets medians of its times only, and leaves the controllers' medians as they were", () => {
+    const m = medians(runs);
+    expect(m.ceiling).toEqual({
+      runs: 3,
+      scaleUpCreatedSeconds: 4,
+      scaleUpReadySeconds: 8,
+      inPlaceUpdateSeconds: 16,
+      scaleDownSeconds: 1,
+    });
+    expect(m.flotilla).toEqual(medians(runs.filter((r) => r.subject === 'flotilla')).flotilla);
+    expect(ratios(m)).toEqual(ratios(medians(runs.filter((r) => r.subject !== 'ceiling'))));
+  });
+
+  it("divides each controller's times by the ceiling's", () => {
+    expect(ceilingRatios(medians(runs))).toEqual({
+      'kruise-qps1000': { scaleUpCreated: 2.5, scaleUp: 2.5, inPlaceUpdate: 2.5, scaleDown: 1 },
+      flotilla: { scaleUpCreated: 1.25, scaleUp: 1.25, inPlaceUpdate: 1.25, scaleDown: 1 },
+    });
+  });
+
+  it('gives no ratios without a ceiling run, and null where its time is zero', () => {
+    expect(ceilingRatios(medians(runs.filter((r) => r.subject !== 'ceiling')))).toEqual({});
+    const instant = { ...ceiling(1, 8), scaleDown: { seconds: 0 } };
+    expect(ceilingRatios(medians([run('flotilla', 1, 10, 140, 0.03), instant])).flotilla?.scaleDown).toBeNull();
+  });
+});
+
 describe('schedule', () => {
-  it('alternates the subjects within each round', () => {
+  it('alternates the subjects within each round, the ceiling last', () => {
     expect(schedule(2).map((r) => `${r.round}:${r.subject}`)).toEqual([
       '1:kruise',
       '1:kruise-qps1000',
       '1:flotilla',
+      '1:ceiling',
       '2:kruise',
       '2:kruise-qps1000',
       '2:flotilla',
+      '2:ceiling',
     ]);
+  });
+
+  it('runs only the subjects given, in their order', () => {
+    expect(schedule(1, ['ceiling', 'flotilla']).map((r) => r.subject)).toEqual(['ceiling', 'flotilla']);
   });
 
   it('refuses a round count that is not a positive integer', () => {

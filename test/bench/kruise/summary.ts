@@ -1,32 +1,58 @@
 // Medians per subject over the rounds and the ratios the issue's targets are read in. Pure: the
 // bench feeds it the runs it measured.
 
-/** What ran as the CloneSet controller in one run. */
-export const SUBJECTS = ['kruise', 'kruise-qps1000', 'flotilla'] as const;
+/** What ran as the CloneSet controller in one run, in the order a round runs them. */
+export const CONTROLLERS = ['kruise', 'kruise-qps1000', 'flotilla'] as const;
+export type ControllerSubject = (typeof CONTROLLERS)[number];
+
+/**
+ * Every subject: the controllers, then the ceiling, where no controller runs and the bench itself
+ * makes the writes a CloneSet controller makes, every pod at once (ceiling.ts).
+ */
+export const SUBJECTS = [...CONTROLLERS, 'ceiling'] as const;
 export type Subject = (typeof SUBJECTS)[number];
 
-/** The measures of one run that are summarized; the run's other details stay in its raw record. */
-export interface RunMeasures {
+/**
+ * The phases' times of one run, measured for every subject, the ceiling too. The ceiling has no
+ * CloneSet status: it counts its pods as the controller counts its status (ceiling.ts).
+ */
+export interface PhaseTimes {
   subject: Subject;
   round: number;
   /** Scale 0 → N: seconds until the last pod was seen, and until readyReplicas was N. */
   scaleUp: { createdSeconds: number; readySeconds: number };
   /** Until updatedReplicas and updatedReadyReplicas were N for the new generation. */
   inPlaceUpdate: { seconds: number };
-  /** N → 0: until the CloneSet reported no replicas and no pod was left. */
+  /** N → 0: until the CloneSet reported no replicas (not the ceiling's) and no pod was left. */
   scaleDown: { seconds: number };
+}
+
+/** The measures of a controller's run that are summarized; the run's other details stay in its raw record. */
+export interface ControllerMeasures extends PhaseTimes {
+  subject: ControllerSubject;
   /** Resident memory of the controller's process in MiB. */
   rssMiB: { idle: number; afterScaleUp: number; peak: number };
   /** Cores the controller used while nothing happened. */
   idleCpuCores: number;
 }
 
-export interface Medians {
+/** The ceiling's run: times only, since no controller runs to weigh. */
+export interface CeilingMeasures extends PhaseTimes {
+  subject: 'ceiling';
+}
+
+export type RunMeasures = ControllerMeasures | CeilingMeasures;
+
+/** Medians of the phases' times. */
+export interface PhaseMedians {
   runs: number;
   scaleUpCreatedSeconds: number;
   scaleUpReadySeconds: number;
   inPlaceUpdateSeconds: number;
   scaleDownSeconds: number;
+}
+
+export interface Medians extends PhaseMedians {
   rssIdleMiB: number;
   rssAfterScaleUpMiB: number;
   rssPeakMiB: number;
@@ -80,20 +106,35 @@ export function ratio(num: number | undefined, den: number | undefined): number 
   return num === undefined || den === undefined || den === 0 ? null : round(num / den, 2);
 }
 
-export function medians(runs: RunMeasures[]): Partial<Record<Subject, Medians>> {
-  return mediansBy(runs, {
-    scaleUpCreatedSeconds: [(r) => r.scaleUp.createdSeconds, 2],
-    scaleUpReadySeconds: [(r) => r.scaleUp.readySeconds, 2],
-    inPlaceUpdateSeconds: [(r) => r.inPlaceUpdate.seconds, 2],
-    scaleDownSeconds: [(r) => r.scaleDown.seconds, 2],
-    rssIdleMiB: [(r) => r.rssMiB.idle, 1],
-    rssAfterScaleUpMiB: [(r) => r.rssMiB.afterScaleUp, 1],
-    rssPeakMiB: [(r) => r.rssMiB.peak, 1],
-    idleCpuCores: [(r) => r.idleCpuCores, 4],
-  });
+const PHASES = {
+  scaleUpCreatedSeconds: [(r: PhaseTimes) => r.scaleUp.createdSeconds, 2],
+  scaleUpReadySeconds: [(r: PhaseTimes) => r.scaleUp.readySeconds, 2],
+  inPlaceUpdateSeconds: [(r: PhaseTimes) => r.inPlaceUpdate.seconds, 2],
+  scaleDownSeconds: [(r: PhaseTimes) => r.scaleDown.seconds, 2],
+} as const;
+
+const WEIGHT = {
+  rssIdleMiB: [(r: ControllerMeasures) => r.rssMiB.idle, 1],
+  rssAfterScaleUpMiB: [(r: ControllerMeasures) => r.rssMiB.afterScaleUp, 1],
+  rssPeakMiB: [(r: ControllerMeasures) => r.rssMiB.peak, 1],
+  idleCpuCores: [(r: ControllerMeasures) => r.idleCpuCores, 4],
+} as const;
+
+/** Medians per subject that ran: every measure for a controller, the phases' times for the ceiling. */
+export type SubjectMedians = Partial<Record<ControllerSubject, Medians>> & { ceiling?: PhaseMedians };
+
+export function medians(runs: RunMeasures[]): SubjectMedians {
+  const controllers = runs.filter((r): r is ControllerMeasures => r.subject !== 'ceiling');
+  const out: SubjectMedians = mediansBy(controllers, { ...PHASES, ...WEIGHT });
+  const ceiling = mediansBy(
+    runs.filter((r) => r.subject === 'ceiling'),
+    PHASES,
+  ).ceiling;
+  if (ceiling) out.ceiling = ceiling;
+  return out;
 }
 
-export function ratios(of: Partial<Record<Subject, Medians>>, against: Subject = 'kruise-qps1000'): Ratios {
+export function ratios(of: SubjectMedians, against: ControllerSubject = 'kruise-qps1000'): Ratios {
   const ours = of.flotilla;
   const theirs = of[against];
   return {
@@ -103,6 +144,40 @@ export function ratios(of: Partial<Record<Subject, Medians>>, against: Subject =
     rssAfterScaleUp: ratio(ours?.rssAfterScaleUpMiB, theirs?.rssAfterScaleUpMiB),
     idleCpu: ratio(ours?.idleCpuCores, theirs?.idleCpuCores),
   };
+}
+
+/**
+ * A subject's times ÷ the ceiling's (medians): 1 is as fast as the apiserver and kwok go on this
+ * machine; null when a side is missing or the ceiling's time is zero.
+ */
+export interface OverCeiling {
+  /** To all pods seen. */
+  scaleUpCreated: number | null;
+  /** To all pods ready: the issue's scale-up measure. */
+  scaleUp: number | null;
+  inPlaceUpdate: number | null;
+  scaleDown: number | null;
+}
+
+/**
+ * Every controller that ran against the ceiling. kruise-qps1000's row is also the most any
+ * controller can be faster than it here: a target above that row is out of the harness's reach.
+ */
+export function ceilingRatios(of: SubjectMedians): Partial<Record<ControllerSubject, OverCeiling>> {
+  const ceiling = of.ceiling;
+  const out: Partial<Record<ControllerSubject, OverCeiling>> = {};
+  if (!ceiling) return out;
+  for (const subject of CONTROLLERS) {
+    const m = of[subject];
+    if (!m) continue;
+    out[subject] = {
+      scaleUpCreated: ratio(m.scaleUpCreatedSeconds, ceiling.scaleUpCreatedSeconds),
+      scaleUp: ratio(m.scaleUpReadySeconds, ceiling.scaleUpReadySeconds),
+      inPlaceUpdate: ratio(m.inPlaceUpdateSeconds, ceiling.inPlaceUpdateSeconds),
+      scaleDown: ratio(m.scaleDownSeconds, ceiling.scaleDownSeconds),
+    };
+  }
+  return out;
 }
 
 /**
