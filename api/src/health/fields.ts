@@ -72,3 +72,14 @@ export function intOrStringAt(
     throw new MalformedField(field, 'is not an int or string');
   return value;
 }
+
+/** A list of objects, or [] when absent; `field` names it in the error (`field[i]` for an entry). */
+export function recordListAt(parent: Record<string, unknown>, key: string, field: string): Record<string, unknown>[] {
+  const value = parent[key];
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new MalformedField(field, 'is not a list');
+  return value.map((entry: unknown, i) => {
+    if (!isRecord(entry)) throw new MalformedField(`${field}[${i}]`, 'is not an object');
+    return entry;
+  });
+}

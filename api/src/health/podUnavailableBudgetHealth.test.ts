@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { podUnavailableBudgetHealth } from './podUnavailableBudgetHealth.js';
 
@@ -52,5 +53,26 @@ describe('PodUnavailableBudget health', () => {
     expect(podUnavailableBudgetHealth(pub({}, 3)).state).toBe('Stale');
     expect(podUnavailableBudgetHealth(pub({ currentAvailable: 'many' })).state).toBe('Unknown');
     expect(podUnavailableBudgetHealth(null as never).state).toBe('Unknown');
+    expect(podUnavailableBudgetHealth(pub({ conditions: 'NoPods' }))).toEqual({
+      state: 'Unknown',
+      reason: 'MalformedInput',
+      message: 'status.conditions is not a list',
+    });
+    expect(podUnavailableBudgetHealth(pub({ conditions: [7] })).message).toBe('status.conditions[0] is not an object');
+    expect(podUnavailableBudgetHealth(pub({ unavailableAllowed: -1 })).message).toBe(
+      'status.unavailableAllowed is not a non-negative integer: -1',
+    );
+  });
+
+  it('never throws, whatever a cluster reports', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.jsonValue(), (status, condition) => {
+        for (const input of [{ metadata: { generation: 2 }, status }, pub({ conditions: [condition] })]) {
+          expect(['Healthy', 'Progressing', 'Degraded', 'Stale', 'Unknown']).toContain(
+            podUnavailableBudgetHealth(input as never).state,
+          );
+        }
+      }),
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { MalformedField, countAt, isRecord, recordAt, stringAt } from './fields.js';
+import { MalformedField, countAt, isRecord, recordAt, recordListAt, stringAt } from './fields.js';
 import { generationVerdict } from './generation.js';
 import { type HealthVerdict, verdict } from './verdict.js';
 
@@ -38,9 +38,7 @@ function evaluate(input: unknown): HealthVerdict {
   const status = recordAt(input, 'status', 'status');
   const stale = generationVerdict(input, status);
   if (stale) return stale;
-  const conditions = Array.isArray(status['conditions']) ? (status['conditions'] as unknown[]) : [];
-  for (const [i, raw] of conditions.entries()) {
-    if (!isRecord(raw)) throw new MalformedField(`status.conditions[${i}]`, 'is not an object');
+  for (const [i, raw] of recordListAt(status, 'conditions', 'status.conditions').entries()) {
     if (stringAt(raw, 'status', `status.conditions[${i}].status`) !== 'True') continue;
     const reason =
       stringAt(raw, 'reason', `status.conditions[${i}].reason`) ??
