@@ -60,6 +60,29 @@ describe('statusReport', () => {
     });
   });
 
+  it('reports the pods a WorkloadSpread placed, and a malformed subset as Unknown', () => {
+    const spreadRef = { kind: 'WorkloadSpread' as const, namespace: 'apps', name: 'web' };
+    const spread = (subsetStatuses: unknown[]) => ({
+      metadata: { generation: 1 },
+      spec: {},
+      status: { observedGeneration: 1, subsetStatuses },
+    });
+    const placed = [
+      { name: 'a', replicas: 2, missingReplicas: 0 },
+      { name: 'b', replicas: 3, missingReplicas: -1 },
+    ];
+    expect(statusReport('c1', spreadRef, spread(placed), new Date())).toMatchObject({
+      counts: { replicas: 5, readyReplicas: 5, updatedReplicas: 5, updatedReadyReplicas: 5, availableReplicas: 5 },
+      health: 'Healthy',
+      message: '5 pods spread over 2 subsets',
+    });
+    expect(statusReport('c1', spreadRef, spread([null]), new Date())).toMatchObject({
+      counts: { replicas: 0 },
+      health: 'Unknown',
+      message: 'status.subsetStatuses[0] is not an object',
+    });
+  });
+
   it('reports a BroadcastJob’s nodes as replicas and judges it by its phase', () => {
     const job = { spec: {}, status: { phase: 'completed', desired: 3, succeeded: 2, failed: 1 } };
     const report = statusReport('c1', { kind: 'BroadcastJob', namespace: 'ops', name: 'task' }, job, new Date());

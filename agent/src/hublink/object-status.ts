@@ -81,10 +81,12 @@ export function countsOf(kind: WorkloadKind, status: Record<string, unknown>): S
       };
     case 'WorkloadSpread': {
       // The pods placed in its subsets; a WorkloadSpread makes no pods of its own.
-      const subsets = Array.isArray(status['subsetStatuses'])
-        ? (status['subsetStatuses'] as Record<string, unknown>[])
-        : [];
-      const placed = subsets.reduce((n, s) => n + num(s['replicas']), 0);
+      // Whatever the cluster wrote: an entry that is no object counts nothing (health names it).
+      const subsets: unknown[] = Array.isArray(status['subsetStatuses']) ? status['subsetStatuses'] : [];
+      const placed = subsets.reduce<number>(
+        (n, s) => n + (typeof s === 'object' && s !== null ? num((s as Record<string, unknown>)['replicas']) : 0),
+        0,
+      );
       return {
         replicas: placed,
         readyReplicas: placed,
