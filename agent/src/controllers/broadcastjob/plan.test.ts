@@ -176,6 +176,27 @@ describe('planBroadcastJob', () => {
     expect(after.events[0]?.reason).toBe('DeadlineExceeded');
   });
 
+  it('starts no pod for a job being deleted, and still counts its pods and deletes misfits', () => {
+    const j = job({
+      template: {
+        spec: { restartPolicy: 'Never', nodeSelector: { role: 'x' }, containers: [{ name: 'm', image: 'i' }] },
+      },
+    });
+    const deleting: BroadcastJob = { ...j, metadata: { ...j.metadata, deletionTimestamp: iso(NOW) } };
+    const labelled: NodeLike[] = [
+      { metadata: { name: 'a', labels: { role: 'x' } } },
+      { metadata: { name: 'b', labels: {} } },
+      { metadata: { name: 'c', labels: { role: 'x' } } },
+    ];
+    const p = plan({ job: deleting, nodes: labelled, pods: [pod(j, 'a'), pod(j, 'b')] });
+    expect(p.create).toEqual([]);
+    expect(p.delete.map(assignedNode)).toEqual(['b']);
+    expect(p.status).toMatchObject({ desired: 2, active: 1, failed: 1, phase: 'running' });
+    expect(p.events).toEqual([]);
+    // The same job not being deleted starts its pod on c.
+    expect(plan({ job: j, nodes: labelled, pods: [pod(j, 'a'), pod(j, 'b')] }).create).toEqual(['c']);
+  });
+
   it('never completes a Never job, and deletes a pod whose node no longer fits', () => {
     const j = job({
       completionPolicy: { type: 'Never' },

@@ -234,24 +234,16 @@ function failJob(plan: Plan, groups: PodGroups, failure: Failure, now: string): 
   });
 }
 
-/** Deletes misfits, starts pods within parallelism, and completes the job when every node is done. */
+/**
+ * Deletes misfits, starts pods within parallelism (none while the job is being deleted), and
+ * completes the job when every node is done.
+ */
 function runJob(job: BroadcastJob, plan: Plan, placement: NodePlacement, now: string): void {
   const { status } = plan;
   plan.delete = placement.misfits;
   status.failed = (status.failed ?? 0) + placement.misfits.length;
   status.active = (status.active ?? 0) - placement.misfits.filter(isPodActive).length;
-  const parallelism = parallelismOf(job, placement.desired.size);
-  const active = status.active;
-  if (active > parallelism) {
-    plan.events.push({
-      type: 'Warning',
-      reason: 'TooManyActivePods',
-      message: 'Number of active pods exceed parallelism limit',
-    });
-  } else {
-    plan.create = placement.rest.slice(0, Math.max(0, parallelism - active));
-    status.active = active + plan.create.length;
-  }
+  startPods(job, plan, placement);
   if (!isComplete(job, placement)) return;
   const message = `Job completed, ${status.succeeded} pods succeeded, ${status.failed} pods failed`;
   status.phase = BroadcastJobPhase.Completed;
@@ -264,6 +256,29 @@ function runJob(job: BroadcastJob, plan: Plan, placement: NodePlacement, now: st
     reason: 'JobComplete',
     message: `Job ${name} is completed, ${status.succeeded} pods succeeded, ${status.failed} pods failed`,
   });
+}
+
+/**
+ * Starts pods on the next fitting nodes within parallelism. A job being deleted (deletionTimestamp
+ * set, e.g. kept by a foreground deletion until its pods are gone) starts none, as OpenKruise's
+ * controller and the Kubernetes Job controller do: new pods would hold the deletion up and run a
+ * job that is going away. Its pods are still counted, so its status stays true while it goes.
+ */
+function startPods(job: BroadcastJob, plan: Plan, placement: NodePlacement): void {
+  const { status } = plan;
+  if (job.metadata?.deletionTimestamp) return;
+  const parallelism = parallelismOf(job, placement.desired.size);
+  const active = status.active ?? 0;
+  if (active > parallelism) {
+    plan.events.push({
+      type: 'Warning',
+      reason: 'TooManyActivePods',
+      message: 'Number of active pods exceed parallelism limit',
+    });
+    return;
+  }
+  plan.create = placement.rest.slice(0, Math.max(0, parallelism - active));
+  status.active = active + plan.create.length;
 }
 
 /** Always jobs with at least one desired node, each with a pod that is no longer active. */
