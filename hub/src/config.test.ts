@@ -74,6 +74,7 @@ describe('loadConfig', () => {
       publicUrls: ['tls://n1:4222', 'tls://n2:4222', 'tls://n3:4222'],
       replicas: 3,
       agentDurables: { memory: true, replicas: 3 },
+      statusDurable: { memory: true, replicas: 3 },
     });
     expect(c.http.tls).toEqual({ certFile: '/tls/hub.crt', keyFile: '/tls/hub.key' });
   });
@@ -91,6 +92,23 @@ describe('loadConfig', () => {
     );
     expect(() => loadConfig({ DATABASE_URL: 'x', FLOTILLA_NATS_AGENT_DURABLE_REPLICAS: '3' })).toThrow(
       /FLOTILLA_NATS_AGENT_DURABLE_REPLICAS must be an integer between 1 and 1/,
+    );
+  });
+
+  it("keeps the hub's status durable as told, no more replicated than the streams", () => {
+    const c = loadConfig({
+      DATABASE_URL: 'x',
+      FLOTILLA_NATS_REPLICAS: '3',
+      FLOTILLA_NATS_STATUS_DURABLE_STORAGE: 'file',
+      FLOTILLA_NATS_STATUS_DURABLE_REPLICAS: '2',
+    });
+    expect(c.nats.statusDurable).toEqual({ memory: false, replicas: 2 });
+    expect(c.nats.agentDurables).toEqual({ memory: true, replicas: 3 });
+    expect(() => loadConfig({ DATABASE_URL: 'x', FLOTILLA_NATS_STATUS_DURABLE_STORAGE: 'Memory' })).toThrow(
+      /FLOTILLA_NATS_STATUS_DURABLE_STORAGE must be file or memory, not "Memory"/,
+    );
+    expect(() => loadConfig({ DATABASE_URL: 'x', FLOTILLA_NATS_STATUS_DURABLE_REPLICAS: '0' })).toThrow(
+      /FLOTILLA_NATS_STATUS_DURABLE_REPLICAS must be an integer between 1 and 1/,
     );
   });
 

@@ -31,6 +31,8 @@ export interface HubConfig {
     startTimeoutMs: number;
     /** How agents' durables keep their state (domain/agent-consumer-plan.ts). */
     agentDurables: AgentDurableSetup;
+    /** How the hub's status durable keeps its state (nats/status-consumer.ts). */
+    statusDurable: AgentDurableSetup;
   };
   /**
    * Operator mode (docs/adr/0012): the hub's creds and signing-key files, read and checked at
@@ -306,20 +308,18 @@ function httpTls(env: Env): HubConfig['http']['tls'] {
 }
 
 /**
- * FLOTILLA_NATS_AGENT_DURABLE_STORAGE (file | memory, default memory: test/bench/hub/README.md) and
- * FLOTILLA_NATS_AGENT_DURABLE_REPLICAS (1 to the stream's replicas, default the stream's).
+ * `<prefix>_STORAGE` (file | memory, default memory: test/bench/hub/README.md) and
+ * `<prefix>_REPLICAS` (1 to the stream's replicas, default the stream's), for the agents' durables
+ * (FLOTILLA_NATS_AGENT_DURABLE) and the hub's status durable (FLOTILLA_NATS_STATUS_DURABLE).
  */
-function agentDurables(env: Env, streamReplicas: number): AgentDurableSetup {
-  const storage = optional(env, 'FLOTILLA_NATS_AGENT_DURABLE_STORAGE') ?? 'memory';
+function durableSetup(env: Env, prefix: string, streamReplicas: number): AgentDurableSetup {
+  const storage = optional(env, `${prefix}_STORAGE`) ?? 'memory';
   if (storage !== 'file' && storage !== 'memory') {
-    throw new HubError(
-      'HUB_ERR_CONFIG',
-      `FLOTILLA_NATS_AGENT_DURABLE_STORAGE must be file or memory, not "${storage}"`,
-    );
+    throw new HubError('HUB_ERR_CONFIG', `${prefix}_STORAGE must be file or memory, not "${storage}"`);
   }
   return {
     memory: storage === 'memory',
-    replicas: integer(env, 'FLOTILLA_NATS_AGENT_DURABLE_REPLICAS', streamReplicas, 1, streamReplicas),
+    replicas: integer(env, `${prefix}_REPLICAS`, streamReplicas, 1, streamReplicas),
   };
 }
 
@@ -354,7 +354,8 @@ export function loadConfig(env: Env): HubConfig {
       publicUrls: urlList(env, 'FLOTILLA_NATS_PUBLIC_URLS', natsServers),
       replicas: streamReplicas,
       startTimeoutMs: integer(env, 'FLOTILLA_NATS_START_TIMEOUT_SECONDS', 120, 1, 3600) * 1000,
-      agentDurables: agentDurables(env, streamReplicas),
+      agentDurables: durableSetup(env, 'FLOTILLA_NATS_AGENT_DURABLE', streamReplicas),
+      statusDurable: durableSetup(env, 'FLOTILLA_NATS_STATUS_DURABLE', streamReplicas),
     },
     natsAuth: natsAuthFiles(env),
     seedTokens: { admin: adminToken, bootstrap: bootstrapToken },

@@ -159,14 +159,26 @@ async function connectNats(base: Base): Promise<Nats> {
     throw natsConnectError(err, config.nats);
   });
   base.onClose(() => nc.drain());
-  const jsm = await whenJetStreamReady(
+  const statusDurableResume = {};
+  const { jsm, statusDurable } = await whenJetStreamReady(
     async () => {
       const manager = await jetstreamManager(nc);
-      await ensureStreams(manager, { replicas: config.nats.replicas, ...config.streams });
-      return manager;
+      const outcome = await ensureStreams(manager, {
+        replicas: config.nats.replicas,
+        ...config.streams,
+        statusDurable: config.nats.statusDurable,
+        statusDurableResume,
+      });
+      return { jsm: manager, statusDurable: outcome };
     },
     { deadlineMs: config.nats.startTimeoutMs, logger },
   );
+  if (statusDurable.action === 'remade') {
+    logger.warn(
+      { drift: statusDurable.drift, start: statusDurable.start, setup: config.nats.statusDurable },
+      "the hub's status durable was made under another setup; made it again from after its ack floor",
+    );
+  }
   const maxPayload = nc.info?.max_payload ?? Number.POSITIVE_INFINITY;
   if (maxPayload < config.streams.desired.maxMsgSize) {
     logger.warn(

@@ -8,26 +8,21 @@
  *   still replaces the old one. The relay keeps a refused row and retries it.
  * - STATUS: status reports and heartbeats, also one per subject, so a backlog while the hub is
  *   down is already coalesced per object; the hub reads it through one durable consumer. Bounded
- *   the same way; when full the oldest go (`discard: Old`): agents resend their status.
+ *   the same way; when full the oldest go (`discard: Old`): agents resend their status. Its
+ *   messages stay when acknowledged (limits retention), which is what lets the hub's durable be
+ *   made again from its ack floor (nats/status-consumer.ts).
  */
 import {
-  AckPolicy,
-  DeliverPolicy,
   DiscardPolicy,
   RetentionPolicy,
   StorageType,
   type JetStreamManager,
   type StreamConfig,
 } from '@nats-io/jetstream';
-import {
-  DESIRED_PREFIX,
-  DESIRED_STREAM,
-  HEARTBEAT_PREFIX,
-  HUB_STATUS_CONSUMER,
-  STATUS_PREFIX,
-  STATUS_STREAM,
-} from '@flotilla/api';
+import { DESIRED_PREFIX, DESIRED_STREAM, HEARTBEAT_PREFIX, STATUS_PREFIX, STATUS_STREAM } from '@flotilla/api';
 import type { StreamLimits } from '../config.js';
+import type { AgentDurableSetup } from '../domain/agent-consumer-plan.js';
+import { ensureStatusConsumer, type StatusDurableOutcome, type StatusDurableResume } from './status-consumer.js';
 
 const NANOS_PER_MS = 1_000_000;
 
@@ -82,18 +77,20 @@ export interface StreamSettings {
   replicas: number;
   desired: StreamLimits;
   status: StreamLimits;
+  /** How the hub's status durable keeps its state (default: memory, at the streams' replicas). */
+  statusDurable?: AgentDurableSetup;
+  /** Kept by the caller across retries of one start (nats/status-consumer.ts). */
+  statusDurableResume?: StatusDurableResume;
 }
 
-/** Creates or updates both streams and the hub's durable status consumer. */
-export async function ensureStreams(jsm: JetStreamManager, settings: StreamSettings): Promise<void> {
+/** Creates or updates both streams and the hub's durable status consumer; says what it did to the durable. */
+export async function ensureStreams(jsm: JetStreamManager, settings: StreamSettings): Promise<StatusDurableOutcome> {
   await ensureStream(jsm, desiredStreamConfig(settings.replicas, settings.desired));
   await ensureStream(jsm, statusStreamConfig(settings.replicas, settings.status));
-  await jsm.consumers.add(STATUS_STREAM, {
-    durable_name: HUB_STATUS_CONSUMER,
-    ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
-    ack_wait: 30_000 * NANOS_PER_MS,
-    max_ack_pending: 20_000,
-    max_deliver: -1,
-  });
+  return ensureStatusConsumer(
+    jsm,
+    settings.statusDurable ?? { memory: true, replicas: settings.replicas },
+    settings.replicas,
+    settings.statusDurableResume,
+  );
 }
