@@ -27,9 +27,11 @@ import {
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { backoffDelay, type BackoffOptions } from '../runtime/backoff.js';
-import { decideDesired } from './desired-decision.js';
+import { decideDesired, type DesiredDecision } from './desired-decision.js';
 import { errorText } from './error-text.js';
 import type { DriftGuard, Serial } from './drift.js';
+import type { FinishedJobs } from './finished-job-store.js';
+import { manifestTemplateHash, ranTemplate } from './finished-jobs.js';
 import type { HubLinkMetrics } from './metrics.js';
 import type { StatusReporter } from './status-reporter.js';
 import type { HubLinkCredentials, KubeApplier, ObjectRef } from './types.js';
@@ -50,6 +52,8 @@ export interface DesiredConsumerDeps {
   guard: DriftGuard;
   /** Shared with drift repair: one write to the cluster at a time. */
   serial: Serial;
+  /** Finished BroadcastJob runs that removed themselves (finished-jobs.ts); none by default. */
+  finished?: FinishedJobs;
   /** How long to wait between looks for a missing durable (default 0.5 s growing to 30 s). */
   missingBackoff?: BackoffOptions;
 }
@@ -120,8 +124,38 @@ export function validateDesired(m: Pick<JsMsg, 'subject' | 'data'>, cluster: str
   return { ok: true, msg, ref: { kind: msg.kind, namespace: msg.namespace, name: msg.name } };
 }
 
+/**
+ * Keeps the memory of a finished BroadcastJob run (finished-jobs.ts) in step with a desired
+ * message. True when the message is answered by the run: the job ran this template and removed
+ * itself, so there is nothing to apply or guard, and the run's report now answers this message.
+ * A tombstone or another template ends the memory.
+ */
+async function settleFinishedRun(
+  msg: DesiredMessage,
+  ref: ObjectRef,
+  decision: DesiredDecision,
+  deps: DesiredConsumerDeps,
+): Promise<boolean> {
+  const run = deps.finished?.get(ref);
+  if (!run) return false;
+  if (decision.action === 'skip' && decision.reason === 'finished') {
+    deps.guard.forget(ref);
+    await deps.finished?.answered(ref, msg);
+    deps.logger.debug({ ref, generation: msg.generation }, 'not applying: the job already ran this template');
+    deps.status.kick();
+    return true;
+  }
+  const stale = decision.action === 'skip' && decision.reason === 'stale';
+  if (!stale && (msg.deleted || !ranTemplate(run, manifestTemplateHash(msg.manifest)))) {
+    await deps.finished?.forget(ref);
+  }
+  return false;
+}
+
 async function act(msg: DesiredMessage, ref: ObjectRef, deps: DesiredConsumerDeps): Promise<void> {
-  const decision = decideDesired(msg, await deps.kube.get(ref));
+  const run = deps.finished?.get(ref);
+  const decision = decideDesired(msg, await deps.kube.get(ref), run);
+  if (await settleFinishedRun(msg, ref, decision, deps)) return;
   // A tombstone ends the guard even when there is nothing to delete (already gone, or no longer
   // labelled as the hub's): re-applying would bring back what the hub removed.
   if (msg.deleted && decision.action !== 'delete' && !(decision.action === 'skip' && decision.reason === 'stale')) {

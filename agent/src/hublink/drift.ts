@@ -8,6 +8,9 @@
  * - objects whose spec changed (a different `metadata.generation`: only spec writes bump it),
  * and re-applies the remembered manifest with server-side apply (force), which restores exactly
  * the fields the hub owns and leaves fields others own alone.
+ * A BroadcastJob that finished and was removed by its ttlSecondsAfterFinished is not gone in that
+ * sense: while a finished run of the applied template is remembered (finished-jobs.ts), it is
+ * left gone.
  * An object whose managed-by label was removed (it no longer lists either) was taken over: it is
  * released, not repaired — the link forgets it and the status pass reports it Missing — since
  * putting the label back would make taking an object over impossible (ADR 0005).
@@ -16,10 +19,11 @@
  * older manifest over a newer one the consumer is applying at the same moment; a repair also
  * re-reads the object first and does nothing if it is already as applied.
  */
-import type { WorkloadKind } from '@flotilla/api';
+import { TEMPLATE_HASH_ANNOTATION, type WorkloadKind } from '@flotilla/api';
 import type { Logger } from 'pino';
 import { appliedGeneration, isManaged } from './desired-decision.js';
 import { errorText } from './error-text.js';
+import { ranTemplate, type FinishedRun } from './finished-jobs.js';
 import { removeForReplacement, type ReplaceWait } from './job-replacer.js';
 import type { HubLinkMetrics } from './metrics.js';
 import type { KubeApplier, KubeObject, ObjectRef } from './types.js';
@@ -69,6 +73,8 @@ export interface DriftGuardDeps {
   serial: Serial;
   logger: Logger;
   metrics: HubLinkMetrics;
+  /** The remembered finished run of a BroadcastJob (finished-jobs.ts); none by default. */
+  finished?: (ref: ObjectRef) => FinishedRun | undefined;
   /** How long a replacement waits for the old object to go (default job-replacer's). */
   replaceWait?: ReplaceWait;
 }
@@ -77,9 +83,16 @@ const keyOf = (r: ObjectRef): string => `${r.kind}/${r.namespace}/${r.name}`;
 
 type Drift = 'gone' | 'unmanaged' | 'spec-changed' | 'generation-changed';
 
-/** Why `current` is not what was applied, or undefined when it is. */
-export function driftOf(applied: Applied, current: KubeObject | undefined): Drift | undefined {
-  if (!current) return 'gone';
+/**
+ * Why `current` is not what was applied, or undefined when it is. `finished`: the remembered
+ * finished run of the object; a job gone after running the applied template is as applied.
+ */
+export function driftOf(applied: Applied, current: KubeObject | undefined, finished?: FinishedRun): Drift | undefined {
+  if (!current) {
+    return ranTemplate(finished, applied.manifest.metadata?.annotations?.[TEMPLATE_HASH_ANNOTATION])
+      ? undefined
+      : 'gone';
+  }
   if (!isManaged(current)) return 'unmanaged';
   if (appliedGeneration(current) !== applied.generation) return 'generation-changed';
   if (applied.kubeGeneration !== undefined && current.metadata?.generation !== applied.kubeGeneration) {
@@ -99,7 +112,7 @@ export function createDriftGuard(deps: DriftGuardDeps): DriftGuard {
   async function repair(key: string): Promise<void> {
     const entry = applied.get(key);
     if (!entry) return;
-    const drift = driftOf(entry, await deps.kube.get(entry.ref));
+    const drift = driftOf(entry, await deps.kube.get(entry.ref), deps.finished?.(entry.ref));
     // A newer desired message applied since the listing leaves nothing to repair.
     if (!drift) return;
     if (drift === 'unmanaged') {
@@ -137,7 +150,10 @@ export function createDriftGuard(deps: DriftGuardDeps): DriftGuard {
         byKey.set(keyOf({ kind, namespace: obj.metadata?.namespace ?? '', name: obj.metadata?.name ?? '' }), obj);
       }
       const drifted = [...applied.entries()]
-        .filter(([key, entry]) => entry.ref.kind === kind && driftOf(entry, byKey.get(key)) !== undefined)
+        .filter(
+          ([key, entry]) =>
+            entry.ref.kind === kind && driftOf(entry, byKey.get(key), deps.finished?.(entry.ref)) !== undefined,
+        )
         .map(([key]) => key);
       for (const key of drifted) {
         await deps.serial

@@ -17,6 +17,8 @@ import type { Logger } from 'pino';
 import { backoffDelay } from '../runtime/backoff.js';
 import { startDesiredConsumer, type DesiredConsumer } from './desired-consumer.js';
 import { createDriftGuard, createSerial } from './drift.js';
+import { errorText } from './error-text.js';
+import { createFinishedJobs, memoryRunStore } from './finished-job-store.js';
 import { startHeartbeat, type Heartbeat } from './heartbeat.js';
 import { createStatusReporter, type StatusReporter } from './status-reporter.js';
 import { DEFAULT_HUBLINK_OPTIONS, type HubLinkDeps } from './types.js';
@@ -47,7 +49,18 @@ export function createHubLink(deps: HubLinkDeps): HubLink {
   // and whether the connection is up (one that is not would never drain).
   const auth: LinkState = { refusals: 0, up: false };
   const serial = createSerial();
-  const guard = createDriftGuard({ kube: deps.kube, serial, logger, metrics: deps.metrics });
+  const finished = createFinishedJobs({
+    cluster: deps.clusterName,
+    store: deps.finishedRuns ?? memoryRunStore(),
+    logger,
+  });
+  const guard = createDriftGuard({
+    kube: deps.kube,
+    serial,
+    logger,
+    metrics: deps.metrics,
+    finished: (ref) => finished.get(ref),
+  });
   const status = createStatusReporter({
     cluster: deps.clusterName,
     kube: deps.kube,
@@ -56,7 +69,12 @@ export function createHubLink(deps: HubLinkDeps): HubLink {
     js: () => js,
     intervalMs: options.statusIntervalMs,
     resyncMs: options.statusResyncMs,
-    onListed: (kind, objects) => guard.check(kind, objects),
+    standing: (now) => finished.reports(now),
+    onListed: async (kind, objects) => {
+      // Before drift repair: a job seen finished is not re-created once its TTL removed it.
+      if (kind === 'BroadcastJob') await finished.observe(objects, new Date());
+      await guard.check(kind, objects);
+    },
   });
 
   return {
@@ -69,7 +87,13 @@ export function createHubLink(deps: HubLinkDeps): HubLink {
       closed = conn.closed().then((err) => (stopped ? new Promise<never>(() => undefined) : (err ?? undefined)));
       void followConnection(conn, deps, logger, auth).catch(() => undefined);
       js = jetstream(nc, { checkAPI: false, apiPrefix: deps.credentials.apiPrefix });
-      // 2. consume desired state once the hub has created this cluster's durable consumer;
+      // 2. recall the finished runs (the hub republishes every desired object to a new link),
+      //    then consume desired state once the hub has created this cluster's durable consumer;
+      await finished
+        .load()
+        .catch((err: unknown) =>
+          logger.warn({ error: errorText(err) }, 'reading the finished jobs failed; they may run again'),
+        );
       consumer = startDesiredConsumer(nc, {
         cluster: deps.clusterName,
         credentials: deps.credentials,
@@ -80,6 +104,7 @@ export function createHubLink(deps: HubLinkDeps): HubLink {
         retryDelayMs: options.retryDelayMs,
         guard,
         serial,
+        finished,
       });
       await consumer.ready;
       // Stopped while waiting for the hub to create the durable: start nothing more.

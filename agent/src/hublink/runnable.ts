@@ -16,6 +16,7 @@ import type { ComponentRunnable } from '../runtime/component.js';
 import type { KubeRest } from '../runtime/rest.js';
 import { createCredentialRenewal, type CredentialHealth, type CredentialRenewal } from './credential-renewal.js';
 import { errorText } from './error-text.js';
+import { configMapRunStore, FINISHED_JOBS_CONFIGMAP } from './finished-job-store.js';
 import { createHubLink, isAuthRefusal, type HubLink } from './hublink.js';
 import { createKubeApplier } from './kube-applier.js';
 import type { HubLinkMetrics } from './metrics.js';
@@ -181,6 +182,7 @@ export function hubLinkRunnable(deps: HubLinkRunnableDeps): ComponentRunnable {
           logger: deps.logger,
           metrics: deps.metrics,
           agentVersion: deps.agentVersion,
+          finishedRuns: configMapRunStore(deps.rest, deps.namespace, FINISHED_JOBS_CONFIGMAP),
           ...(deps.options ? { options: deps.options } : {}),
           onAuthRefused: (why) => renewal.renewNow(why),
           onConnectionChange: (connected) => (connected ? watch.reconnected() : watch.disconnected()),

@@ -28,6 +28,11 @@ export interface StatusReporterDeps {
   intervalMs: number;
   resyncMs: number;
   now?: () => Date;
+  /**
+   * Reports of objects that are gone from the cluster yet stand as they last were (finished
+   * BroadcastJobs that removed themselves, finished-jobs.ts); sent when not listed.
+   */
+  standing?: (now: Date) => readonly StatusMessage[];
   /** Sees each pass's listing of a kind's managed objects (drift repair). */
   onListed?: (kind: WorkloadKind, objects: readonly KubeObject[]) => Promise<void>;
 }
@@ -70,6 +75,12 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
       for (const obj of listed) await reportObject(kind, obj, seen);
     }
     managed = seen.size;
+    for (const report of deps.standing?.(now()) ?? []) {
+      const key = keyOf(report);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      await publishChanged(key, report);
+    }
     await reportMissing(seen);
   }
 
@@ -79,7 +90,11 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
     if (ref.name === '') return;
     const key = keyOf(ref);
     seen.add(key);
-    const report = statusReport(deps.cluster, ref, obj, now());
+    await publishChanged(key, statusReport(deps.cluster, ref, obj, now()));
+  }
+
+  /** Publishes a report when it changed or the resync period passed. */
+  async function publishChanged(key: string, report: StatusMessage): Promise<void> {
     const prev = sent.get(key);
     if (prev && prev.digest === reportDigest(report) && Date.now() - prev.at < deps.resyncMs) return;
     await publish(report);

@@ -6,6 +6,7 @@
 import type { ConnectionOptions, NatsConnection } from '@nats-io/transport-node';
 import type { WorkloadKind } from '@flotilla/api';
 import type { Logger } from 'pino';
+import type { FinishedRunStore } from './finished-job-store.js';
 import type { HubLinkMetrics } from './metrics.js';
 
 /**
@@ -79,6 +80,11 @@ export interface HubLinkDeps {
   metrics: HubLinkMetrics;
   agentVersion: string;
   options?: Partial<HubLinkOptions>;
+  /**
+   * Where finished BroadcastJob runs are remembered across restarts (finished-jobs.ts); without
+   * it, only for the life of the process.
+   */
+  finishedRuns?: FinishedRunStore;
   /** NATS refused the user JWT: expired, or refused otherwise (credential-renewal.ts renews it). */
   onAuthRefused?: (why: 'expired' | 'refused') => void;
   /** The connection was lost (false) or is back (true); the runnable probes why reconnects fail. */
