@@ -146,9 +146,10 @@ async function settleFinishedRun(
     return true;
   }
   const stale = decision.action === 'skip' && decision.reason === 'stale';
-  if (!stale && (msg.deleted || !ranTemplate(run, manifestTemplateHash(msg.manifest)))) {
-    await deps.finished?.forget(ref);
-  }
+  if (stale || (!msg.deleted && ranTemplate(run, manifestTemplateHash(msg.manifest)))) return false;
+  await deps.finished?.forget(ref);
+  // The hub removed a job that is already gone: what it reported stands no more.
+  if (msg.deleted && decision.action !== 'delete') await deps.status.reportGone(ref, 'Deleted', msg);
   return false;
 }
 
