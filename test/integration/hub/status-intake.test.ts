@@ -274,6 +274,19 @@ describe('status intake', () => {
     );
   });
 
+  it('stores a message with a lone surrogate escape as U+FFFD, not stalling the batch', async () => {
+    // JSON.parse turns the escape into a lone surrogate, which Postgres refuses inside JSON text.
+    const raw = new TextEncoder().encode(
+      JSON.stringify(report('intake-web', { message: 'MARK' })).replace('MARK', 'half \\ud800 pair'),
+    );
+    await js.publish(subjectOf('intake-web'), raw);
+    await eventually(
+      'stored with the replacement character',
+      async () => (await storedRow('intake-web'))?.message === 'half \ufffd pair',
+      15_000,
+    );
+  });
+
   it('does not let a forged report fail or roll back a rollout', async () => {
     // Cluster B's agent reports truthfully; before the rollout, B's credentials forge a report.
     agents.push(await startSimAgent(ncB, credsB, { intervalMs: 500 }));
