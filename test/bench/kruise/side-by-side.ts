@@ -254,7 +254,7 @@ export interface SideBySideBench<R extends { subject: Subject }> {
  * Runs a side-by-side bench: `--rounds` (default 3) rounds of the `--subjects` in turn, each on
  * a fresh cluster; writes the results file after every run, so a failure later keeps what was
  * measured; prints the medians and the ratios. Options every such bench takes: --rounds,
- * --subjects, --out, --keep-env, --kruise-manager and --kruise-src.
+ * --subjects, --out, --keep-env, --agent-node-flags, --kruise-manager and --kruise-src.
  */
 export async function runSideBySide<R extends { subject: Subject }>(bench: SideBySideBench<R>): Promise<void> {
   const { args } = bench;
@@ -272,7 +272,8 @@ export async function runSideBySide<R extends { subject: Subject }>(bench: SideB
     );
     kruise = await resolveKruise(version, given);
   }
-  const agent = agentLaunch(bench.root);
+  const extraFlags = args.option('agent-node-flags')?.split(/\s+/).filter(Boolean) ?? [];
+  const agent = agentLaunch(bench.root, extraFlags);
   const descriptions = subjectDescriptions(version, agent);
   const runs: R[] = [];
   const result = (): Record<string, unknown> => ({

@@ -33,13 +33,16 @@ export interface AgentLaunch {
 /**
  * The agent as its image runs it (agent-image.ts): the ENTRYPOINT's Node flags and ENV, over the
  * bundle built now from this tree (agentCommand), else the unbundled build, else the sources.
+ * `extraNodeFlags` come after the image's (a later V8 flag wins): a setting tried before it goes
+ * into the image, or a profiler (--cpu-prof, --heapsnapshot-signal).
  */
-export function agentLaunch(root: string): AgentLaunch {
+export function agentLaunch(root: string, extraNodeFlags: readonly string[] = []): AgentLaunch {
   const agent = agentCommand(root);
   const image = agentImageRuntime(root);
-  const settings = [...image.nodeFlags, ...Object.entries(image.env).map(([k, v]) => `${k}=${v}`)];
+  const nodeFlags = [...image.nodeFlags, ...extraNodeFlags];
+  const settings = [...nodeFlags, ...Object.entries(image.env).map(([k, v]) => `${k}=${v}`)];
   return {
-    nodeArgs: [...image.nodeFlags, ...agent.args],
+    nodeArgs: [...nodeFlags, ...agent.args],
     env: image.env,
     describe: `${agent.runtime}; ${settings.join(' ')}`,
   };
