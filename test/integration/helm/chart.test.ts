@@ -271,6 +271,7 @@ describe('helm template with the required values', () => {
       rule([''], ['secrets'], ['create']),
       rule([''], ['secrets'], ['get', 'update'], ['flotilla-agent-webhook-certs', 'flotilla-agent-join']),
       rule([''], ['configmaps'], ['list', 'watch'], ['kruise-configuration']),
+      rule([''], ['configmaps'], ['create']),
       rule([''], ['configmaps'], ['get', 'patch'], ['flotilla-agent-finished-jobs']),
       rule(['apps'], ['controllerrevisions'], ['get', 'list', 'watch', 'create', 'patch', 'delete']),
     ]);

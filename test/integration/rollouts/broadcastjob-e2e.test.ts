@@ -12,16 +12,13 @@
  * Each job runs on two kwok nodes of this suite's own per cluster (labelled and tainted); its
  * pods end Succeeded through the kwok stage flotilla-pod-exit (the exit-code label).
  */
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Rollout } from '@flotilla/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFleet, type Fleet } from '../../fleet/fleet.js';
+import type { Fleet } from '../../fleet/fleet.js';
 import { startRollout } from '../../fleet/workload.js';
 import { customResource, eventually, type Kube } from '../helpers/kube.js';
-import { prepareFleetSuite, type FleetSuite } from './fleet-suite.js';
+import { prepareFleetSuite, startBroadcastJobFleet, type FleetSuite } from './fleet-suite.js';
 
 const V1 = 'registry.local/task:v1';
 const V2 = 'registry.local/task:v2';
@@ -35,18 +32,7 @@ let suite: FleetSuite;
 
 beforeAll(async () => {
   suite = await prepareFleetSuite('bcj', NODES);
-  fleet = await startFleet({
-    dir: mkdtempSync(path.join(os.tmpdir(), 'flotilla-rollouts-bcj-')),
-    env: process.env,
-    namespace: suite.ns,
-    scopeControllers: true,
-    // Narrows the BroadcastJob controller to the namespace (test/fleet/agent/scoped.ts).
-    scopeLabel: `${suite.nodeLabel}=${suite.suffix}`,
-    components: 'broadcastjob,hublink',
-    members: suite.members(),
-    rolloutTickMs: 200,
-    logLevel: 'info',
-  });
+  fleet = await startBroadcastJobFleet(suite, 'bcj');
 }, 240_000);
 
 afterAll(async () => {

@@ -12,15 +12,12 @@
  * job, before going on) before it sends the reports of that pass; the hub showing the report that
  * says the job was removed by its TTL therefore comes after a drift check that saw the job gone.
  */
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkloadStatus } from '@flotilla/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFleet, type Fleet } from '../../fleet/fleet.js';
+import type { Fleet } from '../../fleet/fleet.js';
 import { customResource, eventually, type Kube } from '../helpers/kube.js';
-import { prepareFleetSuite, type FleetSuite } from './fleet-suite.js';
+import { prepareFleetSuite, startBroadcastJobFleet, type FleetSuite } from './fleet-suite.js';
 
 const NODES = 2;
 const JOB = 'ttl-task';
@@ -31,17 +28,7 @@ let suite: FleetSuite;
 
 beforeAll(async () => {
   suite = await prepareFleetSuite('bcjttl', NODES);
-  fleet = await startFleet({
-    dir: mkdtempSync(path.join(os.tmpdir(), 'flotilla-rollouts-bcjttl-')),
-    env: process.env,
-    namespace: suite.ns,
-    scopeControllers: true,
-    scopeLabel: `${suite.nodeLabel}=${suite.suffix}`,
-    components: 'broadcastjob,hublink',
-    members: suite.members(),
-    rolloutTickMs: 200,
-    logLevel: 'info',
-  });
+  fleet = await startBroadcastJobFleet(suite, 'bcjttl');
 }, 240_000);
 
 afterAll(async () => {

@@ -3,9 +3,12 @@
  * clusters, a namespace and fleet member names of its own, and per cluster a few kwok nodes of
  * its own, labelled and tainted so that only its pods land there and no other suite's pods do.
  */
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { V1Node } from '@kubernetes/client-node';
 import { fakeNode } from '@flotilla/test';
-import type { FleetMember } from '../../fleet/fleet.js';
+import { startFleet, type Fleet, type FleetMember } from '../../fleet/fleet.js';
 import { clusters, type ClusterInfo } from '../helpers/context.js';
 import { kube, type Kube } from '../helpers/kube.js';
 
@@ -75,4 +78,22 @@ export async function prepareFleetSuite(prefix: string, nodes: number): Promise<
       }
     },
   };
+}
+
+/**
+ * The fleet of a BroadcastJob suite: each agent runs the hub link and the BroadcastJob controller,
+ * the controller narrowed to the suite's namespace and nodes (test/fleet/agent/scoped.ts).
+ */
+export function startBroadcastJobFleet(suite: FleetSuite, prefix: string): Promise<Fleet> {
+  return startFleet({
+    dir: mkdtempSync(path.join(os.tmpdir(), `flotilla-rollouts-${prefix}-`)),
+    env: process.env,
+    namespace: suite.ns,
+    scopeControllers: true,
+    scopeLabel: `${suite.nodeLabel}=${suite.suffix}`,
+    components: 'broadcastjob,hublink',
+    members: suite.members(),
+    rolloutTickMs: 200,
+    logLevel: 'info',
+  });
 }
