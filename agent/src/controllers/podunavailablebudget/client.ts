@@ -31,6 +31,8 @@ export interface PubClient {
   bindPod(namespace: string, pod: string, pub: string): Promise<void>;
   /** Replaces the status subresource; 409 when the budget's resourceVersion is stale. */
   updateStatus(pub: PodUnavailableBudget): Promise<PodUnavailableBudget>;
+  /** The budget as the apiserver has it now, or undefined when it is gone. */
+  get(namespace: string, name: string): Promise<PodUnavailableBudget | undefined>;
 }
 
 /** The REST resource of a workload kind: its group and version from apiVersion, plural by convention. */
@@ -80,6 +82,17 @@ export function kubePubClient(rest: KubeRest): PubClient {
         });
       } catch (err) {
         if (!isKubeStatus(err, 404)) throw err;
+      }
+    },
+    async get(namespace, name) {
+      try {
+        return await rest.request<PodUnavailableBudget>({
+          method: 'GET',
+          path: resourcePath(Resources.podUnavailableBudgets, namespace, name),
+        });
+      } catch (err) {
+        if (isKubeStatus(err, 404)) return undefined;
+        throw err;
       }
     },
     updateStatus: (pub) =>

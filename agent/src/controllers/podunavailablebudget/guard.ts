@@ -141,6 +141,8 @@ export function pubGuard(deps: PubGuardDeps): PubGuard {
       const pubName = relatedPub(pod);
       if (!pod || !pubName) return { allowed: true };
       const key = `${query.namespace}/${pubName}`;
+      // A pod this process already paid for (the apiserver asks again for one deletion) waits for nothing.
+      if (isRecorded(written.get(key)?.status, pod.metadata.name)) return { allowed: true };
       return new Promise<PubVerdict>((resolve, reject) => {
         const queue = waiting.get(key);
         if (queue) return void queue.push({ query, pod, resolve, reject });

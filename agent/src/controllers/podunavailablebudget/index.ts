@@ -68,6 +68,7 @@ export function registerPubController(manager: ComponentRegistrar, deps: PubCont
       events: deps.events,
       clock,
       expectationRequeueMs: 1000,
+      lazyWriteIntervalMs: 1000,
     }),
   });
   pubs.addEventHandler({

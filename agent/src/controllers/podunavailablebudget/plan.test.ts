@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../kube/types.js';
 import { desiredAvailable, protectedOperations } from './availability.js';
 import { overlapsOf } from './coverage.js';
-import { planPub } from './plan.js';
+import { planPub, statusChangeIsUrgent } from './plan.js';
 
 const NOW = Date.parse('2026-01-01T00:01:00Z');
 const iso = (msBefore: number): string => new Date(NOW - msBefore).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -153,5 +153,31 @@ describe('budget arithmetic', () => {
       metadata: { name: 'web', annotations: { 'kruise.io/pub-protect-operations': 'EVICT,RESIZE' } },
     };
     expect([...protectedOperations(annotated, true)].sort()).toEqual(['EVICT', 'RESIZE']);
+  });
+});
+
+describe('statusChangeIsUrgent', () => {
+  const before = {
+    unavailableAllowed: 3,
+    currentAvailable: 8,
+    desiredAvailable: 5,
+    totalReplicas: 8,
+    observedGeneration: 2,
+  };
+
+  it('writes at once what admissions read: allowance, desired count, generation, conditions, a first status', () => {
+    expect(statusChangeIsUrgent(before, { ...before, unavailableAllowed: 4, currentAvailable: 9 })).toBe(true);
+    expect(statusChangeIsUrgent(before, { ...before, unavailableAllowed: 2, currentAvailable: 7 })).toBe(true);
+    expect(statusChangeIsUrgent(before, { ...before, desiredAvailable: 6 })).toBe(true);
+    expect(statusChangeIsUrgent(before, { ...before, observedGeneration: 3 })).toBe(true);
+    const problem = { type: 'NoPodsMatched', status: 'True', reason: 'NoPods', message: 'x', lastTransitionTime: 't' };
+    expect(statusChangeIsUrgent(before, { ...before, conditions: [problem] })).toBe(true);
+    expect(statusChangeIsUrgent(undefined, before)).toBe(true);
+  });
+
+  it('lets counts and admission records wait', () => {
+    const recorded = { ...before, disruptedPods: { a: iso(1000), b: iso(2000) } };
+    expect(statusChangeIsUrgent(recorded, { ...before, currentAvailable: 6, totalReplicas: 6 })).toBe(false);
+    expect(statusChangeIsUrgent(before, { ...before, unavailablePods: { c: iso(0) } })).toBe(false);
   });
 });

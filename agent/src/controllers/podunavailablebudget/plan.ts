@@ -195,3 +195,25 @@ export function planPub(input: PubPlanInput): PubPlan {
   const next = [disrupted.nextMs, unavailable.nextMs].filter((n): n is number => n !== undefined);
   return { status, bind, events, requeueAfterMs: next.length > 0 ? Math.min(...next) : undefined };
 }
+
+/**
+ * Whether a new status must be written at once: it changes what admissions may take
+ * (unavailableAllowed), what the budget keeps (desiredAvailable, the generation) or a condition.
+ * A change of only the counts (available pods, replicas: they matter through desiredAvailable)
+ * and of the admission records can wait: the webhook's own writes keep unavailableAllowed
+ * current between them, and in a storm of admissions each such write would only make the
+ * admissions' next write conflict.
+ */
+export function statusChangeIsUrgent(
+  before: PodUnavailableBudgetStatus | undefined,
+  after: PodUnavailableBudgetStatus,
+): boolean {
+  if (!before) return true;
+  const urgent = (s: PodUnavailableBudgetStatus): unknown[] => [
+    s.unavailableAllowed,
+    s.desiredAvailable,
+    s.observedGeneration,
+    s.conditions ?? [],
+  ];
+  return JSON.stringify(urgent(before)) !== JSON.stringify(urgent(after));
+}
